@@ -1,0 +1,157 @@
+# strobe-synth -- hardware trace windows to llvm-profgen hybrid samples.
+#
+#   make            build build/strobe-synth
+#   make check      unit + end-to-end tests (installs missing packages first)
+#   make demo       convert the bundled example and show the window summary
+#   make asan       the whole suite under ASan+UBSan (build-asan/)
+#   make bench      throughput against peers and floors measured in the same run
+#   make fuzz       libFuzzer targets for a bounded time (FUZZ_SECONDS)
+#   make fixtures   regenerate tests/fixtures from sources (cross gcc + qemu)
+#   make install    PREFIX=/usr/local DESTDIR=
+
+VERSION := 0.1.0
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
+
+BUILD ?= build
+CC ?= cc
+OPT ?= -O2 -g
+CSTD := -std=c11
+WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+	-Wformat=2 -Wpointer-arith -Wvla -Wundef -Wwrite-strings -Wcast-qual
+ifeq ($(DEVBUILD),1)
+WARN += -Werror
+endif
+SAN ?=
+
+PKGS := libopencsd libdw libelf capstone libzstd
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+# libipt ships no .pc file in Debian; OpenCSD's .pc lacks the C API library.
+LIBIPT_LIBS ?= -lipt
+OPENCSD_C_API_LIBS ?= -lopencsd_c_api
+CRIT_CFLAGS := $(shell pkg-config --cflags criterion 2>/dev/null)
+CRIT_LIBS := $(shell pkg-config --libs criterion 2>/dev/null)
+
+CPPFLAGS += -Iinclude -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
+	-DSY_VERSION='"$(VERSION)"'
+ALL_CFLAGS = $(CSTD) $(OPT) $(WARN) $(SAN) $(PKG_CFLAGS) $(CFLAGS)
+LIBS = $(OPENCSD_C_API_LIBS) $(PKG_LIBS) $(LIBIPT_LIBS) -lpthread -lm
+ALL_LDFLAGS = $(SAN) $(LDFLAGS)
+
+LIB_SRCS := $(sort $(wildcard src/io/*.c src/decode/*.c src/synth/*.c))
+CLI_SRCS := $(sort $(wildcard src/*.c))
+TESTLIB_SRCS := $(sort $(wildcard tests/lib/*.c))
+UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
+GEN_LIB_SRCS := $(sort $(wildcard tests/fixtures/gen/fx_*.c))
+GEN_MAIN := $(wildcard tests/fixtures/gen/fixturegen.c)
+FUZZ_SRCS := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+BENCH_SRCS := $(sort $(wildcard bench/*.c))
+
+LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
+CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/%.o)
+TESTLIB_OBJS := $(TESTLIB_SRCS:%.c=$(BUILD)/%.o)
+GEN_LIB_OBJS := $(GEN_LIB_SRCS:%.c=$(BUILD)/%.o)
+GEN_MAIN_OBJS := $(GEN_MAIN:%.c=$(BUILD)/%.o)
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+BENCH_BINS := $(BENCH_SRCS:bench/%.c=$(BUILD)/bench/%)
+
+LIBSTROBE := $(BUILD)/libstrobe.a
+PROG := $(BUILD)/strobe-synth
+LIBFXGEN := $(BUILD)/libfxgen.a
+FIXTUREGEN := $(if $(GEN_MAIN),$(BUILD)/sy-fixturegen)
+
+.PHONY: all check unit e2e demo asan bench fuzz fixtures install clean deps \
+	tools valgrind
+
+all: $(PROG)
+
+tools: $(PROG) $(FIXTUREGEN) $(UNIT_BINS)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(BUILD)/tests/lib/%.o: tests/lib/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Itests/lib $(ALL_CFLAGS) $(CRIT_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(LIBSTROBE): $(LIB_OBJS)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(PROG): $(CLI_OBJS) $(LIBSTROBE)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(CLI_OBJS) $(LIBSTROBE) $(LIBS)
+
+$(BUILD)/tests/fixtures/gen/%.o: tests/fixtures/gen/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Itests/fixtures/gen $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(LIBFXGEN): $(GEN_LIB_OBJS)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(BUILD)/sy-fixturegen: $(GEN_MAIN_OBJS) $(LIBFXGEN) $(LIBSTROBE)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(GEN_MAIN_OBJS) $(LIBFXGEN) $(LIBSTROBE) $(LIBS)
+
+$(BUILD)/tests/test_%: tests/unit/test_%.c $(TESTLIB_OBJS) $(LIBFXGEN) $(LIBSTROBE)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Itests/lib -Itests/fixtures/gen $(ALL_CFLAGS) $(CRIT_CFLAGS) \
+		-MMD -MP -o $@ $< $(TESTLIB_OBJS) $(LIBFXGEN) $(LIBSTROBE) \
+		$(ALL_LDFLAGS) $(LIBS) $(CRIT_LIBS)
+
+$(BUILD)/bench/%: bench/%.c $(LIBSTROBE)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(LIBSTROBE) $(ALL_LDFLAGS) $(LIBS)
+
+deps:
+	@scripts/install-deps
+
+# Unit tests run with the suppression file for OpenCSD's documented leak.
+export LSAN_OPTIONS := suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0
+export ASAN_OPTIONS := detect_leaks=1:abort_on_error=1
+export UBSAN_OPTIONS := print_stacktrace=1:halt_on_error=1
+
+check: deps
+	@$(MAKE) --no-print-directory tools
+	@$(MAKE) --no-print-directory unit e2e
+
+unit: $(UNIT_BINS)
+	@tests/run-unit $(UNIT_BINS)
+
+e2e: $(PROG) $(FIXTUREGEN)
+	@SY_BUILD=$(BUILD) tests/e2e/run
+
+demo: deps
+	@$(MAKE) --no-print-directory all $(FIXTUREGEN)
+	@SY_BUILD=$(BUILD) scripts/demo
+
+asan:
+	$(MAKE) BUILD=build-asan CC=clang OPT="-O1 -g -fno-omit-frame-pointer" \
+		SAN="-fsanitize=address,undefined -fno-sanitize-recover=all" check
+
+valgrind: tools
+	@SY_BUILD=$(BUILD) tests/valgrind-check
+
+bench: deps
+	@$(MAKE) --no-print-directory all $(BENCH_BINS) $(FIXTUREGEN)
+	@SY_BUILD=$(BUILD) bench/run
+
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	@SY_BUILD=build-fuzz FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run $(FUZZ_SRCS)
+
+fixtures: $(FIXTUREGEN)
+	@scripts/install-deps --regen
+	@SY_BUILD=$(BUILD) tests/fixtures/regen
+
+install: $(PROG)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+	install -m 755 $(PROG) $(DESTDIR)$(BINDIR)/strobe-synth
+	install -m 644 man/*.1 $(DESTDIR)$(MANDIR)/man1/
+
+clean:
+	rm -rf build build-asan build-fuzz
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

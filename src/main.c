@@ -1,0 +1,50 @@
+/* strobe-synth: git-style subcommand dispatch. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const struct sy_cmd {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *summary;
+} sy_cmds[] = {
+	{ "dump", sy_cmd_dump, "print the header and records of a perf.data file" },
+};
+
+static void sy_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: strobe-synth [--version] [--help] <command> [<args>]\n"
+		"\n"
+		"Turns hardware-trace windows (ETM/ETE, Intel PT) recorded with AUX\n"
+		"pause/resume into llvm-profgen hybrid samples.\n"
+		"\n"
+		"commands:\n");
+	for (size_t i = 0; i < sizeof(sy_cmds) / sizeof(sy_cmds[0]); i++)
+		fprintf(f, "  %-10s %s\n", sy_cmds[i].name, sy_cmds[i].summary);
+	fprintf(f, "\n'strobe-synth <command> --help' describes a command; "
+		   "see strobe-synth(1).\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		sy_usage(stderr);
+		return SY_EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		sy_usage(stdout);
+		return SY_EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		printf("strobe-synth %s\n", SY_VERSION);
+		return SY_EXIT_OK;
+	}
+	for (size_t i = 0; i < sizeof(sy_cmds) / sizeof(sy_cmds[0]); i++)
+		if (!strcmp(argv[1], sy_cmds[i].name))
+			return sy_cmds[i].run(argc - 1, argv + 1);
+	sy_msg_error("'%s' is not a command; see 'strobe-synth --help'",
+		     argv[1]);
+	return SY_EXIT_USAGE;
+}

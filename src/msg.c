@@ -1,0 +1,62 @@
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "cli.h"
+
+static void sy_vmsg(const char *prefix, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "strobe-synth: %s", prefix);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void sy_msg_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	sy_vmsg("", fmt, ap);
+	va_end(ap);
+}
+
+void sy_msg_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	sy_vmsg("warning: ", fmt, ap);
+	va_end(ap);
+}
+
+void sy_msg_diag(const char *file, const struct sy_diag *d)
+{
+	const char *msg = d->msg[0] ? d->msg : sy_errstr(d->err);
+
+	if (d->has_offset)
+		fprintf(stderr, "strobe-synth: %s: offset %llu: %s\n", file,
+			(unsigned long long)d->offset, msg);
+	else
+		fprintf(stderr, "strobe-synth: %s: %s\n", file, msg);
+}
+
+int sy_exit_for(int err)
+{
+	if (err >= 0)
+		return SY_EXIT_OK;
+	switch (-err) {
+	case SY_E_NOMEM:
+	case SY_E_INTERNAL:
+	case SY_E_OUTPUT:
+		return SY_EXIT_FAILURE;
+	case SY_E_INVALID:
+		return SY_EXIT_USAGE;
+	case SY_E_IO:
+	case SY_E_NOT_PERF:
+	case SY_E_SWAPPED:
+	case SY_E_BAD_HEADER:
+	case SY_E_BAD_ATTR:
+		return SY_EXIT_BADFILE;
+	default:
+		return SY_EXIT_DAMAGED;
+	}
+}
