@@ -197,8 +197,10 @@ int sy_perf_open_mem(struct sy_perf_reader **out, const void *buf, size_t len,
 /* Frees everything; accepts NULL. */
 void sy_perf_close(struct sy_perf_reader *r);
 
-/* Warnings that do not stop reading (damaged feature section, unknown record
- * type...).  Without a callback they are only counted. */
+/* Warnings that do not stop reading.  d->err < 0 reports damage (a bad
+ * feature section, a repeated id); d->err == 0 is a notice (a record type
+ * newer than this reader, an unfinished recording).  Without a callback
+ * they are only counted. */
 typedef void (*sy_perf_warn_fn)(void *ctx, const struct sy_diag *d);
 void sy_perf_set_warn(struct sy_perf_reader *r, sy_perf_warn_fn fn, void *ctx);
 
@@ -214,6 +216,8 @@ const struct sy_perf_info *sy_perf_info(const struct sy_perf_reader *r);
 const struct sy_perf_features *sy_perf_features(const struct sy_perf_reader *r);
 const struct sy_perf_stats *sy_perf_stats(const struct sy_perf_reader *r);
 uint64_t sy_perf_nr_warnings(const struct sy_perf_reader *r);
+/* Warnings that reported damage (diag.err < 0), as opposed to notices. */
+uint64_t sy_perf_nr_damage(const struct sy_perf_reader *r);
 
 /* Attributes known so far (pipe mode adds them as HEADER_ATTR records
  * arrive). */

@@ -118,7 +118,7 @@ enum {
 #undef SY_SAMPLE_ENUM
 };
 /* All sample_type bits this reader knows how to skip over. */
-#define SY_SAMPLE_KNOWN_MASK ((1ULL << 25) - 1)
+#define SY_SAMPLE_KNOWN_MASK ((uint64_t)((1ULL << 25) - 1))
 
 /* read_format bits. */
 #define SY_READ_TOTAL_TIME_ENABLED (1u << 0)

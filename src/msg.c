@@ -4,6 +4,9 @@
 #include "cli.h"
 
 static void sy_vmsg(const char *prefix, const char *fmt, va_list ap)
+	SY_PRINTF(2, 0);
+
+static void sy_vmsg(const char *prefix, const char *fmt, va_list ap)
 {
 	fprintf(stderr, "strobe-synth: %s", prefix);
 	vfprintf(stderr, fmt, ap);

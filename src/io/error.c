@@ -34,6 +34,9 @@ const char *sy_errname(int err)
 }
 
 static int sy_diag_vset(struct sy_diag *d, int has_off, uint64_t offset,
+			int err, const char *fmt, va_list ap) SY_PRINTF(5, 0);
+
+static int sy_diag_vset(struct sy_diag *d, int has_off, uint64_t offset,
 			int err, const char *fmt, va_list ap)
 {
 	if (err > 0)
