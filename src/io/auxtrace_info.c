@@ -142,7 +142,8 @@ static int sy_pt_parse(struct sy_pt_info *p,
 		p->f[i] = sy_priv(ev, i);
 	if (n > SY_PT_FILTER_STR_LEN) {
 		uint64_t len = p->f[SY_PT_FILTER_STR_LEN];
-		uint64_t words = len ? (len + 1 + 7) / 8 : 0;
+		uint64_t room = (n - SY_PT_NR_FIELDS) * 8;
+		uint64_t words = len < room ? (len + 1 + 7) / 8 : UINT64_MAX;
 
 		if (words > n - SY_PT_NR_FIELDS)
 			return sy_diag_set(d, off, -SY_E_BAD_AUXINFO,

@@ -1000,12 +1000,13 @@ truncated:
 static int sy_next_inflated(struct sy_perf_reader *r, struct sy_record *rec)
 {
 	size_t left = r->zlen - r->zpos;
-	const uint8_t *p = r->zbuf + r->zpos;
+	const uint8_t *p;
 	uint64_t off;
 	int err;
 
 	if (left < 8)
 		return 0;
+	p = r->zbuf + r->zpos;
 	off = r->zpos < r->zsplit ? r->zoff_prev : r->zoff_cur;
 	rec->type = sy_le32(p);
 	rec->misc = sy_le16(p + 4);

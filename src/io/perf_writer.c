@@ -857,20 +857,27 @@ static int pw_comp_feed(struct sy_pw *w, const uint8_t *rec, size_t len)
 static int pw_header_attr(struct sy_pw *w, const struct sy_perf_attr *a)
 {
 	size_t size = 8 + a->size + 8 * (size_t)a->nr_ids;
-	uint8_t *p = w->scratch;
+	struct pw_buf b = { 0 };
 	uint32_t i;
 	int err;
 
-	sy_put32(p, SY_REC_HEADER_ATTR);
-	sy_put16(p + 4, 0);
-	sy_put16(p + 6, (uint16_t)size);
-	err = sy_pw_attr_encode(a, a->size, p + 8);
+	/* not in the scratch buffer: the preamble is written while the first
+	 * record is being built there */
+	err = pw_buf_reserve(&b, size);
 	if (err)
 		return err;
+	sy_put32(b.p, SY_REC_HEADER_ATTR);
+	sy_put16(b.p + 4, 0);
+	sy_put16(b.p + 6, (uint16_t)size);
+	err = sy_pw_attr_encode(a, a->size, b.p + 8);
 	for (i = 0; i < a->nr_ids; i++)
-		sy_put64(p + 8 + a->size + 8 * (size_t)i, a->ids[i]);
-	w->stats.nr_type[SY_REC_HEADER_ATTR]++;
-	return pw_emit_plain(w, p, size);
+		sy_put64(b.p + 8 + a->size + 8 * (size_t)i, a->ids[i]);
+	if (!err)
+		err = pw_emit_plain(w, b.p, size);
+	if (!err)
+		w->stats.nr_type[SY_REC_HEADER_ATTR]++;
+	pw_buf_fini(&b);
+	return err;
 }
 
 /* HEADER_FEATURE {header; u64 feat_id; payload}: perf writes the payload
