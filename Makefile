@@ -62,8 +62,8 @@ PROG := $(BUILD)/strobe-synth
 LIBFXGEN := $(BUILD)/libfxgen.a
 FIXTUREGEN := $(if $(GEN_MAIN),$(BUILD)/sy-fixturegen)
 
-.PHONY: all check unit e2e demo asan bench fuzz fixtures install clean deps \
-	tools valgrind
+.PHONY: all check check-core unit e2e demo asan asan-core bench fuzz fuzz-core \
+	fixtures install clean deps tools valgrind
 
 all: $(PROG)
 
@@ -113,7 +113,16 @@ export LSAN_OPTIONS := suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions
 export ASAN_OPTIONS := detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS := print_stacktrace=1:halt_on_error=1
 
+# Under CI=true (set by .ci/run) nothing may skip, and check also runs the
+# suite under ASan+UBSan and every fuzzer for FUZZ_SECONDS.
 check: deps
+	@$(MAKE) --no-print-directory check-core
+ifeq ($(CI),true)
+	@$(MAKE) --no-print-directory asan-core
+	@$(MAKE) --no-print-directory fuzz-core FUZZ_SECONDS=$(CI_FUZZ_SECONDS)
+endif
+
+check-core:
 	@$(MAKE) --no-print-directory tools
 	@$(MAKE) --no-print-directory unit e2e
 
@@ -127,9 +136,14 @@ demo: deps
 	@$(MAKE) --no-print-directory all $(FIXTUREGEN)
 	@SY_BUILD=$(BUILD) scripts/demo
 
-asan:
-	$(MAKE) BUILD=build-asan CC=clang OPT="-O1 -g -fno-omit-frame-pointer" \
-		SAN="-fsanitize=address,undefined -fno-sanitize-recover=all" check
+asan: deps
+	@$(MAKE) --no-print-directory asan-core
+
+asan-core:
+	@$(MAKE) --no-print-directory BUILD=build-asan CC=clang \
+		OPT="-O1 -g -fno-omit-frame-pointer" \
+		SAN="-fsanitize=address,undefined -fno-sanitize-recover=all" \
+		check-core
 
 valgrind: tools
 	@SY_BUILD=$(BUILD) tests/valgrind-check
@@ -139,7 +153,11 @@ bench: deps
 	@SY_BUILD=$(BUILD) bench/run
 
 FUZZ_SECONDS ?= 60
+CI_FUZZ_SECONDS ?= 60
 fuzz: deps
+	@$(MAKE) --no-print-directory fuzz-core
+
+fuzz-core:
 	@SY_BUILD=build-fuzz FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run $(FUZZ_SRCS)
 
 fixtures: $(FIXTUREGEN)

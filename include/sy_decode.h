@@ -1,0 +1,173 @@
+/* One pull interface for window decoders: ETM/ETE (OpenCSD) and Intel PT
+ * (libipt).
+ *
+ * A decoder turns the trace bytes of one window into items: taken branches,
+ * the points where trace starts and stops, overflows, errors, timestamps.
+ * It knows nothing of perf.data: the caller hands it the window's bytes and
+ * a callback that reads code.  One decoder per thread; reset it for every
+ * window (windows are independent decode units, nothing carries over).
+ *
+ *	struct sy_decoder *d;
+ *	struct sy_dec_item it;
+ *	sy_decoder_alloc(&d, &params);
+ *	sy_decoder_reset(d, chunks, nr_chunks);
+ *	while ((err = sy_decoder_next(d, &it)) == 0)
+ *		...;              // err == -SY_E_EOS at the end of the window
+ *	sy_decoder_free(d);
+ *
+ * Errors inside the trace (bad packets, unreadable code) are items, not
+ * return values: the decoder resynchronises and goes on, so one bad byte
+ * costs the branches around it, not the window.  sy_decoder_next() returns a
+ * negative value other than -SY_E_EOS only for failures of the decoder
+ * itself (out of memory, library refusing its configuration).
+ */
+#ifndef SY_DECODE_H
+#define SY_DECODE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sy_branch.h"
+#include "sy_error.h"
+
+enum sy_trace_kind {
+	SY_TRACE_ETM = 1, /* ETMv4 / ETE through OpenCSD */
+	SY_TRACE_PT = 2,  /* Intel PT through libipt */
+};
+
+enum sy_dec_kind {
+	/* A taken branch.  @from is the address of the branch instruction,
+	 * @to its target, @br the branch kind.  Branches are reported only as
+	 * far as the trace proves them: nothing after the last traced
+	 * waypoint, nothing across a discontinuity. */
+	SY_DEC_BRANCH = 1,
+	/* Trace (re)starts at @to after a gap: the start of the window, a
+	 * resynchronisation, or the return from an untraced excursion
+	 * (exception level or address filter). */
+	SY_DEC_START,
+	/* Trace stops.  @to is where execution continues untraced: the
+	 * preferred return address of an exception (ETM), the FUP address of
+	 * an asynchronous disable (PT), 0 when unknown.  @from is the last
+	 * traced instruction when known.  @code is an enum sy_stop_reason,
+	 * @exc the architecture's exception number when there is one. */
+	SY_DEC_STOP,
+	/* The trace unit's buffer overflowed: trace was lost here. */
+	SY_DEC_OVERFLOW,
+	/* The library could not decode: @code is its error code (OpenCSD
+	 * ocsd_err_t, or libipt pt_error_code), @offset the trace byte where it
+	 * happened.  Decoding resumes at the next START. */
+	SY_DEC_ERROR,
+	/* A timestamp packet: @time in the trace's own clock (ETM: generic
+	 * timer counts; PT: TSC). */
+	SY_DEC_TIME,
+	/* The traced context changed: @code is the new context ID (ETM
+	 * CONTEXTIDR, i.e. the pid on Linux). */
+	SY_DEC_CONTEXT,
+};
+
+enum sy_stop_reason {
+	SY_STOP_EXCEPTION = 1, /* asynchronous exception (interrupt, fault) */
+	SY_STOP_SYSCALL,       /* SVC / syscall: the program asked for it */
+	SY_STOP_DISABLE,       /* trace disabled without an address (PT PGD) */
+	SY_STOP_END,	       /* the window's bytes ended while tracing */
+};
+
+struct sy_dec_item {
+	uint8_t kind;	 /* enum sy_dec_kind */
+	uint8_t br;	 /* enum sy_branch_kind, for SY_DEC_BRANCH */
+	uint16_t exc;	 /* exception number, for SY_DEC_STOP */
+	uint32_t code;	 /* stop reason, library error code or context ID */
+	uint64_t from;
+	uint64_t to;
+	uint64_t time;	 /* SY_DEC_TIME */
+	uint64_t ninsn;	 /* instructions executed since the previous item */
+	uint64_t offset; /* byte offset of the item's packet in the window */
+};
+
+/* Code comes from the caller: reads up to @len bytes at @addr in the
+ * address space of @ctxid (the last SY_DEC_CONTEXT value, or the value set
+ * with sy_decoder_set_context) into @buf.  Returns the bytes read, 0 when
+ * nothing is mapped there.  Called from the decoding thread only. */
+typedef size_t (*sy_read_mem_fn)(void *ctx, uint32_t ctxid, uint64_t addr,
+				 uint8_t *buf, size_t len);
+
+/* One trace unit of an ETM recording (register values from AUXTRACE_INFO). */
+struct sy_etm_source {
+	uint8_t trace_id;
+	uint8_t ete;	/* 1 = ETE, 0 = ETMv4 */
+	uint32_t cpu;
+	uint32_t trcconfigr;
+	uint32_t trctraceidr;
+	uint32_t trcidr0, trcidr1, trcidr2, trcidr8;
+	uint32_t trcauthstatus;
+	uint32_t trcdevarch;
+};
+
+struct sy_etm_params {
+	int formatted;	/* CoreSight 16-byte frames (ETR/ETF sinks) */
+	const struct sy_etm_source *sources;
+	size_t nr_sources;
+	/* report items of this trace ID only (a shared ETR buffer holds the
+	 * trace of several CPUs); 0 reports every source */
+	uint8_t trace_id;
+};
+
+struct sy_pt_params {
+	/* CPU identification for libipt's errata and packet decoding */
+	uint16_t family;
+	uint8_t model, stepping;
+	uint8_t mtc_freq;	/* IA32_RTIT_CTL.MTCFreq */
+	uint8_t nom_freq;	/* max non-turbo ratio */
+	uint32_t cpuid_0x15_eax, cpuid_0x15_ebx; /* TSC/CTC ratio */
+};
+
+struct sy_dec_params {
+	enum sy_trace_kind kind;
+	sy_read_mem_fn read_mem;
+	void *mem_ctx;
+	union {
+		struct sy_etm_params etm;
+		struct sy_pt_params pt;
+	} u;
+};
+
+/* A window's trace may span several AUXTRACE buffers. */
+struct sy_dec_chunk {
+	const uint8_t *data;
+	size_t len;
+};
+
+struct sy_dec_stats {
+	uint64_t insns;		/* instructions decoded */
+	uint64_t branches;	/* taken branches reported */
+	uint64_t bytes;		/* trace bytes consumed */
+	uint64_t errors;	/* SY_DEC_ERROR items */
+	uint64_t overflows;
+};
+
+struct sy_decoder;
+
+/* Returns 0, -SY_E_INVALID (bad params), -SY_E_NOMEM, or -SY_E_DECODE when
+ * the library refuses the configuration. */
+int sy_decoder_alloc(struct sy_decoder **out, const struct sy_dec_params *p);
+void sy_decoder_free(struct sy_decoder *d);
+
+/* Starts a new window over @chunks (borrowed until the next reset or free).
+ * Resets statistics. */
+int sy_decoder_reset(struct sy_decoder *d, const struct sy_dec_chunk *chunks,
+		     size_t nr_chunks);
+
+/* Context ID passed to read_mem until the trace reports one (PT never
+ * does). */
+void sy_decoder_set_context(struct sy_decoder *d, uint32_t ctxid);
+
+/* Next item of the window: 0, -SY_E_EOS at the end, other negative errors
+ * only for failures of the decoder itself. */
+int sy_decoder_next(struct sy_decoder *d, struct sy_dec_item *item);
+
+const struct sy_dec_stats *sy_decoder_stats(const struct sy_decoder *d);
+
+/* "branch", "start", ... */
+const char *sy_dec_kind_name(enum sy_dec_kind kind);
+
+#endif
