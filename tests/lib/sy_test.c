@@ -1,3 +1,6 @@
+/* nftw and mkdtemp */
+#define _XOPEN_SOURCE 700
+
 #include "sy_test.h"
 
 #include <criterion/criterion.h>
@@ -37,7 +40,7 @@ void sy_test_require_path(const char *path)
 	if (access(path, R_OK) == 0)
 		return;
 	if (sy_test_in_ci())
-		cr_fatal("%s not found (CI=true: nothing may skip)", path);
+		cr_assert_fail("%s not found (CI=true: nothing may skip)", path);
 	cr_skip_test("%s not found; skipping", path);
 }
 
@@ -49,7 +52,7 @@ void sy_test_require_tool(const char *tool)
 	if (system(cmd) == 0)
 		return;
 	if (sy_test_in_ci())
-		cr_fatal("oracle '%s' not on PATH (CI=true: nothing may skip)",
+		cr_assert_fail("oracle '%s' not on PATH (CI=true: nothing may skip)",
 			 tool);
 	cr_skip_test("oracle '%s' not on PATH; skipping", tool);
 }
@@ -61,7 +64,7 @@ const char *sy_test_mkdtemp(void)
 
 	snprintf(dir, sizeof(dir), "%s/sy-test-XXXXXX", (t && *t) ? t : "/tmp");
 	if (!mkdtemp(dir))
-		cr_fatal("mkdtemp: %s", strerror(errno));
+		cr_assert_fail("mkdtemp: %s", strerror(errno));
 	return dir;
 }
 

@@ -13,6 +13,29 @@
  * there.  Nothing below compares against the encoder's own bookkeeping,
  * except to check that a construct actually occurred, and that is
  * cross-checked with libipt's packet decoder.
+ *
+ * What libipt 2.0.5 reports (established by the tests below):
+ *  - every MODE.exec gives an exec_mode event, every CBR a cbr event (also
+ *    inside a mid-window PSB+, bound to the FUP's IP, before that insn);
+ *  - TIP.PGE: enabled(ip), TSC attached; syscall PGD: disabled with the IP
+ *    suppressed; FUP+PGD: async_disabled at = FUP IP, ip suppressed;
+ *  - a window without PSB decodes only when the decoder synchronised at an
+ *    earlier PSB; a stream whose first window has no PSB loses that window
+ *    (sync_forward skips to the first PSB, or returns -pte_eos);
+ *  - OVF+FUP: overflow(ip = resume ip); OVF+PGE: overflow(suppressed),
+ *    enabled(resume ip); straight-line instructions between the last
+ *    trace-consuming instruction and the OVF are not reported;
+ *  - a stream that stops without PGD: pts_eos after the last
+ *    trace-consuming instruction; calling next again gives the straight-
+ *    line tail up to the next trace-consuming instruction (which the block
+ *    decoder includes in its last block), then -pte_eos;
+ *  - a block always ends at an instruction that needs trace, so blocks are
+ *    expanded statically here;
+ *  - a TSC becomes the decoder's time when the packet after it is fetched,
+ *    or right after a preceding TIP (it reads ahead after TIPs only);
+ *  - no MODE.exec before the first instruction after a sync: -pte_bad_insn;
+ *  - a flipped TNT bit: the decoders silently follow the wrong path, then
+ *    fail with -pte_bad_retcomp / -pte_bad_query a few branches later.
  */
 #include <criterion/criterion.h>
 #include <intel-pt.h>
@@ -205,6 +228,7 @@ static void a_ret(struct prog *p)
 
 static void build_prog(struct prog *p)
 {
+	struct pinsn *in;
 	size_t i;
 	int k;
 
@@ -220,8 +244,8 @@ static void build_prog(struct prog *p)
 	a_call(p, L_SW);
 	a_call(p, L_REC);
 	/* call .+5; pop %rax: libipt does not push calls to the next insn */
-	emit(p, BYTES(0xe8, 0, 0, 0, 0), SY_BR_CALL, "call")->target =
-		here(p);
+	in = emit(p, BYTES(0xe8, 0, 0, 0, 0), SY_BR_CALL, "call");
+	in->target = here(p);	/* a separate statement: sequenced */
 	a_other(p, BYTES(0x58), "pop");
 	a_other(p, BYTES(0x85, 0xc9), "test");			/* test %ecx,%ecx */
 	a_jcc8(p, 0x74, L_SKIP, POL_RANDOM, "je");
@@ -329,8 +353,7 @@ static void build_prog(struct prog *p)
 		}
 	}
 	for (i = 0; i < p->nins; i++) {
-		struct pinsn *in = &p->ins[i];
-
+		in = &p->ins[i];
 		if (in->target_label >= 0)
 			in->target = p->label[in->target_label];
 		for (k = 0; k < in->nalt; k++)
@@ -1299,9 +1322,12 @@ Test(fx_pt, nopsb_windows_one_stream)
 	roundtrip(&o, t, 6000, w, 5, &trace);
 	pkt_scan(&trace, &ps);
 	cr_expect_eq(ps.npsb, 1, "only the first window has a PSB");
-	cr_expect_eq(ps.type[ppt_tip_pge] - count_kind(t, 6000, 0) * 0 -
-			     ps.type[ppt_tip_pgd],
-		     0);
+	cr_expect_eq(ps.type[ppt_tip_pge],
+		     5 + count_kind(t, 700, SY_BR_SYSCALL) +
+			     count_kind(t + 900, 1000, SY_BR_SYSCALL) +
+			     count_kind(t + 1900, 1205, SY_BR_SYSCALL) +
+			     count_kind(t + 4000, 1500, SY_BR_SYSCALL));
+	cr_expect_eq(ps.type[ppt_tip_pge], ps.type[ppt_tip_pgd]);
 	fx_buf_fini(&trace);
 	free(t);
 }
@@ -1387,10 +1413,7 @@ Test(fx_pt, fup_pgd_end_ip)
 		struct fx_buf trace;
 		struct tlog g = { 0 };
 		size_t end = find_kind(t, 200, 3000, kinds[k]);
-		int taken;
 
-		for (taken = 0; taken < 2 && kinds[k] == SY_BR_COND; taken++)
-			;
 		cr_assert_lt(end, 3000);
 		fx_pt_opts_init(&o);
 		o.ret_compress = (int)(k & 1);
@@ -1728,65 +1751,627 @@ Test(fx_pt, overflow)
  * Timing.
  * ---------------------------------------------------------------------- */
 
-/* TSC at window starts and enables equals time(first instruction); a
- * periodic TSC sent before window instruction i (TNT flushed first)
- * becomes libipt's time right after the last trace-consuming instruction
- * before i; CBR gives the core:bus ratio. */
+/* The full expected log (all events but tick) and the time libipt must
+ * report after each instruction, for windows without overflow and with
+ * END_PGD, encoded with TSC, CBR, a TSC period and an instruction PSB
+ * period.  Rules:
+ *  - each CBR gives a cbr event; each MODE.exec an exec_mode event at the
+ *    IP it binds to (the PGE's, or the FUP's inside PSB+);
+ *  - window start / syscall return: cbr, enabled, exec_mode;
+ *  - periodic PSB+ before instruction i: exec_mode(pc_i), cbr;
+ *  - a TSC sent before instruction i (TNT flushed first) is applied when
+ *    libipt fetches the packet after it, i.e. at the first
+ *    trace-consuming instruction at or after i (N) - or earlier, right
+ *    after the last trace-consuming instruction before i (L), when that
+ *    one consumed a TIP (libipt reads ahead after a TIP, not after a
+ *    TNT).  So before L the old time is right, from N on the new one, in
+ *    [L, N) either.  A TSC sent with an enable is the time of the
+ *    enabled event and of every instruction after it.  */
+struct tsc_emit {
+	size_t p;		/* position of the instruction it precedes */
+	size_t l;		/* last trace-consuming position before, or
+				 * SIZE_MAX */
+	size_t n;		/* first trace-consuming position from p on */
+	uint64_t v;
+};
+
+struct timed {
+	struct tlog x;
+	size_t ninsn;
+	size_t last_tc;		/* instruction position, or SIZE_MAX */
+	struct tsc_emit em[2048];
+	size_t nem;
+	uint64_t *must, *may;	/* per instruction, after exp_timed_done */
+};
+
+static void timed_tsc(struct timed *d, uint64_t tsc, int enable)
+{
+	struct tsc_emit *e = &d->em[d->nem++];
+
+	cr_assert_leq(d->nem, 2048);
+	e->p = d->ninsn;
+	e->l = d->last_tc;
+	e->n = enable ? d->ninsn : SIZE_MAX;
+	e->v = tsc;
+}
+
+/* Instruction @q needs trace: it fetches the packets after pending TSCs. */
+static void timed_tc(struct timed *d, size_t q)
+{
+	size_t e;
+
+	for (e = d->nem; e-- > 0 && d->em[e].n == SIZE_MAX;)
+		d->em[e].n = q;
+	d->last_tc = q;
+}
+
+static void exp_timed_done(struct timed *d)
+{
+	size_t e, q;
+
+	d->must = calloc(d->ninsn + 1, sizeof(*d->must));
+	d->may = calloc(d->ninsn + 1, sizeof(*d->may));
+	cr_assert(d->must && d->may);
+	for (e = 0; e < d->nem; e++) {
+		size_t n = d->em[e].n == SIZE_MAX ? d->ninsn : d->em[e].n;
+		size_t l = d->em[e].l == SIZE_MAX ? 0 : d->em[e].l;
+
+		for (q = n; q < d->ninsn; q++)
+			d->must[q] = d->em[e].v;
+		for (q = l; q < n; q++)
+			d->may[q] = d->em[e].v;
+	}
+}
+
+static void exp_timed(struct timed *d, const struct fx_pt_window *w,
+		      size_t nw, const struct fx_pt_linear_time *lt,
+		      uint64_t tsc_period, uint64_t psb_period, uint8_t cbr)
+{
+	uint64_t since_psb = 0, since_tsc = 0;
+	size_t k, i;
+
+	d->ninsn = 0;
+	d->last_tc = SIZE_MAX;
+	for (k = 0; k < nw; k++) {
+		const struct fx_insn *in = w[k].insns;
+		int enabled = 0;
+
+		cr_assert(w[k].start != FX_PT_START_AUTO);
+		if (w[k].start == FX_PT_START_PSB)
+			since_psb = 0;
+		for (i = 0; i < w[k].n; i++) {
+			uint64_t tm = lt->ts0 + (w[k].first_idx + i) *
+						     lt->cycles;
+
+			if (!enabled) {
+				timed_tsc(d, tm, 1);
+				since_tsc = 0;
+				if (cbr)
+					tlog_event(&d->x, ptev_cbr, 0, 0);
+				tlog_event(&d->x, ptev_enabled, in[i].pc, 0);
+				tlog_event(&d->x, ptev_exec_mode, in[i].pc, 0);
+				enabled = 1;
+			} else if (psb_period && since_psb >= psb_period) {
+				timed_tsc(d, tm, 0);
+				since_tsc = 0;
+				since_psb = 0;
+				tlog_event(&d->x, ptev_exec_mode, in[i].pc, 0);
+				if (cbr)
+					tlog_event(&d->x, ptev_cbr, 0, 0);
+			} else if (tsc_period && since_tsc >= tsc_period) {
+				timed_tsc(d, tm, 0);
+				since_tsc = 0;
+			}
+			tlog_insn(&d->x, in[i].pc);
+			if (needs_trace(&in[i]))
+				timed_tc(d, d->ninsn);
+			d->ninsn++;
+			since_psb++;
+			since_tsc++;
+			if (in[i].kind == SY_BR_SYSCALL) {
+				tlog_event(&d->x, ptev_disabled, 0, 1);
+				enabled = 0;
+			}
+		}
+		if (enabled) {
+			tlog_event(&d->x, ptev_async_disabled,
+				   in[w[k].n - 1].next, 1);
+			d->last_tc = d->ninsn - 1;
+		}
+	}
+	exp_timed_done(d);
+}
+
+/* Exact event order with CBR and PSB+ events, TSC on every enabled event,
+ * and the time libipt reports after every instruction. */
 Test(fx_pt, timing)
 {
-	struct fx_insn *t = walk(&g_prog, 13, 6000);
+	struct fx_insn *t = walk(&g_prog, 13, 7000);
 	struct fx_pt_linear_time lt = { 0x123456789ull, 3 };
 	struct fx_pt_opts o;
 	struct fx_pt_window w[3];
 	struct fx_buf trace;
+	struct timed d;
 	struct tlog g = { 0 };
-	struct pt_config cfg;
-	struct pt_insn_decoder *dec;
-	uint32_t cbr;
-	size_t i, k, nenabled = 0, nsys = 0;
-	const uint64_t period = 10;
+	size_t i, q = 0, nsys, nbad = 0, ne = 0, nen = 0, nexact = 0;
 
 	fx_pt_opts_init(&o);
 	o.time_fn = fx_pt_time_linear;
 	o.time_ctx = &lt;
 	o.cbr = 0x1d;
-	window(&w[0], t, 10, 1500, FX_PT_START_PSB);
-	window(&w[1], t, 2000, 1500, FX_PT_START_NOPSB);
-	window(&w[2], t, 4000, 1500, FX_PT_START_NOPSB);
-	roundtrip(&o, t, 6000, w, 3, &trace);
+	o.tsc_period_insns = 10;
+	o.psb_period_insns = 97;
+	o.ret_compress = 1;
+	window(&w[0], t, 10, 2000, FX_PT_START_PSB);
+	window(&w[1], t, 2500, 2000, FX_PT_START_NOPSB);
+	window(&w[2], t, 4700, 2000, FX_PT_START_NOPSB);
+	nsys = count_kind(t + 10, 2000, SY_BR_SYSCALL) +
+	       count_kind(t + 2500, 2000, SY_BR_SYSCALL) +
+	       count_kind(t + 4700, 2000, SY_BR_SYSCALL);
+	cr_assert_geq(nsys, 2);
+	roundtrip(&o, t, 7000, w, 3, &trace);
 
-	/* Every enabled event carries the TSC of its instruction. */
+	memset(&d, 0, sizeof(d));
+	exp_timed(&d, w, 3, &lt, 10, 97, 0x1d);
 	run_insn(&trace, NULL, &g);
-	for (i = 0; i < g.n; i++) {
-		const struct tent *e = &g.e[i];
-		size_t idx;
+	for (i = 0, q = 0; i < g.n; i++) {
+		struct tent *e = &g.e[i];
 
-		if (e->item != T_EVENT || e->type != ptev_enabled)
-			continue;
-		nenabled++;
-		cr_expect(e->has_tsc);
-		/* Find the instruction after the event in the truth. */
-		for (k = 0, idx = 0; k < 3 && !idx; k++)
-			for (idx = w[k].first_idx;
-			     idx < w[k].first_idx + w[k].n &&
-			     t[idx].pc != e->ip;
-			     idx++)
-				;
-		cr_expect_eq(e->tsc, fx_pt_time_linear(&lt, 0) +
-					     0 * idx, "");
-		(void)idx;
+		if (e->item == T_EVENT && e->type == ptev_enabled) {
+			/* The enabled event carries the TSC sent with it:
+			 * the one emitted for the next instruction. */
+			cr_expect(e->has_tsc);
+			while (ne < d.nem && d.em[ne].p < q)
+				ne++;
+			cr_assert_lt(ne, d.nem);
+			cr_expect_eq(e->tsc, d.em[ne].v, "enabled before insn "
+				     "%zu: tsc %#" PRIx64 " want %#" PRIx64, q,
+				     e->tsc, d.em[ne].v);
+			nen++;
+		}
+		if (e->item == T_INSN) {
+			cr_assert(e->has_tsc);
+			cr_assert_lt(q, d.ninsn);
+			if (e->tsc != d.must[q] && e->tsc != d.may[q] &&
+			    nbad++ < 5)
+				cr_log_error("insn %zu (%#" PRIx64 "): time %#"
+					     PRIx64 " want %#" PRIx64
+					     " (or %#" PRIx64 ")", q, e->ip,
+					     e->tsc, d.must[q], d.may[q]);
+			nexact += e->tsc == d.must[q];
+			q++;
+		}
 	}
+	cr_expect_eq(nen, 3 + nsys);
+	cr_log_info("timing: %zu TSCs, %zu of %zu instructions at the "
+		    "certain time", d.nem, nexact, q);
+	cr_expect_eq(nbad, 0, "%zu instructions with the wrong time", nbad);
+	/* Compare events too (but not the eos marker). */
+	for (i = 0, q = 0; i < g.n; i++)
+		if (g.e[i].item != T_EOS)
+			g.e[q++] = g.e[i];
+	g.n = q;
+	cr_expect_eq(tlog_cmp(&g, &d.x, "timed"), -1,
+		     "event order with CBR/PSB+ differs");
 	tlog_free(&g);
-	cr_expect_eq(nenabled, 3 + nsys);
-
-	dec_config(&cfg, &trace);
-	dec = pt_insn_alloc_decoder(&cfg);
-	cr_assert_not_null(dec);
-	cr_assert_eq(pt_insn_sync_forward(dec) >= 0, 1);
-	(void)period;
-	cr_expect_eq(pt_insn_core_bus_ratio(dec, &cbr), 0);
-	cr_expect_eq(cbr, 0x1d);
-	pt_insn_free_decoder(dec);
+	tlog_free(&d.x);
+	free(d.must);
+	free(d.may);
 	fx_buf_fini(&trace);
+	free(t);
+}
+
+/* ------------------------------------------------------------------------
+ * Many windows, every option, several seeds.
+ * ---------------------------------------------------------------------- */
+
+Test(fx_pt, random_streams)
+{
+	uint64_t seed;
+
+	for (seed = 1; seed <= 12; seed++) {
+		const size_t nt = 30000;
+		struct fx_insn *t = walk(&g_prog, seed * 7919, nt);
+		struct fx_pt_linear_time lt = { 1000 * seed, 2 + seed % 5 };
+		struct fx_pt_window w[64];
+		struct fx_pt_opts o;
+		uint64_t rng = seed * 0x9e3779b97f4a7c15ull;
+		size_t nw = 0, pos = 0;
+
+		fx_pt_opts_init(&o);
+		o.ret_compress = (int)(seed & 1);
+		o.ip_compress = (int)((seed >> 1) & 1);
+		o.tnt = (seed >> 2) & 1 ? FX_PT_TNT64 : FX_PT_TNT8;
+		o.psb_period_bytes = seed % 3 == 0 ? 128 : seed % 3 == 1 ?
+							   4096 : 0;
+		o.psb_period_insns = seed % 4 == 0 ? 13 : 0;
+		if (seed % 2) {
+			o.time_fn = fx_pt_time_linear;
+			o.time_ctx = &lt;
+			o.tsc_period_insns = 50;
+			o.cbr = 0x20;
+		}
+		while (nw < 64) {
+			size_t len = 1 + (size_t)(rng_next(&rng) % 3000);
+			size_t gap = (size_t)(rng_next(&rng) % 500);
+
+			if (pos + len >= nt - 50)
+				break;
+			window(&w[nw], t, pos, len,
+			       nw ? (enum fx_pt_start)(rng_next(&rng) % 3) :
+				    FX_PT_START_PSB);
+			if (len > 20 && rng_next(&rng) % 4 == 0) {
+				w[nw].ovf_after = (int64_t)(rng_next(&rng) %
+							    (len - 10));
+				w[nw].ovf_lost = (size_t)(rng_next(&rng) % 5);
+				w[nw].ovf_pge = (int)(rng_next(&rng) & 1);
+				if (w[nw].insns[w[nw].ovf_after].kind ==
+				    SY_BR_SYSCALL)
+					w[nw].ovf_after = -1;
+			}
+			pos += len + gap;
+			nw++;
+		}
+		cr_log_info("seed %" PRIu64 ": %zu windows", seed, nw);
+		roundtrip(&o, t, nt, w, nw, NULL);
+		free(t);
+	}
+}
+
+/* ------------------------------------------------------------------------
+ * Negative controls: the comparison must be able to fail.
+ * ---------------------------------------------------------------------- */
+
+/* One flipped TNT bit: without return compression the k-th TNT bit is
+ * the k-th conditional branch, so the decoders follow the truth exactly
+ * up to that branch and diverge right after it. */
+Test(fx_pt, flipped_tnt_bit_is_detected)
+{
+	struct fx_insn *t = walk(&g_prog, 14, 3000);
+	struct fx_pt_opts o;
+	struct fx_pt_window w;
+	struct fx_buf trace;
+	struct tlog want = { 0 }, g = { 0 };
+	size_t i, q, f = 0, ncond = 0, nerr;
+	int ret;
+
+	window(&w, t, 0, 3000, FX_PT_START_PSB);
+	exp_windows(&want, t, 3000, &w, 1, 0);
+
+	for (ret = 0; ret < 2; ret++) {
+		fx_pt_opts_init(&o);
+		o.ret_compress = ret;
+		w.flip_tnt = -1;
+		encode(&o, &w, 1, &trace);
+		cr_expect(decode_matches(&trace, &want, NULL),
+			  "control without the flip");
+		fx_buf_fini(&trace);
+		w.flip_tnt = 40;
+		encode(&o, &w, 1, &trace);
+		cr_expect_not(decode_matches(&trace, &want, NULL),
+			      "a flipped TNT bit went unnoticed");
+		fx_buf_fini(&trace);
+	}
+
+	/* Exactly where, without return compression. */
+	for (i = 0; i < 3000; i++)
+		if (t[i].kind == SY_BR_COND && ncond++ == 40) {
+			f = i;
+			break;
+		}
+	fx_pt_opts_init(&o);
+	w.flip_tnt = 40;
+	encode(&o, &w, 1, &trace);
+	run_insn(&trace, NULL, &g);
+	tlog_core(&g);
+	for (i = 0, q = 0; i < g.n && g.e[i].item != T_ERROR; i++) {
+		if (g.e[i].item != T_INSN)
+			continue;
+		if (g.e[i].ip != t[q].pc)
+			break;
+		q++;
+	}
+	cr_expect_eq(q, f + 1, "first wrong instruction at %zu, the flipped "
+		     "branch is %zu", q, f);
+	nerr = tlog_count(&g, T_ERROR, 0);
+	cr_log_info("flipped TNT bit: diverges after insn %zu; %zu decode "
+		    "errors follow", f, nerr);
+	tlog_free(&g);
+	fx_buf_fini(&trace);
+	tlog_free(&want);
+	free(t);
+}
+
+/* Without MODE.exec the decoder has no execution mode after its sync and
+ * cannot decode a single instruction (-pte_bad_insn); once a mode is
+ * known, a later window without MODE.exec still decodes (libipt keeps the
+ * mode across TIP.PGD). */
+Test(fx_pt, missing_mode_exec_fails)
+{
+	struct fx_insn *t = walk(&g_prog, 15, 3000);
+	struct fx_pt_opts o;
+	struct fx_pt_window w[2];
+	struct fx_buf trace;
+	struct tlog want = { 0 }, g = { 0 };
+	size_t i;
+
+	fx_pt_opts_init(&o);
+	window(&w[0], t, 0, 1000, FX_PT_START_PSB);
+	w[0].drop_mode_exec = 1;
+	encode(&o, w, 1, &trace);
+	exp_windows(&want, t, 3000, w, 1, 0);
+	cr_expect_not(decode_matches(&trace, &want, NULL));
+	run_insn(&trace, NULL, &g);
+	cr_expect_eq(tlog_count(&g, T_INSN, 0), 0);
+	for (i = 0; i < g.n && g.e[i].item != T_ERROR; i++)
+		;
+	cr_assert_lt(i, g.n, "no decode error");
+	cr_expect_eq(g.e[i].type, pte_bad_insn, "error %s",
+		     pt_errstr((enum pt_error_code)g.e[i].type));
+	tlog_free(&g);
+	tlog_free(&want);
+	fx_buf_fini(&trace);
+
+	w[0].drop_mode_exec = 0;
+	window(&w[1], t, 1500, 1000, FX_PT_START_NOPSB);
+	w[1].drop_mode_exec = 1;
+	roundtrip(&o, t, 3000, w, 2, NULL);
+	free(t);
+}
+
+/* A stream cut inside the last window: the decoders report a prefix of
+ * the truth and then stop (no async_disabled); never a wrong IP. */
+Test(fx_pt, truncated_stream)
+{
+	struct fx_insn *t = walk(&g_prog, 16, 3000);
+	size_t cut;
+
+	for (cut = 1; cut < 40; cut += 3) {
+		struct fx_pt_opts o;
+		struct fx_pt_window w;
+		struct fx_buf trace;
+		struct tlog want = { 0 }, g = { 0 };
+		size_t i, q = 0;
+
+		fx_pt_opts_init(&o);
+		o.ret_compress = 1;
+		window(&w, t, 0, 2000, FX_PT_START_PSB);
+		w.truncate = cut;
+		encode(&o, &w, 1, &trace);
+		exp_windows(&want, t, 3000, &w, 1, 0);
+		cr_expect_not(decode_matches(&trace, &want, NULL));
+		run_insn(&trace, NULL, &g);
+		tlog_core(&g);
+		cr_expect_eq(tlog_count(&g, T_EVENT, ptev_async_disabled), 0);
+		for (i = 0; i < g.n; i++) {
+			if (g.e[i].item != T_INSN)
+				continue;
+			/* The tail after the last packet is straight-line
+			 * code, so even it is right. */
+			cr_expect_eq(g.e[i].ip, t[q].pc, "cut %zu insn %zu",
+				     cut, q);
+			q++;
+		}
+		cr_expect_gt(q, 1000);
+		tlog_free(&g);
+		tlog_free(&want);
+		fx_buf_fini(&trace);
+	}
+	free(t);
+}
+
+/* ------------------------------------------------------------------------
+ * Decoder configuration and perf metadata.
+ * ---------------------------------------------------------------------- */
+
+/* What a perf.data reader derives from AUXTRACE_INFO priv[] and
+ * attr.config (as perf's intel-pt.c does) equals fx_pt_hw_pt_config. */
+static void cfg_from_priv(const uint64_t *priv, uint64_t attr_config,
+			  struct pt_config *cfg)
+{
+	uint64_t mask = priv[FX_PT_PRIV_MTC_FREQ_BITS];
+	unsigned shift = 0;
+
+	while (mask && !(mask & (1ull << shift)))
+		shift++;
+	cfg->mtc_freq = (uint8_t)((attr_config & mask) >> shift);
+	cfg->cpuid_0x15_ebx = (uint32_t)priv[FX_PT_PRIV_TSC_CTC_N];
+	cfg->cpuid_0x15_eax = (uint32_t)priv[FX_PT_PRIV_TSC_CTC_D];
+	cfg->nom_freq = (uint8_t)priv[FX_PT_PRIV_MAX_NONTURBO_RATIO];
+}
+
+Test(fx_pt, decoder_config_and_auxtrace_info)
+{
+	struct fx_pt_hw hw;
+	struct fx_pt_opts o;
+	struct pt_config a, b;
+	uint64_t priv[FX_PT_PRIV_NR], cfgbits;
+
+	fx_pt_hw_init(&hw);
+	fx_pt_opts_init(&o);
+	o.ret_compress = 1;
+	o.time_fn = fx_pt_time_linear;
+	pt_config_init(&a);
+	cr_assert_eq(fx_pt_hw_pt_config(&hw, &a), 0);
+	cr_expect_eq(a.cpu.vendor, pcv_intel);
+	cr_expect_eq(a.cpu.family, 6);
+	cr_expect_eq(a.cpu.model, 78);
+	cr_expect_eq(a.errata.skd010, 1, "Skylake errata applied");
+	cr_expect_eq(a.mtc_freq, 3);
+	cr_expect_eq(a.nom_freq, 12);
+	cr_expect_eq(a.cpuid_0x15_eax, 2);
+	cr_expect_eq(a.cpuid_0x15_ebx, 100);
+
+	memset(priv, 0, sizeof(priv));
+	fx_pt_hw_auxtrace_priv(&hw, priv);
+	cfgbits = fx_pt_hw_attr_config(&hw, &o);
+	/* tsc, branch, pt, mtc_period 3, psb_period 3; noretcomp clear */
+	cr_expect_eq(cfgbits, 0x300e401ull, "%#" PRIx64, cfgbits);
+	o.ret_compress = 0;
+	o.time_fn = NULL;
+	cr_expect_eq(fx_pt_hw_attr_config(&hw, &o),
+		     0x300e001ull | FX_PT_CFG_NORETCOMP);
+	pt_config_init(&b);
+	cfg_from_priv(priv, cfgbits, &b);
+	cr_expect_eq(b.mtc_freq, a.mtc_freq);
+	cr_expect_eq(b.nom_freq, a.nom_freq);
+	cr_expect_eq(b.cpuid_0x15_eax, a.cpuid_0x15_eax);
+	cr_expect_eq(b.cpuid_0x15_ebx, a.cpuid_0x15_ebx);
+}
+
+/* Our priv[] format fields equal those of a real Skylake capture. */
+Test(fx_pt, auxtrace_info_matches_real_capture)
+{
+	const char *path = sy_test_shared_path(
+		"fixtures/real/quipper-intel-pt/perf.data.intel_pt-4.14");
+	struct fx_pt_hw hw;
+	struct fx_pt_opts o;
+	uint64_t priv[FX_PT_PRIV_NR], off, end, attr_config;
+	uint8_t *d;
+	size_t len;
+	int k, found = 0;
+
+	sy_test_require_path(path);
+	d = sy_test_read_file(path, &len);
+	cr_assert_not_null(d);
+	cr_assert_geq(len, 104);
+	memcpy(&off, d + 24, 8);		/* attrs.offset */
+	memcpy(&attr_config, d + off + 8, 8);	/* attr[0].config */
+	memcpy(&off, d + 40, 8);		/* data.offset */
+	memcpy(&end, d + 48, 8);
+	end += off;
+	cr_assert_leq(end, len);
+	while (off + 8 <= end) {
+		uint32_t type;
+		uint16_t size;
+		uint64_t extra = 0;
+
+		memcpy(&type, d + off, 4);
+		memcpy(&size, d + off + 6, 2);
+		cr_assert_geq(size, 8);
+		if (type == 70) {
+			uint64_t real[FX_PT_PRIV_NR];
+
+			cr_assert_geq(size, 16 + 8 * FX_PT_PRIV_NR);
+			memcpy(real, d + off + 16, sizeof(real));
+			fx_pt_hw_init(&hw);
+			memset(priv, 0, sizeof(priv));
+			fx_pt_hw_auxtrace_priv(&hw, priv);
+			for (k = FX_PT_PRIV_TSC_BIT; k < FX_PT_PRIV_NR; k++)
+				if (k != FX_PT_PRIV_HAVE_SCHED_SWITCH &&
+				    k != FX_PT_PRIV_SNAPSHOT_MODE)
+					cr_expect_eq(priv[k], real[k],
+						     "priv[%d] %#" PRIx64
+						     " real %#" PRIx64, k,
+						     priv[k], real[k]);
+			found = 1;
+			break;
+		}
+		if (type == 71)			/* AUXTRACE: payload follows */
+			memcpy(&extra, d + off + 8, 8);
+		off += size + extra;
+	}
+	cr_expect(found, "no AUXTRACE_INFO");
+	/* The real capture also had MTC on, which we never emit. */
+	fx_pt_opts_init(&o);
+	o.ret_compress = 1;
+	o.time_fn = fx_pt_time_linear;
+	cr_expect_eq(fx_pt_hw_attr_config(&hw, &o) | FX_PT_CFG_MTC,
+		     attr_config, "%#" PRIx64, attr_config);
+	free(d);
+}
+
+/* ------------------------------------------------------------------------
+ * Error paths.
+ * ---------------------------------------------------------------------- */
+
+static uint64_t huge_time(void *ctx, uint64_t idx)
+{
+	(void)ctx;
+	(void)idx;
+	return 1ull << 56;
+}
+
+Test(fx_pt, invalid_arguments)
+{
+	struct fx_insn *t = walk(&g_prog, 17, 100);
+	struct fx_insn bad = { 0x401000, 0x401002, 2, SY_BR_NR };
+	struct fx_pt_opts o;
+	struct fx_pt_window w;
+	struct fx_pt_enc e;
+	struct fx_buf b;
+	uint64_t table[10] = { 0 };
+
+	fx_buf_init(&b);
+	fx_pt_opts_init(&o);
+	cr_expect_eq(fx_pt_enc_init(NULL, &o, &b), -SY_E_INVALID);
+	cr_expect_eq(fx_pt_enc_init(&e, NULL, &b), -SY_E_INVALID);
+	cr_expect_eq(fx_pt_enc_init(&e, &o, NULL), -SY_E_INVALID);
+	o.tnt = (enum fx_pt_tnt)7;
+	cr_expect_eq(fx_pt_enc_init(&e, &o, &b), -SY_E_INVALID);
+	fx_pt_opts_init(&o);
+	fx_pt_enc_fini(NULL);
+
+	window(&w, t, 0, 0, FX_PT_START_PSB);
+	cr_expect_eq(fx_pt_encode(&o, &w, &b, NULL), -SY_E_INVALID);
+	window(&w, t, 0, 50, FX_PT_START_PSB);
+	w.ovf_after = 49;
+	cr_expect_eq(fx_pt_encode(&o, &w, &b, NULL), -SY_E_INVALID);
+	w.ovf_after = 40;
+	w.ovf_lost = 9;
+	cr_expect_eq(fx_pt_encode(&o, &w, &b, NULL), -SY_E_INVALID);
+	w.ovf_lost = 8;
+	cr_expect_eq(fx_pt_encode(&o, &w, &b, NULL), 0);
+	window(&w, t, 0, 50, (enum fx_pt_start)9);
+	cr_expect_eq(fx_pt_encode(&o, &w, &b, NULL), -SY_E_INVALID);
+
+	o.time_table = table;
+	o.time_table_len = 10;
+	window(&w, t, 5, 50, FX_PT_START_PSB);
+	o.tsc_period_insns = 4;
+	cr_expect_eq(fx_pt_encode(&o, &w, &b, NULL), -SY_E_INVALID,
+		     "time index past the table");
+	fx_pt_opts_init(&o);
+	o.time_fn = huge_time;
+	cr_expect_eq(fx_pt_encode(&o, &w, &b, NULL), -SY_E_INVALID,
+		     "TSC beyond 56 bits");
+	fx_pt_opts_init(&o);
+	fx_pt_window_init(&w, &bad, 1);
+	cr_expect_eq(fx_pt_encode(&o, &w, &b, NULL), -SY_E_INVALID);
+	fx_buf_fini(&b);
+	free(t);
+}
+
+/* Window info: offsets of the encoded window in the stream (for AUX
+ * record writers). */
+Test(fx_pt, window_info_offsets)
+{
+	struct fx_insn *t = walk(&g_prog, 18, 2000);
+	struct fx_pt_opts o;
+	struct fx_pt_window w[2];
+	struct fx_pt_window_info info[2];
+	struct fx_pt_enc e;
+	struct fx_buf b;
+	struct pkt_stats ps;
+
+	fx_buf_init(&b);
+	fx_pt_opts_init(&o);
+	cr_assert_eq(fx_pt_enc_init(&e, &o, &b), 0);
+	window(&w[0], t, 0, 500, FX_PT_START_PSB);
+	window(&w[1], t, 700, 500, FX_PT_START_AUTO);
+	cr_assert_eq(fx_pt_enc_window(&e, &w[0], &info[0]), 0);
+	cr_assert_eq(fx_pt_enc_window(&e, &w[1], &info[1]), 0);
+	fx_pt_enc_fini(&e);
+	cr_expect_eq(info[0].begin, 0);
+	cr_expect_eq(info[0].end, info[1].begin);
+	cr_expect_eq(info[1].end, b.len);
+	cr_expect_eq(info[0].psb_off, 0);
+	cr_expect_eq(info[0].psb_start, 1);
+	cr_expect_eq(info[1].psb_start, 0, "AUTO after a PSB: no PSB");
+	cr_expect_eq(info[1].psb_off, SIZE_MAX);
+	cr_expect_eq(info[0].end_ip, t[500].pc);
+	pkt_scan(&b, &ps);
+	cr_expect_eq(ps.npsb, info[0].npsb + info[1].npsb);
+	fx_buf_fini(&b);
 	free(t);
 }
