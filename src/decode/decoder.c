@@ -1,0 +1,101 @@
+/* Dispatch to the ETM or PT backend; counters that follow from the items
+ * are kept here so both backends count the same way. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "decoder_impl.h"
+
+int sy_decoder_alloc(struct sy_decoder **out, const struct sy_dec_params *p)
+{
+	struct sy_decoder *d;
+	int err;
+
+	if (!out || !p || !p->read_mem)
+		return -SY_E_INVALID;
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return -SY_E_NOMEM;
+	d->params = *p;
+	switch (p->kind) {
+	case SY_TRACE_ETM:
+		d->ops = &sy_etm_decoder_ops;
+		break;
+	case SY_TRACE_PT:
+		d->ops = &sy_pt_decoder_ops;
+		break;
+	default:
+		free(d);
+		return -SY_E_INVALID;
+	}
+	err = d->ops->init(d);
+	if (err) {
+		free(d);
+		return err;
+	}
+	*out = d;
+	return 0;
+}
+
+void sy_decoder_free(struct sy_decoder *d)
+{
+	if (!d)
+		return;
+	d->ops->fini(d);
+	free(d);
+}
+
+int sy_decoder_reset(struct sy_decoder *d, const struct sy_dec_chunk *chunks,
+		     size_t nr_chunks)
+{
+	if (!d || (nr_chunks && !chunks))
+		return -SY_E_INVALID;
+	memset(&d->stats, 0, sizeof(d->stats));
+	return d->ops->reset(d, chunks, nr_chunks);
+}
+
+void sy_decoder_set_context(struct sy_decoder *d, uint32_t ctxid)
+{
+	d->ctxid = ctxid;
+}
+
+int sy_decoder_next(struct sy_decoder *d, struct sy_dec_item *item)
+{
+	int err = d->ops->next(d, item);
+
+	if (err)
+		return err;
+	d->stats.insns += item->ninsn;
+	switch (item->kind) {
+	case SY_DEC_BRANCH:
+		d->stats.branches++;
+		break;
+	case SY_DEC_ERROR:
+		d->stats.errors++;
+		break;
+	case SY_DEC_OVERFLOW:
+		d->stats.overflows++;
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+const struct sy_dec_stats *sy_decoder_stats(const struct sy_decoder *d)
+{
+	return &d->stats;
+}
+
+const char *sy_dec_kind_name(enum sy_dec_kind kind)
+{
+	switch (kind) {
+	case SY_DEC_BRANCH: return "branch";
+	case SY_DEC_START: return "start";
+	case SY_DEC_STOP: return "stop";
+	case SY_DEC_OVERFLOW: return "overflow";
+	case SY_DEC_ERROR: return "error";
+	case SY_DEC_TIME: return "time";
+	case SY_DEC_CONTEXT: return "context";
+	default: return "?";
+	}
+}

@@ -1,0 +1,31 @@
+/* Private to src/decode: the backend table behind include/sy_decode.h. */
+#ifndef SY_DECODER_IMPL_H
+#define SY_DECODER_IMPL_H
+
+#include "sy_decode.h"
+
+struct sy_decoder;
+
+struct sy_decoder_ops {
+	/* Sets d->impl.  Called with d->params already copied. */
+	int (*init)(struct sy_decoder *d);
+	void (*fini)(struct sy_decoder *d);
+	int (*reset)(struct sy_decoder *d, const struct sy_dec_chunk *chunks,
+		     size_t nr_chunks);
+	/* Same contract as sy_decoder_next(); the wrapper keeps the counters
+	 * that follow from the items (insns, branches, errors, overflows). */
+	int (*next)(struct sy_decoder *d, struct sy_dec_item *item);
+};
+
+struct sy_decoder {
+	const struct sy_decoder_ops *ops;
+	struct sy_dec_params params;
+	struct sy_dec_stats stats;	/* backends add .bytes themselves */
+	uint32_t ctxid;			/* for read_mem, see set_context */
+	void *impl;
+};
+
+extern const struct sy_decoder_ops sy_etm_decoder_ops;
+extern const struct sy_decoder_ops sy_pt_decoder_ops;
+
+#endif
