@@ -300,6 +300,7 @@ Test(fx_classify, truncated_and_invalid)
 	cr_expect_eq(fx_classify_a64_brreg(0xd65f03c0, NULL), -SY_E_INVALID);
 	cr_expect_eq(fx_classify_a64_brreg(0x14000002, &cl), -SY_E_DECODE,
 		     "b is outside the branch-register class");
+	fx_classifier_free(c);
 	cr_expect_eq(fx_classifier_new(&c, 40 /* EM_ARM */), -SY_E_UNSUPPORTED);
 	cr_expect_null(c);
 	cr_expect_eq(fx_classify_at(a, VA, &cl), -SY_E_NO_IMAGE,
@@ -311,7 +312,7 @@ Test(fx_classify, truncated_and_invalid)
 Test(fx_classify, open_errors)
 {
 	const char *dir = sy_test_mkdtemp();
-	struct fx_classifier *c = (struct fx_classifier *)1;
+	struct fx_classifier *c = (struct fx_classifier *)(uintptr_t)1;
 	char path[600];
 	uint8_t eh[64] = { 0x7f, 'E', 'L', 'F', 2 /* 64 */, 1 /* LE */, 1 };
 
@@ -407,7 +408,8 @@ Test(fx_classify, image_bytes_and_symbols)
 		cr_expect_str_eq(name, "fib");
 		cr_expect_eq(fx_classifier_symbol_addr(c, "no_such_fn", &fib),
 			     -SY_E_NO_IMAGE);
-		cr_expect_eq(fx_classifier_read(c, 0x10, b, 4), -SY_E_NO_IMAGE);
+		cr_expect_eq(fx_classifier_read(c, UINT64_MAX - 8, b, 4),
+			     -SY_E_NO_IMAGE);
 		cr_expect_eq(fx_classify_at(c, e->entry - 0x100000, &cl),
 			     -SY_E_NO_IMAGE);
 		fx_classifier_free(c);
