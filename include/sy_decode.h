@@ -152,10 +152,20 @@ struct sy_decoder;
 int sy_decoder_alloc(struct sy_decoder **out, const struct sy_dec_params *p);
 void sy_decoder_free(struct sy_decoder *d);
 
-/* Starts a new window over @chunks (borrowed until the next reset or free).
- * Resets statistics. */
+/* Starts a new window over @chunks (borrowed until the next reset or free;
+ * offsets count across the chunks as if they were one buffer).  Items whose
+ * packets lie before byte @report_from are decoded but not reported: a PT
+ * window that starts without a PSB is decoded from the last PSB before it
+ * (see sy_decode_find_sync) and reported from its own first byte.  Resets
+ * statistics. */
 int sy_decoder_reset(struct sy_decoder *d, const struct sy_dec_chunk *chunks,
-		     size_t nr_chunks);
+		     size_t nr_chunks, uint64_t report_from);
+
+/* Offset of the last synchronisation point (PT: PSB; ETM: A-Sync) at or
+ * before byte @offset of @data, in *sync.  Returns 0, or -SY_E_EOS when there
+ * is none. */
+int sy_decode_find_sync(enum sy_trace_kind kind, const uint8_t *data,
+			size_t len, uint64_t offset, uint64_t *sync);
 
 /* Context ID passed to read_mem until the trace reports one (PT never
  * does). */

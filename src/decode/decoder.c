@@ -45,12 +45,27 @@ void sy_decoder_free(struct sy_decoder *d)
 }
 
 int sy_decoder_reset(struct sy_decoder *d, const struct sy_dec_chunk *chunks,
-		     size_t nr_chunks)
+		     size_t nr_chunks, uint64_t report_from)
 {
 	if (!d || (nr_chunks && !chunks))
 		return -SY_E_INVALID;
 	memset(&d->stats, 0, sizeof(d->stats));
-	return d->ops->reset(d, chunks, nr_chunks);
+	return d->ops->reset(d, chunks, nr_chunks, report_from);
+}
+
+int sy_decode_find_sync(enum sy_trace_kind kind, const uint8_t *data,
+			size_t len, uint64_t offset, uint64_t *sync)
+{
+	if (!data || !sync)
+		return -SY_E_INVALID;
+	switch (kind) {
+	case SY_TRACE_ETM:
+		return sy_etm_find_sync(data, len, offset, sync);
+	case SY_TRACE_PT:
+		return sy_pt_find_sync(data, len, offset, sync);
+	default:
+		return -SY_E_INVALID;
+	}
 }
 
 void sy_decoder_set_context(struct sy_decoder *d, uint32_t ctxid)

@@ -11,7 +11,7 @@ struct sy_decoder_ops {
 	int (*init)(struct sy_decoder *d);
 	void (*fini)(struct sy_decoder *d);
 	int (*reset)(struct sy_decoder *d, const struct sy_dec_chunk *chunks,
-		     size_t nr_chunks);
+		     size_t nr_chunks, uint64_t report_from);
 	/* Same contract as sy_decoder_next(); the wrapper keeps the counters
 	 * that follow from the items (insns, branches, errors, overflows). */
 	int (*next)(struct sy_decoder *d, struct sy_dec_item *item);
@@ -27,5 +27,11 @@ struct sy_decoder {
 
 extern const struct sy_decoder_ops sy_etm_decoder_ops;
 extern const struct sy_decoder_ops sy_pt_decoder_ops;
+
+/* Backend halves of sy_decode_find_sync(). */
+int sy_etm_find_sync(const uint8_t *data, size_t len, uint64_t offset,
+		     uint64_t *sync);
+int sy_pt_find_sync(const uint8_t *data, size_t len, uint64_t offset,
+		    uint64_t *sync);
 
 #endif

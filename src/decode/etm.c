@@ -13,11 +13,12 @@ static void sy_etm_fini(struct sy_decoder *d)
 }
 
 static int sy_etm_reset(struct sy_decoder *d, const struct sy_dec_chunk *c,
-			size_t n)
+			size_t n, uint64_t from)
 {
 	(void)d;
 	(void)c;
 	(void)n;
+	(void)from;
 	return -SY_E_UNSUPPORTED;
 }
 
@@ -34,3 +35,13 @@ const struct sy_decoder_ops sy_etm_decoder_ops = {
 	.reset = sy_etm_reset,
 	.next = sy_etm_next,
 };
+
+int sy_etm_find_sync(const uint8_t *data, size_t len, uint64_t offset,
+		uint64_t *sync)
+{
+	(void)data;
+	(void)len;
+	(void)offset;
+	(void)sync;
+	return -SY_E_UNSUPPORTED;
+}
