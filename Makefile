@@ -110,7 +110,7 @@ deps:
 
 # Unit tests run with the suppression file for OpenCSD's documented leak.
 export LSAN_OPTIONS := suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0
-export ASAN_OPTIONS := detect_leaks=1:abort_on_error=1
+export ASAN_OPTIONS := detect_leaks=1:abort_on_error=1:fast_unwind_on_malloc=0
 export UBSAN_OPTIONS := print_stacktrace=1:halt_on_error=1
 
 # Under CI=true (set by .ci/run) nothing may skip, and check also runs the
