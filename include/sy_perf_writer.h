@@ -65,14 +65,26 @@ struct sy_pw_config {
 	uint32_t compress;	/* 0, SY_REC_COMPRESSED or SY_REC_COMPRESSED2 */
 	int zstd_level;		/* [1, perf record -z] */
 	size_t comp_batch;	/* record bytes fed to zstd per ZSTD_e_flush
-				 * [65536]; records straddle batch ends, so a
-				 * small value splits records over compressed
+				 * [the largest input whose compressed size
+				 * always fits one record, about 65 KB];
+				 * records straddle batch ends, so a small
+				 * value splits records over compressed
 				 * records */
-	size_t comp_max_payload; /* compressed bytes per compressed record
-				  * [perf's: 65527 for 81, 65511 for 83] */
+	size_t comp_max_payload; /* compressed bytes per compressed record,
+				  * >= 128 [perf's: 65527 for 81, 65511 for
+				  * 83] */
+	int comp_chain;		/* push each batch whole and cut its output
+				 * into as many records as it takes, like perf
+				 * with a large ring-buffer chunk.  A record
+				 * then may hold only part of a zstd block and
+				 * decode to nothing, which perf 6.1 rejects
+				 * ("Couldn't decompress data"): reader
+				 * fixtures only.  [0: batches larger than one
+				 * record's worth are flushed in pieces] */
 	uint32_t comp_mmap_len;	/* HEADER_COMPRESSED mmap_len, the size of
 				 * perf's decompression buffer [528384 =
-				 * 129 pages]; comp_batch + 65536 must fit */
+				 * 129 pages]; with comp_chain a batch must
+				 * fit it */
 	enum sy_pw_index auxtrace_index;
 	uint32_t pipe_last_feature; /* feat_id of the pipe end-of-features mark
 				     * [SY_FEAT_LAST = 32] */
@@ -96,6 +108,7 @@ void sy_pw_free(struct sy_pw *w);
  * stride); pipe mode allows different sizes.  Pipe mode: only before the
  * first record.  Returns the attr's index (>= 0), -SY_E_INVALID (size below
  * 64, not a multiple of 8, or different from the first attr's in file mode),
+ * -SY_E_LIMIT (pipe mode: more ids than a HEADER_ATTR record holds),
  * -SY_E_NOMEM. */
 int sy_pw_add_attr(struct sy_pw *w, const struct sy_perf_attr *attr);
 
@@ -123,9 +136,9 @@ int sy_pw_feat_cmdline(struct sy_pw *w, const char *const *argv,
 		       uint32_t argc);
 
 /* BUILD_ID: one entry per element, header.type 0, header.misc = @misc
- * verbatim; with SY_MISC_BUILD_ID_SIZE in misc byte 20 holds @size (perf >=
- * 5.13 always sets it), without it the 20 id bytes are written and byte 20
- * stays 0 (the older variant).  The filename is NUL-padded to 64 bytes, as
+ * verbatim; with SY_MISC_BUILD_ID_SIZE in misc byte 20 holds @size and only
+ * @size id bytes are copied (perf 6.1 sets the flag on every entry), without
+ * it the 20 id bytes are written and byte 20 stays 0 (the older variant).  The filename is NUL-padded to 64 bytes, as
  * perf's write_buildid() does. */
 int sy_pw_feat_build_id(struct sy_pw *w, const struct sy_perf_build_id *ids,
 			uint32_t n);

@@ -30,7 +30,6 @@
 #define PW_COMP_MAX_81 (PW_SAMPLE_MAX_SIZE - 8 - 1)
 /* 16-byte header plus up to 7 bytes of padding must stay below 65536. */
 #define PW_COMP_MAX_83 (PW_SAMPLE_MAX_SIZE - 16 - 8 - 1)
-#define PW_DEFAULT_BATCH 65536u
 #define PW_DEFAULT_MMAP_LEN (129u * 4096u)
 #define PW_NAME_ALIGN 64	/* perf's NAME_ALIGN for strings and build-ids */
 #define PW_BUILD_ID_FIXED 36	/* header, pid, build_id[24] */
@@ -216,6 +215,7 @@ struct sy_pw {
 
 	ZSTD_CCtx *zc;
 	int comp_on;
+	size_t comp_piece;	/* input per flush whose output fits a record */
 	struct pw_buf batch;	/* record bytes not yet fed to zstd */
 	uint8_t *zout;		/* one compressed record's payload */
 
@@ -230,11 +230,27 @@ static int pw_fail(struct sy_pw *w, int err)
 	return err;
 }
 
+/* Largest input whose worst-case zstd output fits @max bytes. */
+static size_t pw_comp_piece(size_t max)
+{
+	size_t lo = 1, hi = max;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo + 1) / 2;
+
+		if (ZSTD_compressBound(mid) <= max)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
 int sy_pw_alloc(struct sy_pw **out, const struct sy_pw_config *cfg)
 {
 	struct sy_pw *w;
 	struct sy_pw_config c;
-	size_t zmax;
+	size_t zmax, piece;
 	int err = -SY_E_NOMEM;
 
 	if (!out)
@@ -247,8 +263,6 @@ int sy_pw_alloc(struct sy_pw **out, const struct sy_pw_config *cfg)
 		c.attr_size = SY_ATTR_SIZE_VER7;
 	if (!c.zstd_level)
 		c.zstd_level = 1;
-	if (!c.comp_batch)
-		c.comp_batch = PW_DEFAULT_BATCH;
 	if (!c.comp_mmap_len)
 		c.comp_mmap_len = PW_DEFAULT_MMAP_LEN;
 	if (!c.pipe_last_feature)
@@ -263,11 +277,14 @@ int sy_pw_alloc(struct sy_pw **out, const struct sy_pw_config *cfg)
 	if (c.compress && c.compress != SY_REC_COMPRESSED &&
 	    c.compress != SY_REC_COMPRESSED2)
 		return -SY_E_INVALID;
-	if (c.comp_max_payload > zmax || c.comp_max_payload < 16)
+	if (c.comp_max_payload > zmax || c.comp_max_payload < 128)
 		return -SY_E_INVALID;
-	/* perf decompresses each compressed record into an mmap_len buffer:
-	 * a batch must fit it or perf 6.1 fails to decompress */
-	if (c.compress && c.comp_batch > c.comp_mmap_len)
+	piece = pw_comp_piece(c.comp_max_payload);
+	if (!c.comp_batch)
+		c.comp_batch = piece;
+	/* perf decompresses each compressed record into an mmap_len buffer;
+	 * in chain mode one record can carry a whole batch */
+	if (c.compress && c.comp_chain && c.comp_batch > c.comp_mmap_len)
 		return -SY_E_INVALID;
 	if ((unsigned)c.auxtrace_index > SY_PW_INDEX_SIMPLEPERF)
 		return -SY_E_INVALID;
@@ -289,6 +306,7 @@ int sy_pw_alloc(struct sy_pw **out, const struct sy_pw_config *cfg)
 			    w->zc, ZSTD_c_compressionLevel, c.zstd_level)))
 			goto fail;
 		w->comp_on = 1;
+		w->comp_piece = c.comp_chain ? c.comp_batch : piece;
 	}
 	*out = w;
 	return 0;
@@ -352,7 +370,7 @@ int sy_pw_add_attr(struct sy_pw *w, const struct sy_perf_attr *attr)
 	if (!w->cfg.pipe && w->nr_attrs &&
 	    size != pw_attr_size(w, &w->attrs[0].attr))
 		return -SY_E_INVALID;
-	if (attr->nr_ids > (SY_PERF_RECORD_MAX - 8 - size) / 8)
+	if (w->cfg.pipe && attr->nr_ids > (SY_PERF_RECORD_MAX - 8 - size) / 8)
 		return -SY_E_LIMIT; /* would not fit a HEADER_ATTR record */
 	if (w->nr_attrs == w->cap_attrs) {
 		uint32_t cap = w->cap_attrs ? w->cap_attrs * 2 : 8;
@@ -804,16 +822,14 @@ static int pw_emit_compressed(struct sy_pw *w, const uint8_t *z, size_t n)
 	return 0;
 }
 
-/* Pushes the batch through zstd with ZSTD_e_flush, cutting the output into
- * records of at most comp_max_payload bytes. */
-static int pw_comp_push(struct sy_pw *w)
+/* Pushes @len bytes through zstd with ZSTD_e_flush, cutting the output
+ * into records of at most comp_max_payload bytes. */
+static int pw_comp_flush(struct sy_pw *w, const uint8_t *p, size_t len)
 {
-	ZSTD_inBuffer in = { w->batch.p, w->batch.len, 0 };
+	ZSTD_inBuffer in = { p, len, 0 };
 	size_t left;
 	int err;
 
-	if (!w->batch.len)
-		return 0;
 	do {
 		ZSTD_outBuffer zo = { w->zout, w->cfg.comp_max_payload, 0 };
 
@@ -826,6 +842,26 @@ static int pw_comp_push(struct sy_pw *w)
 				return err;
 		}
 	} while (in.pos < in.size || left);
+	return 0;
+}
+
+/* Pushes the batch.  A compressed record holding only part of a zstd block
+ * decodes to nothing, which perf (6.1 at least) rejects ("Couldn't
+ * decompress data"), so unless comp_chain asks for perf's own cutting the
+ * batch goes in pieces whose compressed size cannot exceed one record. */
+static int pw_comp_push(struct sy_pw *w)
+{
+	size_t off, n;
+	int err;
+
+	for (off = 0; off < w->batch.len; off += n) {
+		n = w->batch.len - off;
+		if (n > w->comp_piece)
+			n = w->comp_piece;
+		err = pw_comp_flush(w, w->batch.p + off, n);
+		if (err)
+			return err;
+	}
 	w->stats.bytes_in += w->batch.len;
 	w->batch.len = 0;
 	return 0;
@@ -979,8 +1015,6 @@ static int pw_rec_end(struct sy_pw *w, struct pw_rec *r, uint32_t type,
 {
 	int n;
 
-	if (!w)
-		return -SY_E_INVALID;
 	if (attr && !r->over) {
 		n = sy_pw_sample_id_encode(attr, sid, r->p + r->len,
 					   PW_SCRATCH - r->len);

@@ -170,8 +170,10 @@ int sy_pw_sample_encode(const struct sy_perf_attr *attr,
 	}
 	if (t & SY_SAMPLE_CALLCHAIN) {
 		n = s->callchain_nr;
-		if ((n && !s->callchain) || n > SY_PERF_RECORD_MAX / 8)
+		if (n && !s->callchain)
 			return -SY_E_INVALID;
+		if (n > SY_PERF_RECORD_MAX / 8)
+			return -SY_E_LIMIT;
 		sy_pw_out_u64(&o, n);
 		sy_pw_out_put(&o, s->callchain, (size_t)n * 8);
 	}
@@ -179,16 +181,20 @@ int sy_pw_sample_encode(const struct sy_perf_attr *attr,
 		/* the kernel pads u32 size + data to 8 and counts the padding
 		 * in size */
 		n = SY_ALIGN8(4 + (uint64_t)s->raw_size) - 4;
-		if ((s->raw_size && !s->raw) || n > SY_PERF_RECORD_MAX)
+		if (s->raw_size && !s->raw)
 			return -SY_E_INVALID;
+		if (n > SY_PERF_RECORD_MAX)
+			return -SY_E_LIMIT;
 		sy_put32(b4, (uint32_t)n);
 		sy_pw_out_put(&o, b4, 4);
 		sy_pw_out_padded(&o, s->raw, s->raw_size);
 	}
 	if (t & SY_SAMPLE_BRANCH_STACK) {
 		n = s->branch_nr;
-		if ((n && !s->branches) || n > SY_PERF_RECORD_MAX / 24)
+		if (n && !s->branches)
 			return -SY_E_INVALID;
+		if (n > SY_PERF_RECORD_MAX / 24)
+			return -SY_E_LIMIT;
 		sy_pw_out_u64(&o, n);
 		if (bst & SY_BRANCH_HW_INDEX)
 			sy_pw_out_u64(&o, s->branch_hw_idx);
@@ -207,8 +213,10 @@ int sy_pw_sample_encode(const struct sy_perf_attr *attr,
 	}
 	if (t & SY_SAMPLE_STACK_USER) {
 		n = s->stack_user_size;
-		if ((n && !s->stack_user) || n > SY_PERF_RECORD_MAX)
+		if (n && !s->stack_user)
 			return -SY_E_INVALID;
+		if (n > SY_PERF_RECORD_MAX)
+			return -SY_E_LIMIT;
 		sy_pw_out_u64(&o, SY_ALIGN8(n));
 		if (n) {
 			sy_pw_out_padded(&o, s->stack_user, (size_t)n);
@@ -240,8 +248,10 @@ int sy_pw_sample_encode(const struct sy_perf_attr *attr,
 		sy_pw_out_u64(&o, s->code_page_size);
 	if (t & SY_SAMPLE_AUX) {
 		n = s->aux_size;
-		if ((n && !s->aux) || n > SY_PERF_RECORD_MAX)
+		if (n && !s->aux)
 			return -SY_E_INVALID;
+		if (n > SY_PERF_RECORD_MAX)
+			return -SY_E_LIMIT;
 		sy_pw_out_u64(&o, SY_ALIGN8(n));
 		sy_pw_out_padded(&o, s->aux, (size_t)n);
 	}
