@@ -1,0 +1,166 @@
+/* The decoders' code reader: sy_read_mem_fn over a process snapshot.
+ *
+ * Decoders ask for a few bytes per instruction, mostly just after the
+ * previous ones.  The reader remembers the last contiguous run of code it
+ * found (one mapping crossed with one segment) and serves any read inside
+ * it with a bounds check and a memcpy; everything else goes through the
+ * snapshot (trie, then binary search over the mappings).  It also notes,
+ * once per window, every binary the window needed and did not have, so the
+ * missing ones can be reported with what they cost.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "image_internal.h"
+
+struct sy_mem_reader {
+	struct sy_image_cache *cache;
+	struct sy_proc_snap *snap;
+	int have_id;		/* @id and @as are valid */
+	uint32_t id;
+	const struct sy_aspace *as;
+	/* last run of code in @id's space: byte x at base[x - lo] */
+	uint64_t lo, hi;
+	const uint8_t *base;
+	const char **missing;	/* interned paths, this window */
+	size_t nr_missing, cap_missing;
+	struct sy_mem_stats st;
+};
+
+int sy_mem_reader_new(struct sy_mem_reader **out,
+		      struct sy_image_cache *cache)
+{
+	if (!out)
+		return -SY_E_INVALID;
+	*out = calloc(1, sizeof(**out));
+	if (!*out)
+		return -SY_E_NOMEM;
+	(*out)->cache = cache;
+	return 0;
+}
+
+void sy_mem_reader_free(struct sy_mem_reader *rd)
+{
+	if (!rd)
+		return;
+	sy_mem_reader_end(rd);
+	free(rd->missing);
+	free(rd);
+}
+
+static void sy_forget(struct sy_mem_reader *rd)
+{
+	rd->have_id = 0;
+	rd->as = NULL;
+	rd->lo = rd->hi = 0;
+	rd->base = NULL;
+}
+
+void sy_mem_reader_begin(struct sy_mem_reader *rd, struct sy_proc_snap *snap)
+{
+	sy_mem_reader_end(rd);
+	rd->snap = sy_proc_snap_get(snap);
+}
+
+void sy_mem_reader_end(struct sy_mem_reader *rd)
+{
+	for (size_t i = 0; i < rd->nr_missing; i++)
+		if (rd->cache)
+			sy_image_cache_charge(rd->cache, rd->missing[i]);
+	rd->nr_missing = 0;
+	sy_proc_snap_put(rd->snap);
+	rd->snap = NULL;
+	sy_forget(rd);
+}
+
+static void sy_note_missing(struct sy_mem_reader *rd, const char *path)
+{
+	/* pointer equality: paths are interned */
+	for (size_t i = 0; i < rd->nr_missing; i++)
+		if (rd->missing[i] == path)
+			return;
+	if (rd->nr_missing == rd->cap_missing) {
+		size_t cap = rd->cap_missing ? rd->cap_missing * 2 : 8;
+		const char **v = realloc(rd->missing, cap * sizeof(*v));
+
+		if (!v)
+			return;	/* the charge is lost, the read is not */
+		rd->missing = v;
+		rd->cap_missing = cap;
+	}
+	rd->missing[rd->nr_missing++] = path;
+}
+
+static size_t sy_mem_read_slow(struct sy_mem_reader *rd, uint32_t ctxid,
+			       uint64_t addr, uint8_t *buf, size_t len)
+{
+	const struct sy_aspace *kernel;
+	size_t done = 0;
+
+	if (!rd->snap)
+		return 0;
+	if (!rd->have_id || rd->id != ctxid) {
+		sy_forget(rd);
+		rd->id = ctxid;
+		rd->as = sy_proc_snap_aspace(rd->snap, ctxid);
+		rd->have_id = 1;
+	}
+	kernel = sy_proc_snap_kernel(rd->snap);
+	if (!rd->as)
+		rd->st.unknown_ctx++;
+	while (done < len) {
+		const struct sy_map *m = sy_aspace_find(rd->as, addr);
+		const uint8_t *base;
+		uint64_t lo, hi;
+		size_t n;
+
+		if (!m)
+			m = sy_aspace_find(kernel, addr);
+		if (!m) {
+			if (!done)
+				rd->st.unmapped++;
+			break;
+		}
+		base = sy_map_piece(m, addr, &lo, &hi);
+		if (!base) {
+			/* a read that ran into it needed it too */
+			if ((m->flags & SY_MAP_CODE) && !m->img) {
+				rd->st.missing++;
+				sy_note_missing(rd, m->path);
+			} else if (!done) {
+				rd->st.not_code++;
+			}
+			break;
+		}
+		rd->lo = lo;
+		rd->hi = hi;
+		rd->base = base;
+		n = hi - addr < len - done ? (size_t)(hi - addr) : len - done;
+		memcpy(buf + done, base + (addr - lo), n);
+		done += n;
+		addr += n;
+	}
+	rd->st.bytes += done;
+	return done;
+}
+
+size_t sy_mem_read(void *ctx, uint32_t ctxid, uint64_t addr, uint8_t *buf,
+		   size_t len)
+{
+	struct sy_mem_reader *rd = ctx;
+
+	rd->st.reads++;
+	if (rd->id == ctxid && addr >= rd->lo && addr < rd->hi &&
+	    len <= rd->hi - addr) {
+		memcpy(buf, rd->base + (addr - rd->lo), len);
+		rd->st.fast++;
+		rd->st.bytes += len;
+		return len;
+	}
+	return sy_mem_read_slow(rd, ctxid, addr, buf, len);
+}
+
+const struct sy_mem_stats *sy_mem_reader_stats(const struct sy_mem_reader *rd)
+{
+	return &rd->st;
+}

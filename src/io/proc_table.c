@@ -1,0 +1,562 @@
+/* The processes of a recording, and snapshots of them.
+ *
+ * Two persistent tries map ids to what a decoder needs: pid -> address
+ * space, and thread id -> pid (ETM's CONTEXTIDR holds the thread id).  A
+ * snapshot is a reference to both roots, so taking one costs nothing; the
+ * table copies a node only when a snapshot still shares it (reference count
+ * above one), which makes a change cost one path of 7 small nodes at most,
+ * never a copy of the whole table.  Node counts only grow on the table's
+ * thread (new snapshots, copies); other threads only drop references, so a
+ * count of one seen by the table means nobody else can reach the node.
+ *
+ * Processes stay after their EXIT: a per-CPU AUX buffer is often written
+ * out after the processes it traced are gone, and its window must still
+ * read their code.  A FORK or exec that reuses the id replaces the space.
+ */
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "image_internal.h"
+
+#define SY_TBITS 5
+#define SY_TFAN (1u << SY_TBITS)
+#define SY_TLEVELS 7		/* 35 bits cover a u32 id */
+
+enum sy_leaf { SY_LEAF_SPACE, SY_LEAF_PID };
+
+union sy_slot {
+	struct sy_tnode *node;
+	struct sy_aspace *as;	/* SY_LEAF_SPACE */
+	uint64_t pid1;		/* SY_LEAF_PID: pid + 1, 0 when empty */
+};
+
+struct sy_tnode {
+	atomic_uint ref;
+	union sy_slot s[SY_TFAN];
+};
+
+struct sy_proc_snap {
+	atomic_uint ref;
+	struct sy_tnode *procs;
+	struct sy_tnode *threads;
+	struct sy_aspace *kernel;
+};
+
+/* One entry of the BUILD_ID feature. */
+struct sy_bid_ent {
+	char *name;
+	int32_t pid;
+	uint8_t size;
+	uint8_t id[SY_BUILD_ID_MAX];
+};
+
+struct sy_proc_table {
+	struct sy_image_cache *cache;
+	struct sy_tnode *procs;	/* pid -> space */
+	struct sy_tnode *threads; /* tid -> pid + 1 */
+	struct sy_aspace *kernel; /* pid -1 */
+	struct sy_proc_snap *snap; /* handed out, nothing changed since */
+	struct sy_bid_ent *bids; /* sorted by name */
+	size_t nr_bids;
+};
+
+/* --- Persistent tries ---------------------------------------------------- */
+
+static unsigned sy_tidx(uint32_t key, int level)
+{
+	return (unsigned)(((uint64_t)key >> ((SY_TLEVELS - 1 - level) *
+					      SY_TBITS)) & (SY_TFAN - 1));
+}
+
+static void sy_tnode_put(struct sy_tnode *n, int level, enum sy_leaf kind)
+{
+	if (!n || atomic_fetch_sub_explicit(&n->ref, 1,
+					    memory_order_acq_rel) != 1)
+		return;
+	for (unsigned i = 0; i < SY_TFAN; i++) {
+		if (level < SY_TLEVELS - 1)
+			sy_tnode_put(n->s[i].node, level + 1, kind);
+		else if (kind == SY_LEAF_SPACE)
+			sy_aspace_put(n->s[i].as);
+	}
+	free(n);
+}
+
+static struct sy_tnode *sy_tnode_get(struct sy_tnode *n)
+{
+	if (n)
+		atomic_fetch_add_explicit(&n->ref, 1, memory_order_relaxed);
+	return n;
+}
+
+static struct sy_tnode *sy_tnode_copy(const struct sy_tnode *n, int level,
+				      enum sy_leaf kind)
+{
+	struct sy_tnode *c = malloc(sizeof(*c));
+
+	if (!c)
+		return NULL;
+	atomic_init(&c->ref, 1);
+	for (unsigned i = 0; i < SY_TFAN; i++) {
+		c->s[i] = n->s[i];
+		if (level < SY_TLEVELS - 1)
+			sy_tnode_get(c->s[i].node);
+		else if (kind == SY_LEAF_SPACE)
+			sy_aspace_get(c->s[i].as);
+	}
+	return c;
+}
+
+/* Stores @val at @key, copying every node on the way that someone else
+ * still holds.  A space value's reference passes to the trie on success;
+ * on failure (-SY_E_NOMEM) the caller keeps it. */
+static int sy_trie_set(struct sy_tnode **rootp, uint32_t key,
+		       union sy_slot val, enum sy_leaf kind)
+{
+	struct sy_tnode **pp = rootp;
+
+	for (int level = 0; level < SY_TLEVELS; level++) {
+		struct sy_tnode *n = *pp;
+		union sy_slot *slot;
+
+		if (!n) {
+			n = calloc(1, sizeof(*n));
+			if (!n)
+				return -SY_E_NOMEM;
+			atomic_init(&n->ref, 1);
+			*pp = n;
+		} else if (atomic_load_explicit(&n->ref,
+						memory_order_acquire) > 1) {
+			struct sy_tnode *c = sy_tnode_copy(n, level, kind);
+
+			if (!c)
+				return -SY_E_NOMEM;
+			sy_tnode_put(n, level, kind);
+			*pp = n = c;
+		}
+		slot = &n->s[sy_tidx(key, level)];
+		if (level == SY_TLEVELS - 1) {
+			if (kind == SY_LEAF_SPACE)
+				sy_aspace_put(slot->as);
+			*slot = val;
+			return 0;
+		}
+		pp = &slot->node;
+	}
+	return -SY_E_INTERNAL;
+}
+
+static union sy_slot sy_pid_slot(uint32_t pid)
+{
+	return (union sy_slot){ .pid1 = (uint64_t)pid + 1 };
+}
+
+static const union sy_slot *sy_trie_get(const struct sy_tnode *n,
+					uint32_t key)
+{
+	for (int level = 0; n; level++) {
+		const union sy_slot *slot = &n->s[sy_tidx(key, level)];
+
+		if (level == SY_TLEVELS - 1)
+			return slot;
+		n = slot->node;
+	}
+	return NULL;
+}
+
+static struct sy_aspace *sy_space_of(const struct sy_tnode *procs,
+				     const struct sy_tnode *threads,
+				     uint32_t id)
+{
+	const union sy_slot *s = sy_trie_get(procs, id);
+
+	if (s && s->as)
+		return s->as;
+	s = sy_trie_get(threads, id);
+	if (!s || !s->pid1)
+		return NULL;
+	s = sy_trie_get(procs, (uint32_t)(s->pid1 - 1));
+	return s ? s->as : NULL;
+}
+
+/* --- The table ----------------------------------------------------------- */
+
+int sy_proc_table_new(struct sy_proc_table **out,
+		      struct sy_image_cache *cache)
+{
+	struct sy_proc_table *t;
+
+	if (!out || !cache)
+		return -SY_E_INVALID;
+	*out = NULL;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return -SY_E_NOMEM;
+	t->cache = cache;
+	*out = t;
+	return 0;
+}
+
+static void sy_bids_free(struct sy_proc_table *t)
+{
+	for (size_t i = 0; i < t->nr_bids; i++)
+		free(t->bids[i].name);
+	free(t->bids);
+	t->bids = NULL;
+	t->nr_bids = 0;
+}
+
+void sy_proc_table_free(struct sy_proc_table *t)
+{
+	if (!t)
+		return;
+	sy_proc_snap_put(t->snap);
+	sy_tnode_put(t->procs, 0, SY_LEAF_SPACE);
+	sy_tnode_put(t->threads, 0, SY_LEAF_PID);
+	sy_aspace_put(t->kernel);
+	sy_bids_free(t);
+	free(t);
+}
+
+/* Drops the cached snapshot before a change: when nobody else holds it,
+ * the nodes it shared become the table's alone and change in place. */
+static void sy_changed(struct sy_proc_table *t)
+{
+	sy_proc_snap_put(t->snap);
+	t->snap = NULL;
+}
+
+/* Gives process @pid the space @as (reference passed on success). */
+static int sy_set_space(struct sy_proc_table *t, uint32_t pid,
+			struct sy_aspace *as)
+{
+	sy_changed(t);
+	return sy_trie_set(&t->procs, pid, (union sy_slot){ .as = as },
+			   SY_LEAF_SPACE);
+}
+
+static int sy_bid_cmp(const void *a, const void *b)
+{
+	const struct sy_bid_ent *x = a, *y = b;
+
+	return strcmp(x->name, y->name);
+}
+
+int sy_proc_table_set_build_ids(struct sy_proc_table *t,
+				const struct sy_perf_features *f)
+{
+	size_t n = 0;
+
+	sy_bids_free(t);
+	if (!f || !f->nr_build_ids)
+		return 0;
+	t->bids = calloc(f->nr_build_ids, sizeof(*t->bids));
+	if (!t->bids)
+		return -SY_E_NOMEM;
+	for (uint32_t i = 0; i < f->nr_build_ids; i++) {
+		const struct sy_perf_build_id *b = &f->build_ids[i];
+		struct sy_bid_ent *e = &t->bids[n];
+
+		if (!b->filename || !b->size)
+			continue;
+		e->name = strdup(b->filename);
+		if (!e->name) {
+			t->nr_bids = n;
+			sy_bids_free(t);
+			return -SY_E_NOMEM;
+		}
+		e->pid = b->pid;
+		e->size = b->size < SY_BUILD_ID_MAX ? b->size :
+						      SY_BUILD_ID_MAX;
+		memcpy(e->id, b->id, e->size);
+		n++;
+	}
+	t->nr_bids = n;
+	/* stable enough: equal names keep no particular order, the lookup
+	 * scans all of them */
+	qsort(t->bids, n, sizeof(*t->bids), sy_bid_cmp);
+	return 0;
+}
+
+/* The BUILD_ID feature's id for @name: an entry of @pid, else of pid -1,
+ * else any. */
+static const struct sy_bid_ent *sy_bid_find(const struct sy_proc_table *t,
+					    const char *name, uint32_t pid)
+{
+	const struct sy_bid_ent *best = NULL;
+	size_t lo = 0, hi = t->nr_bids;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(t->bids[mid].name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i < t->nr_bids && !strcmp(t->bids[i].name, name);
+	     i++) {
+		const struct sy_bid_ent *e = &t->bids[i];
+
+		if ((uint32_t)e->pid == pid)
+			return e;
+		if (!best || (e->pid == -1 && best->pid != -1))
+			best = e;
+	}
+	return best;
+}
+
+/* The recorded build-id of a mapping: its own (MMAP2), else the feature's
+ * under its filename (the kernel's is filed under "[kernel.kallsyms]",
+ * its mapping is "[kernel.kallsyms]_text"). */
+static void sy_map_build_id(const struct sy_proc_table *t,
+			    const struct sy_ev_mmap *m, const char *name,
+			    struct sy_map *nm)
+{
+	const struct sy_bid_ent *e;
+
+	if (m->has_build_id && m->build_id_size) {
+		nm->build_id_size = m->build_id_size < SY_BUILD_ID_MAX ?
+					    m->build_id_size :
+					    SY_BUILD_ID_MAX;
+		memcpy(nm->build_id, m->build_id, nm->build_id_size);
+		return;
+	}
+	e = sy_bid_find(t, name, m->pid);
+	if (!e && sy_image_path_kernel(name)) {
+		char k[64];
+		const char *end = strchr(name, ']');
+		size_t n = end ? (size_t)(end - name) + 1 : 0;
+
+		if (n && n < sizeof(k)) {
+			memcpy(k, name, n);
+			k[n] = 0;
+			e = sy_bid_find(t, k, m->pid);
+		}
+	}
+	if (e) {
+		nm->build_id_size = e->size;
+		memcpy(nm->build_id, e->id, e->size);
+	}
+}
+
+int sy_proc_table_mmap(struct sy_proc_table *t, const struct sy_ev_mmap *m,
+		       uint16_t misc)
+{
+	const char *name = m->filename ? m->filename : "";
+	struct sy_map nm;
+	struct sy_image_lookup lk;
+	const union sy_slot *cur;
+	struct sy_aspace *as;
+	int code, err;
+
+	if (!m->len)
+		return 0;
+	memset(&nm, 0, sizeof(nm));
+	nm.start = m->addr;
+	nm.end = m->addr + m->len < m->addr ? UINT64_MAX : m->addr + m->len;
+	nm.pgoff = m->pgoff;
+	if (m->is_mmap2) {
+		/* prot 0: a writer that does not fill it in; assume code */
+		code = !m->prot || (m->prot & SY_PROT_EXEC);
+		nm.prot = m->prot;
+	} else {
+		code = !(misc & SY_MISC_MMAP_DATA);
+		nm.prot = SY_PROT_READ | (code ? SY_PROT_EXEC : 0);
+	}
+	if (sy_image_path_kernel(name))
+		nm.flags |= SY_MAP_KERNEL;
+	sy_map_build_id(t, m, name, &nm);
+	if (code) {
+		nm.flags |= SY_MAP_CODE;
+		err = sy_image_cache_find(t->cache, name, nm.build_id,
+					  nm.build_id_size, &lk);
+		if (err == -SY_E_NOMEM || err == -SY_E_INVALID)
+			return err;
+		nm.path = lk.path;
+		nm.img = lk.img;
+		nm.err = err;
+	} else {
+		nm.path = sy_image_cache_intern(t->cache, name);
+		if (!nm.path)
+			return -SY_E_NOMEM;
+	}
+	if (m->pid == UINT32_MAX) {
+		as = sy_aspace_with_map(t->kernel, &nm);
+		if (!as)
+			return -SY_E_NOMEM;
+		sy_changed(t);
+		sy_aspace_put(t->kernel);
+		t->kernel = as;
+		return 0;
+	}
+	cur = sy_trie_get(t->procs, m->pid);
+	as = sy_aspace_with_map(cur ? cur->as : NULL, &nm);
+	if (!as)
+		return -SY_E_NOMEM;
+	err = sy_set_space(t, m->pid, as);
+	if (err)
+		sy_aspace_put(as);
+	return err;
+}
+
+
+int sy_proc_table_comm(struct sy_proc_table *t, const struct sy_ev_comm *c)
+{
+	struct sy_aspace *as;
+	int err;
+
+	if (!c->exec)
+		return 0;
+	/* exec: the old image is gone, whatever was mapped */
+	as = sy_aspace_new();
+	if (!as)
+		return -SY_E_NOMEM;
+	err = sy_set_space(t, c->pid, as);
+	if (err)
+		sy_aspace_put(as);
+	return err;
+}
+
+int sy_proc_table_fork(struct sy_proc_table *t, const struct sy_ev_task *k)
+{
+	const union sy_slot *s;
+	struct sy_aspace *as;
+	int err;
+
+	if (k->pid == k->ppid) {
+		/* a new thread: it runs in its process's space */
+		if (k->tid == k->pid)
+			return 0;
+		sy_changed(t);
+		s = sy_trie_get(t->procs, k->tid);
+		if (s && s->as) {
+			/* the id was a process's before */
+			err = sy_trie_set(&t->procs, k->tid,
+					  (union sy_slot){ .as = NULL },
+					  SY_LEAF_SPACE);
+			if (err)
+				return err;
+		}
+		return sy_trie_set(&t->threads, k->tid, sy_pid_slot(k->pid),
+				   SY_LEAF_PID);
+	}
+	/* a new process: a copy of its parent's space, which costs a
+	 * reference since spaces never change */
+	as = sy_space_of(t->procs, t->threads, k->ppid);
+	as = as ? sy_aspace_get(as) : sy_aspace_new();
+	if (!as)
+		return -SY_E_NOMEM;
+	err = sy_set_space(t, k->pid, as);
+	if (err) {
+		sy_aspace_put(as);
+		return err;
+	}
+	s = sy_trie_get(t->threads, k->pid);
+	if (s && s->pid1)
+		err = sy_trie_set(&t->threads, k->pid,
+				  (union sy_slot){ .pid1 = 0 }, SY_LEAF_PID);
+	if (!err && k->tid != k->pid)
+		err = sy_trie_set(&t->threads, k->tid, sy_pid_slot(k->pid),
+				  SY_LEAF_PID);
+	return err;
+}
+
+int sy_proc_table_exit(struct sy_proc_table *t, const struct sy_ev_task *k)
+{
+	/* Nothing to undo: the space stays readable for trace written out
+	 * after the exit, until the id is reused (see the top of the file). */
+	(void)t;
+	(void)k;
+	return 0;
+}
+
+int sy_proc_table_feed(struct sy_proc_table *t, const struct sy_record *rec,
+		       const struct sy_event *ev)
+{
+	switch (rec->type) {
+	case SY_REC_MMAP:
+	case SY_REC_MMAP2:
+		return sy_proc_table_mmap(t, &ev->u.mmap, rec->misc);
+	case SY_REC_COMM:
+		return sy_proc_table_comm(t, &ev->u.comm);
+	case SY_REC_FORK:
+		return sy_proc_table_fork(t, &ev->u.task);
+	case SY_REC_EXIT:
+		return sy_proc_table_exit(t, &ev->u.task);
+	default:
+		return 0;
+	}
+}
+
+const struct sy_aspace *sy_proc_table_aspace(const struct sy_proc_table *t,
+					     uint32_t pid)
+{
+	if (pid == UINT32_MAX)
+		return t->kernel;
+	return sy_space_of(t->procs, t->threads, pid);
+}
+
+/* --- Snapshots ----------------------------------------------------------- */
+
+struct sy_proc_snap *sy_proc_table_snapshot(struct sy_proc_table *t)
+{
+	struct sy_proc_snap *s = t->snap;
+
+	if (!s) {
+		s = malloc(sizeof(*s));
+		if (!s)
+			return NULL;
+		atomic_init(&s->ref, 1);
+		s->procs = sy_tnode_get(t->procs);
+		s->threads = sy_tnode_get(t->threads);
+		s->kernel = sy_aspace_get(t->kernel);
+		t->snap = s;
+	}
+	return sy_proc_snap_get(s);
+}
+
+struct sy_proc_snap *sy_proc_snap_get(struct sy_proc_snap *s)
+{
+	if (s)
+		atomic_fetch_add_explicit(&s->ref, 1, memory_order_relaxed);
+	return s;
+}
+
+void sy_proc_snap_put(struct sy_proc_snap *s)
+{
+	if (!s || atomic_fetch_sub_explicit(&s->ref, 1,
+					    memory_order_acq_rel) != 1)
+		return;
+	sy_tnode_put(s->procs, 0, SY_LEAF_SPACE);
+	sy_tnode_put(s->threads, 0, SY_LEAF_PID);
+	sy_aspace_put(s->kernel);
+	free(s);
+}
+
+const struct sy_aspace *sy_proc_snap_aspace(const struct sy_proc_snap *s,
+					    uint32_t id)
+{
+	if (!s)
+		return NULL;
+	if (id == UINT32_MAX)
+		return s->kernel;
+	return sy_space_of(s->procs, s->threads, id);
+}
+
+const struct sy_aspace *sy_proc_snap_kernel(const struct sy_proc_snap *s)
+{
+	return s ? s->kernel : NULL;
+}
+
+const struct sy_map *sy_proc_snap_find(const struct sy_proc_snap *s,
+				       uint32_t id, uint64_t addr)
+{
+	const struct sy_map *m;
+
+	if (!s)
+		return NULL;
+	m = sy_aspace_find(sy_proc_snap_aspace(s, id), addr);
+	return m ? m : sy_aspace_find(s->kernel, addr);
+}
