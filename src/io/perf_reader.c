@@ -50,6 +50,10 @@ struct sy_perf_reader {
 	void *warn_ctx;
 	uint64_t nr_warnings;
 	uint64_t nr_damage;
+	/* warnings raised while opening, before a callback could be set:
+	 * replayed by sy_perf_set_warn */
+	struct sy_diag early[8];
+	unsigned nr_early;
 	int warned_unknown_type;
 	int warned_comp2_size;
 
@@ -68,6 +72,7 @@ struct sy_perf_reader {
 
 	uint64_t pos; /* next raw record */
 	uint64_t end; /* end of the record stream */
+	uint64_t declared_end; /* data end per the header, when past EOF */
 	int features_pending; /* streamed file mode: features follow data */
 
 	struct sy_perf_attr **attrs;
@@ -81,6 +86,17 @@ struct sy_perf_reader {
 	uint64_t zoff_prev, zoff_cur;
 };
 
+static void sy_perf_warn_diag(struct sy_perf_reader *r, const struct sy_diag *d)
+{
+	r->nr_warnings++;
+	if (d->err < 0)
+		r->nr_damage++;
+	if (r->warn_fn)
+		r->warn_fn(r->warn_ctx, d);
+	else if (r->nr_early < SY_ARRAY_SIZE(r->early))
+		r->early[r->nr_early++] = *d;
+}
+
 /* @err < 0 marks damage to the file; 0 is only a notice (newer record
  * types, unfinished recording). */
 static void sy_perf_warn(struct sy_perf_reader *r, int err, uint64_t off,
@@ -92,11 +108,6 @@ static void sy_perf_warn(struct sy_perf_reader *r, int err, uint64_t off,
 	struct sy_diag d;
 	va_list ap;
 
-	r->nr_warnings++;
-	if (err < 0)
-		r->nr_damage++;
-	if (!r->warn_fn)
-		return;
 	memset(&d, 0, sizeof(d));
 	d.offset = off;
 	d.has_offset = 1;
@@ -104,17 +115,9 @@ static void sy_perf_warn(struct sy_perf_reader *r, int err, uint64_t off,
 	va_start(ap, fmt);
 	vsnprintf(d.msg, sizeof(d.msg), fmt, ap);
 	va_end(ap);
-	r->warn_fn(r->warn_ctx, &d);
+	sy_perf_warn_diag(r, &d);
 }
 
-static void sy_perf_warn_diag(struct sy_perf_reader *r, const struct sy_diag *d)
-{
-	r->nr_warnings++;
-	if (d->err < 0)
-		r->nr_damage++;
-	if (r->warn_fn)
-		r->warn_fn(r->warn_ctx, d);
-}
 
 /* --- sources -------------------------------------------------------------- */
 
@@ -563,11 +566,9 @@ static int sy_parse_file_header(struct sy_perf_reader *r, const uint8_t *h)
 			     "finish?); reading records to the end of the file");
 		r->end = fsize;
 	} else if (in->data_size > fsize - in->data_offset) {
-		sy_perf_warn(r, -SY_E_TRUNCATED, 48,
-			     "data section [%" PRIu64 ", +%" PRIu64
-			     ") runs past the end of the %" PRIu64
-			     "-byte file (truncated?)",
-			     in->data_offset, in->data_size, fsize);
+		/* a truncated file: read what is there, then fail at its end
+		 * (unless a record fails first: one error per problem) */
+		r->declared_end = in->data_offset + in->data_size;
 		r->end = fsize;
 	} else {
 		r->end = in->data_offset + in->data_size;
@@ -1065,6 +1066,13 @@ int sy_perf_next(struct sy_perf_reader *r, struct sy_record *rec)
 				return sy_fail(r, sy_diag_set(
 					&r->diag, r->zoff_cur, -SY_E_TRUNCATED,
 					"compressed data ends inside a record"));
+			if (r->declared_end > r->end)
+				return sy_fail(r, sy_diag_set(
+					&r->diag, r->end, -SY_E_TRUNCATED,
+					"file ends at byte %" PRIu64 " inside the "
+					"data section, which the header declares "
+					"up to byte %" PRIu64 " (truncated file)",
+					r->end, r->declared_end));
 			if (r->features_pending) {
 				r->features_pending = 0;
 				err = sy_parse_features(r);
@@ -1129,6 +1137,9 @@ void sy_perf_set_warn(struct sy_perf_reader *r, sy_perf_warn_fn fn, void *ctx)
 {
 	r->warn_fn = fn;
 	r->warn_ctx = ctx;
+	for (unsigned i = 0; fn && i < r->nr_early; i++)
+		fn(ctx, &r->early[i]);
+	r->nr_early = 0;
 }
 
 const struct sy_diag *sy_perf_diag(const struct sy_perf_reader *r)
