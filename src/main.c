@@ -9,6 +9,8 @@ static const struct sy_cmd {
 	int (*run)(int argc, char **argv);
 	const char *summary;
 } sy_cmds[] = {
+	{ "convert", sy_cmd_convert,
+	  "turn trace windows into llvm-profgen input" },
 	{ "dump", sy_cmd_dump, "print the header and records of a perf.data file" },
 };
 

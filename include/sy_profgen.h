@@ -1,0 +1,83 @@
+/* llvm-profgen input, as `perf script -F ip,brstack --show-mmap-events`
+ * prints it (../shared/reference/llvm-profgen.md):
+ *
+ *   hybrid (--format perfscript):
+ *	PERF_RECORD_MMAP2 PID/TID: [0xSTART(0xLEN) @ PGOFF 00:00 0 0]: r-xp PATH
+ *	COUNT                        (only when > 1)
+ *	\t%16lx                      (leaf IP, then return addresses)
+ *	 0xFROM/0xTO/P/-/-/0 ...     (one line, newest branch first)
+ *
+ *   branch-only (--format lbr):
+ *	%16lx 0xFROM/0xTO/P/-/-/0 ...
+ *
+ * Output goes to a temporary file beside the destination and is renamed
+ * over it only by sy_profgen_commit(), so a failure never leaves a half
+ * written profile; "-" streams to standard output instead.
+ */
+#ifndef SY_PROFGEN_H
+#define SY_PROFGEN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "sy_error.h"
+#include "sy_synth.h"
+
+enum sy_profgen_format {
+	SY_PROFGEN_HYBRID,
+	SY_PROFGEN_LBR,
+};
+
+struct sy_profgen;
+
+/* Returns 0, -SY_E_OUTPUT (cannot create the temporary file; *diag says
+ * why) or -SY_E_NOMEM. */
+int sy_profgen_open(struct sy_profgen **out, const char *path,
+		    enum sy_profgen_format fmt, struct sy_diag *diag);
+/* Writes to @f (not closed); for tests and pipelines. */
+int sy_profgen_open_file(struct sy_profgen **out, FILE *f,
+			 enum sy_profgen_format fmt);
+
+/* An MMAP2 line for a code mapping, written once per (pid, start, path). */
+int sy_profgen_mmap(struct sy_profgen *w, uint32_t pid, uint32_t tid,
+		    uint64_t start, uint64_t len, uint64_t pgoff,
+		    const char *path);
+
+/* One sample seen @count times.  Hybrid: @frames (leaf first) and
+ * @stack (newest first).  LBR: @ip and @stack. */
+int sy_profgen_sample(struct sy_profgen *w, uint64_t count,
+		      const uint64_t *frames, uint32_t nr_frames,
+		      const struct sy_br *stack, uint32_t nr_stack);
+
+/* Flushes and renames into place; -SY_E_OUTPUT on any write error (the
+ * temporary file is removed).  Frees @w. */
+int sy_profgen_commit(struct sy_profgen *w, struct sy_diag *diag);
+/* Drops the output (temporary file removed); accepts NULL. */
+void sy_profgen_abort(struct sy_profgen *w);
+
+/* --- Aggregation ----------------------------------------------------------
+ * Identical samples are merged into one with a count.  Entries are written
+ * in the order they were first seen, so the output depends only on the
+ * order of the samples.  When the table reaches its memory budget it is
+ * flushed (an identical sample seen later starts a new count: llvm-profgen
+ * adds counts up), which keeps memory bounded for any input. */
+
+struct sy_agg;
+
+int sy_agg_new(struct sy_agg **out, struct sy_profgen *w, size_t budget);
+/* Adds one sample; may flush.  Returns 0, -SY_E_NOMEM or a write error. */
+int sy_agg_add(struct sy_agg *a, const uint64_t *frames, uint32_t nr_frames,
+	       const struct sy_br *stack, uint32_t nr_stack);
+/* Writes everything pending. */
+int sy_agg_flush(struct sy_agg *a);
+void sy_agg_free(struct sy_agg *a);
+
+struct sy_agg_stats {
+	uint64_t samples;	/* added */
+	uint64_t unique;	/* written (after merging) */
+	uint64_t flushes;	/* budget flushes */
+};
+const struct sy_agg_stats *sy_agg_stats(const struct sy_agg *a);
+
+#endif

@@ -1,0 +1,195 @@
+/* Windows, validation and branch-stack synthesis.
+ *
+ * A session reads a perf.data file, cuts its AUX trace into windows (one
+ * per resume -> pause stretch of each CPU or thread), decodes the windows
+ * on worker threads, validates each one and hands the results to a
+ * callback in window order, whatever the thread count:
+ *
+ *	sy_session_open(&s, &opts, &diag);
+ *	sy_session_run(s, on_window, ctx);
+ *	sy_session_close(s);
+ *
+ * `convert` turns each result into an llvm-profgen sample, `windows` lists
+ * them.  Memory stays bounded: windows are decoded as soon as their bytes
+ * and samples are known, and only a bounded number are in flight.
+ */
+#ifndef SY_SYNTH_H
+#define SY_SYNTH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sy_branch.h"
+#include "sy_decode.h"
+#include "sy_error.h"
+#include "sy_image.h"
+#include "sy_perf.h"
+
+/* Window statuses, in the order they are tested: a window gets the first
+ * that applies.  Name, then the meaning shown in summaries and man pages. */
+#define SY_STATUSES(X)                                                        \
+	X(OK, "ok", "trace covers the window and ends at the pause sample's IP") \
+	X(PAUSED, "paused", "pause sample taken while trace was paused")       \
+	X(EMPTY, "empty", "no trace bytes in the window")                      \
+	X(TRUNCATED, "truncated",                                              \
+	  "AUX data truncated, partial, collided or lost")                     \
+	X(DECODE_ERROR, "decode-error", "the trace could not be decoded")     \
+	X(OVERFLOW, "overflow", "the trace unit overflowed inside the window") \
+	X(THREAD_MISMATCH, "thread-mismatch",                                  \
+	  "another thread ran inside the window")                              \
+	X(START_MISMATCH, "start-mismatch",                                    \
+	  "trace does not start at the resume sample's IP")                    \
+	X(END_MISMATCH, "end-mismatch",                                        \
+	  "trace does not end at the pause sample's IP")                       \
+	X(TOO_SHORT, "too-short", "shorter than --window MIN")                 \
+	X(TOO_LONG, "too-long", "longer than --window MAX")                    \
+	X(FEW_BRANCHES, "few-branches", "fewer than --min-branches branches")
+
+enum sy_status {
+#define SY_ST_ENUM(e, name, what) SY_ST_##e,
+	SY_STATUSES(SY_ST_ENUM)
+#undef SY_ST_ENUM
+	SY_ST_NR
+};
+
+const char *sy_status_name(enum sy_status st);
+const char *sy_status_meaning(enum sy_status st);
+/* Parses "ok", "end-mismatch"... Returns the status or -SY_E_INVALID. */
+int sy_status_parse(const char *name);
+
+enum sy_unit {
+	SY_UNIT_INSNS,
+	SY_UNIT_BRANCHES,
+	SY_UNIT_NS,
+};
+
+/* How the trace bytes of a queue are cut. */
+enum sy_sink {
+	SY_SINK_NONE,
+	SY_SINK_ETR,  /* formatted ETM, a PERF_RECORD_AUX per pause */
+	SY_SINK_TRBE, /* raw ETM, no AUX record per window */
+	SY_SINK_PT,   /* Intel PT */
+};
+const char *sy_sink_name(enum sy_sink s);
+
+struct sy_br {
+	uint64_t from, to;
+	uint8_t kind; /* enum sy_branch_kind */
+};
+
+/* One window, as handed to the callback.  Pointers are valid during the
+ * callback only. */
+struct sy_window {
+	uint64_t index;		/* 0, 1, 2... in output order */
+	enum sy_status status;
+	char reason[160];	/* why, when not ok */
+	uint32_t cpu;		/* (uint32_t)-1 in per-thread mode */
+	uint32_t pid, tid;
+	const char *comm;	/* the process's comm, or NULL */
+	/* samples that open and close the window (0 when absent) */
+	int has_resume, has_pause;
+	uint64_t resume_time, resume_ip;
+	uint64_t pause_time, pause_ip, pause_period;
+	const uint64_t *callchain; /* user frames, leaf first (pause_ip) */
+	uint32_t nr_callchain;
+	/* what the trace says */
+	uint64_t bytes;		/* trace bytes */
+	uint64_t insns;		/* instructions decoded */
+	uint64_t branches;	/* taken branches decoded */
+	uint64_t start_addr, end_addr; /* first traced / resume address */
+	uint64_t trace_start, trace_end; /* perf time from trace timestamps */
+	int has_trace_time;
+	uint64_t decode_errors;
+	int first_error;	/* library error code of the first one */
+	uint64_t first_error_offset;
+	/* the branch stack for the pause sample: newest first, cut at the
+	 * newest discontinuity, at most depth entries */
+	const struct sy_br *stack;
+	uint32_t nr_stack;
+	/* samples inside the window that could not be placed */
+	uint32_t unplaced;
+	/* the address space at the window, for images and symbols */
+	const struct sy_proc_snap *snap;
+};
+
+struct sy_session_opts {
+	const char *input;	/* "-" reads standard input */
+	unsigned threads;	/* 0: one per online CPU */
+	uint32_t depth;		/* branch stack entries; 0 = the whole window */
+	uint32_t skid;		/* instructions of tolerance for the IP pins */
+	enum sy_unit win_unit;
+	uint64_t win_min, win_max; /* 0 = no bound */
+	uint64_t min_branches;
+	const uint32_t *pids;	/* only these processes (nr_pids == 0: all) */
+	size_t nr_pids;
+	const char *comm;	/* only processes with this comm */
+	struct sy_image_opts images;
+	/* No pause samples (a plain trace recording): cut every trace
+	 * stretch into windows of `depth` branches instead. */
+	int whole_trace;
+	int keep_insns;		/* keep the window's last instructions (disasm) */
+	int progress;		/* progress line on stderr */
+	/* Warnings met while running (damaged records, build-id mismatches,
+	 * unsupported settings): one call each, d->err < 0 for damage;
+	 * without a callback they are only counted in the summary. */
+	void (*warn)(void *ctx, const struct sy_diag *d);
+	void *warn_ctx;
+};
+
+void sy_session_opts_init(struct sy_session_opts *o);
+
+/* Totals for the closing summary. */
+struct sy_session_summary {
+	const char *trace;	/* "cs_etm", "intel_pt" */
+	enum sy_sink sink;
+	int per_thread;
+	uint64_t windows;
+	uint64_t by_status[SY_ST_NR];
+	uint64_t pause_samples, resume_samples;
+	uint64_t resume_while_running; /* resume on running trace: no-op */
+	uint64_t unplaced;	/* callchain samples inside windows, not placed */
+	uint64_t decode_errors;
+	uint64_t overflows;
+	uint64_t bytes, insns, branches;
+	uint64_t resume_period, pause_period; /* R and P from the attrs */
+	int periods_freq;	/* the attrs use frequencies, not periods */
+	int same_event;		/* resume and pause count the same event */
+	uint64_t damage;	/* damaged records (the reader's warnings) */
+	int input_error;	/* reader error that ended the walk (0: none) */
+	uint64_t lost_records;	/* PERF_RECORD_LOST / LOST_SAMPLES */
+	unsigned threads;
+	double seconds;
+};
+
+typedef int (*sy_window_fn)(void *ctx, const struct sy_window *w);
+
+struct sy_session;
+
+/* Opens opts->input and reads what the windows need up front (attrs,
+ * AUXTRACE_INFO, the AUX buffers).  Returns 0, or a negative error with
+ * *diag filled: the input cannot be opened (-SY_E_IO, -SY_E_NOT_PERF...),
+ * it holds no AUX trace this tool decodes (-SY_E_UNSUPPORTED), -SY_E_NOMEM.
+ * @opts is copied (its strings and arrays must outlive the session). */
+int sy_session_open(struct sy_session **out, const struct sy_session_opts *opts,
+		    struct sy_diag *diag);
+void sy_session_close(struct sy_session *s);
+
+
+/* Runs the pipeline: @fn is called once per window, in window order (a
+ * nonzero return stops the run and is returned).  Returns 0, or the
+ * reader's error when damage ended the walk (every window before it was
+ * handed out; details in sy_session_diag), or -SY_E_NOMEM. */
+int sy_session_run(struct sy_session *s, sy_window_fn fn, void *ctx);
+
+const struct sy_session_summary *sy_session_summary(const struct sy_session *s);
+/* Nonzero when some event pauses the trace (aux_action pause): only then
+ * can windows carry a callchain sample. */
+int sy_session_has_pause(const struct sy_session *s);
+const struct sy_diag *sy_session_diag(const struct sy_session *s);
+/* The perf.data reader, for attrs and features (valid until close). */
+const struct sy_perf_reader *sy_session_reader(const struct sy_session *s);
+/* Missing binaries, as sy_image_cache_missing. */
+size_t sy_session_missing(struct sy_session *s, struct sy_image_missing *out,
+			  size_t max);
+
+#endif

@@ -1,0 +1,193 @@
+/* llvm-profgen text writer with atomic commit. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sy_profgen.h"
+
+struct sy_mmap_key {
+	uint32_t pid;
+	uint64_t start;
+	const char *path;
+};
+
+struct sy_profgen {
+	FILE *f;
+	int own;		/* we opened f */
+	char *path;		/* destination */
+	char *tmp;		/* temporary file beside it */
+	enum sy_profgen_format fmt;
+	struct sy_mmap_key *mm;	/* lines written, for dedup */
+	size_t nr_mm, cap_mm;
+	int err;
+};
+
+int sy_profgen_open_file(struct sy_profgen **out, FILE *f,
+			 enum sy_profgen_format fmt)
+{
+	struct sy_profgen *w = calloc(1, sizeof(*w));
+
+	if (!w)
+		return -SY_E_NOMEM;
+	w->f = f;
+	w->fmt = fmt;
+	*out = w;
+	return 0;
+}
+
+int sy_profgen_open(struct sy_profgen **out, const char *path,
+		    enum sy_profgen_format fmt, struct sy_diag *diag)
+{
+	struct sy_profgen *w;
+	size_t n;
+	int fd, err;
+
+	if (!strcmp(path, "-"))
+		return sy_profgen_open_file(out, stdout, fmt);
+	err = sy_profgen_open_file(&w, NULL, fmt);
+	if (err)
+		return err;
+	n = strlen(path);
+	w->path = strdup(path);
+	w->tmp = malloc(n + 32);
+	if (!w->path || !w->tmp) {
+		sy_profgen_abort(w);
+		return -SY_E_NOMEM;
+	}
+	snprintf(w->tmp, n + 32, "%s.tmp-XXXXXX", path);
+	fd = mkstemp(w->tmp);
+	if (fd < 0 || !(w->f = fdopen(fd, "w"))) {
+		int e = errno;
+
+		if (fd >= 0) {
+			close(fd);
+			unlink(w->tmp);
+		}
+		free(w->tmp);
+		w->tmp = NULL;
+		sy_profgen_abort(w);
+		return sy_diag_set_nooff(diag, -SY_E_OUTPUT,
+					 "%s: cannot create output: %s", path,
+					 strerror(e));
+	}
+	w->own = 1;
+	/* big buffer: profiles are written in long lines */
+	setvbuf(w->f, NULL, _IOFBF, 1 << 20);
+	*out = w;
+	return 0;
+}
+
+int sy_profgen_mmap(struct sy_profgen *w, uint32_t pid, uint32_t tid,
+		    uint64_t start, uint64_t len, uint64_t pgoff,
+		    const char *path)
+{
+	for (size_t i = 0; i < w->nr_mm; i++)
+		if (w->mm[i].pid == pid && w->mm[i].start == start &&
+		    !strcmp(w->mm[i].path, path))
+			return 0;
+	if (w->nr_mm == w->cap_mm) {
+		size_t ncap = w->cap_mm ? w->cap_mm * 2 : 16;
+		struct sy_mmap_key *n = realloc(w->mm, ncap * sizeof(*n));
+		if (!n)
+			return -SY_E_NOMEM;
+		w->mm = n;
+		w->cap_mm = ncap;
+	}
+	w->mm[w->nr_mm].pid = pid;
+	w->mm[w->nr_mm].start = start;
+	w->mm[w->nr_mm].path = path;
+	w->nr_mm++;
+	if (w->fmt != SY_PROFGEN_HYBRID)
+		return 0;
+	/* llvm-profgen's regex wants lowercase hex and a bare 0 offset */
+	if (pgoff)
+		fprintf(w->f,
+			"PERF_RECORD_MMAP2 %u/%u: [%#" PRIx64 "(%#" PRIx64
+			") @ %#" PRIx64 " 00:00 0 0]: r-xp %s\n",
+			pid, tid, start, len, pgoff, path);
+	else
+		fprintf(w->f,
+			"PERF_RECORD_MMAP2 %u/%u: [%#" PRIx64 "(%#" PRIx64
+			") @ 0 00:00 0 0]: r-xp %s\n",
+			pid, tid, start, len, path);
+	return 0;
+}
+
+static void sy_br_list(FILE *f, const struct sy_br *stack, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		fprintf(f, " %#" PRIx64 "/%#" PRIx64 "/P/-/-/0", stack[i].from,
+			stack[i].to);
+	fputc('\n', f);
+}
+
+int sy_profgen_sample(struct sy_profgen *w, uint64_t count,
+		      const uint64_t *frames, uint32_t nr_frames,
+		      const struct sy_br *stack, uint32_t nr_stack)
+{
+	FILE *f = w->f;
+
+	if (w->fmt == SY_PROFGEN_HYBRID) {
+		if (count > 1)
+			fprintf(f, "%" PRIu64 "\n", count);
+		for (uint32_t i = 0; i < nr_frames; i++)
+			fprintf(f, "\t%16" PRIx64 "\n", frames[i]);
+		sy_br_list(f, stack, nr_stack);
+	} else {
+		uint64_t ip = nr_frames ? frames[0] :
+					  (nr_stack ? stack[0].to : 0);
+
+		/* the branch-only form has no count line: repeat */
+		for (uint64_t c = 0; c < count; c++) {
+			fprintf(f, "%16" PRIx64, ip);
+			sy_br_list(f, stack, nr_stack);
+		}
+	}
+	return ferror(f) ? -SY_E_OUTPUT : 0;
+}
+
+static void sy_profgen_free(struct sy_profgen *w)
+{
+	free(w->mm);
+	free(w->path);
+	free(w->tmp);
+	free(w);
+}
+
+int sy_profgen_commit(struct sy_profgen *w, struct sy_diag *diag)
+{
+	int err = 0;
+
+	if (fflush(w->f) || ferror(w->f))
+		err = sy_diag_set_nooff(diag, -SY_E_OUTPUT, "%s: write: %s",
+					w->path ? w->path : "stdout",
+					strerror(errno));
+	if (w->own) {
+		if (fclose(w->f) && !err)
+			err = sy_diag_set_nooff(diag, -SY_E_OUTPUT,
+						"%s: write: %s", w->path,
+						strerror(errno));
+		w->f = NULL;
+		if (!err && rename(w->tmp, w->path))
+			err = sy_diag_set_nooff(diag, -SY_E_OUTPUT,
+						"%s: cannot rename into place: "
+						"%s", w->path, strerror(errno));
+		if (err)
+			unlink(w->tmp);
+	}
+	sy_profgen_free(w);
+	return err;
+}
+
+void sy_profgen_abort(struct sy_profgen *w)
+{
+	if (!w)
+		return;
+	if (w->own && w->f) {
+		fclose(w->f);
+		unlink(w->tmp);
+	}
+	sy_profgen_free(w);
+}

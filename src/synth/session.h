@@ -1,0 +1,166 @@
+/* Private to src/synth: the session's state, shared by session.c (record
+ * walk, windows, output order), prepass.c (what is known before the walk)
+ * and validate.c (statuses). */
+#ifndef SY_SESSION_H
+#define SY_SESSION_H
+
+#include <capstone/capstone.h>
+
+#include "stretch.h"
+#include "sy_auxtrace.h"
+#include "sy_image.h"
+#include "sy_perf.h"
+#include "sy_synth.h"
+#include "timeconv.h"
+#include "workers.h"
+
+/* One AUXTRACE payload: where bytes of a queue's AUX area are in the file. */
+struct sy_auxbuf {
+	uint64_t aux_off, size;
+	uint64_t file_off;
+};
+
+/* One PERF_RECORD_AUX of a queue. */
+struct sy_auxrec {
+	uint64_t aux_off, size, flags;
+	uint64_t time;
+	uint64_t rec_off;	/* file offset of the record */
+};
+
+struct sy_win;
+struct sy_job;
+
+/* A CPU (per-CPU recording) or a thread (per-thread recording). */
+struct sy_queue {
+	uint32_t key;
+	uint32_t cpu;		/* (uint32_t)-1 per thread */
+	struct sy_auxbuf *bufs;
+	size_t nr_bufs, cap_bufs;
+	struct sy_auxrec *recs;
+	size_t nr_recs, cap_recs;
+	int raw;		/* AUX flag 0x100 seen (ETM without frames) */
+	/* stream units: ranges of recs decoded as one piece */
+	size_t *unit_end;	/* index of the last rec of each unit */
+	size_t nr_units, next_unit;
+	/* decoder configuration */
+	struct sy_dec_params dp;
+	struct sy_etm_source *sources;
+	/* the kernel's pause/resume state as the samples tell it */
+	int running;
+	struct sy_win *open;
+	/* stream matching */
+	struct sy_win *wait_head, *wait_tail;
+	struct sy_stretch *st;
+	size_t nr_st, cap_st, st_pos;
+	uint64_t units_pending;
+	uint32_t last_tid;
+	int seen;		/* a sample of this queue was read */
+};
+
+struct sy_win {
+	int listed;		/* on the output list */
+	struct sy_win *next;	/* output list */
+	struct sy_win *qnext;	/* queue wait list */
+	struct sy_window pub;
+	struct sy_queue *q;
+	int ready;
+	int is_paused_sample;
+	uint64_t aux_begin, aux_end;
+	int has_aux;
+	uint64_t aux_bytes;
+	uint64_t aux_flags;
+	int lost;
+	uint32_t switches;
+	uint32_t resume_tid;
+	uint64_t *chain;
+	struct sy_stretch *st;
+	size_t nr_st;
+	struct sy_br *stack;
+	struct sy_proc_snap *snap;
+	struct sy_job *job;
+};
+
+struct sy_job {
+	struct sy_work work;
+	struct sy_job *next;	/* submission order */
+	struct sy_session *s;
+	struct sy_queue *q;
+	struct sy_win *win;	/* NULL: a stream unit */
+	struct sy_dec_chunk *chunks;
+	size_t nr_chunks;
+	uint64_t report_from;
+	uint64_t bytes;
+	int lost;		/* bytes of the range are missing */
+	struct sy_proc_snap *snap;
+	uint32_t ctxid;
+	struct sy_stretch *st;
+	size_t nr_st;
+	struct sy_dec_stats stats;
+	int err;
+};
+
+struct sy_session {
+	struct sy_session_opts o;
+	struct sy_diag diag;
+	struct sy_session_summary sum;
+	void (*warn_fn)(void *ctx, const struct sy_diag *d);
+	void *warn_ctx;
+	int spool_fd;		/* standard input copied here, or -1 */
+	char *path;
+	struct sy_perf_reader *r;
+	struct sy_auxtrace_info info;
+	int has_info;
+	enum sy_trace_kind kind;
+	struct sy_timeconv tc;
+	uint8_t *attr_role;	/* SY_ROLE_* per attr index */
+	uint32_t nr_roles;
+	uint8_t hwid[1024];	/* cpu -> trace id, 0 when unknown */
+	struct sy_queue **queues;
+	size_t nr_queues;
+	struct sy_image_cache *images;
+	struct sy_proc_table *procs;
+	struct sy_pool pool;
+	int pool_up;
+	struct sy_job *jobs_head, *jobs_tail;
+	size_t inflight;
+	struct sy_win *out_head, *out_tail;
+	uint64_t next_index;
+	sy_window_fn fn;
+	void *fn_ctx;
+	int fn_ret;
+	csh cs;
+	int cs_ok;
+	uint64_t pt_cpu[3];	/* family, model, stepping */
+	int any_pause_attr;
+	int start_paused;	/* the trace event has aux_start_paused */
+	struct sy_comm *comms;	/* pid -> comm, sorted by pid */
+	size_t nr_comms, cap_comms;
+};
+
+struct sy_comm {
+	uint32_t pid;
+	char comm[16];
+};
+
+#define SY_ROLE_TRACE 0x1u
+#define SY_ROLE_PAUSE 0x2u
+#define SY_ROLE_RESUME 0x4u
+#define SY_ROLE_CALLCHAIN 0x8u
+
+void sy_session_warn(struct sy_session *s, int err, uint64_t off,
+		     const char *fmt, ...) SY_PRINTF(4, 5);
+
+/* prepass.c: roles, AUXTRACE_INFO, buffers and AUX records per queue,
+ * decoder configurations.  Returns 0 or a negative error (diag set). */
+int sy_prepass(struct sy_session *s);
+struct sy_queue *sy_queue_get(struct sy_session *s, uint32_t key, int create);
+/* The chunks of AUX range [a, b) of @q; sets *lost when bytes are missing.
+ * Returns the number of chunks (0 when none), or -SY_E_NOMEM. */
+int sy_queue_chunks(struct sy_session *s, struct sy_queue *q, uint64_t a,
+		    uint64_t b, struct sy_dec_chunk **out, int *lost);
+void sy_queue_free(struct sy_queue *q);
+
+/* validate.c: the status of a closed window whose stretches are known. */
+void sy_validate(struct sy_session *s, struct sy_win *w);
+
+#endif

@@ -1,0 +1,246 @@
+#include "stretch.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void sy_stretcher_init(struct sy_stretcher *st, uint32_t depth)
+{
+	memset(st, 0, sizeof(*st));
+	st->depth = depth;
+}
+
+void sy_stretch_free_all(struct sy_stretch *v, size_t nr)
+{
+	for (size_t i = 0; i < nr; i++)
+		free(v[i].ring);
+	free(v);
+}
+
+void sy_stretcher_reset(struct sy_stretcher *st)
+{
+	uint32_t depth = st->depth;
+
+	sy_stretch_free_all(st->v, st->nr);
+	free(st->cur.ring);
+	sy_stretcher_init(st, depth);
+}
+
+void sy_stretcher_fini(struct sy_stretcher *st)
+{
+	sy_stretcher_reset(st);
+}
+
+static int sy_ring_push(struct sy_stretch *s, uint32_t depth,
+			const struct sy_dec_item *it)
+{
+	if (s->len == s->cap && (!depth || s->cap < depth)) {
+		/* grow, linearising oldest-first so head == len */
+		uint32_t ncap = s->cap ? s->cap * 2 : 64;
+		struct sy_br *n;
+
+		if (depth && ncap > depth)
+			ncap = depth;
+		n = malloc((size_t)ncap * sizeof(*n));
+		if (!n)
+			return -SY_E_NOMEM;
+		for (uint32_t i = 0; i < s->len; i++)
+			n[i] = s->ring[(s->head + i) % s->cap];
+		free(s->ring);
+		s->ring = n;
+		s->cap = ncap;
+		s->head = s->len;
+	}
+	s->ring[s->head].from = it->from;
+	s->ring[s->head].to = it->to;
+	s->ring[s->head].kind = it->br;
+	s->head = (s->head + 1) % s->cap;
+	if (s->len < s->cap)
+		s->len++;
+	return 0;
+}
+
+uint32_t sy_stretch_stack(const struct sy_stretch *s, struct sy_br *out,
+			  uint32_t max)
+{
+	uint32_t n = s->len < max ? s->len : max;
+
+	for (uint32_t i = 0; i < n; i++)
+		out[i] = s->ring[(s->head + s->cap - 1 - i) % s->cap];
+	return n;
+}
+
+static int sy_close(struct sy_stretcher *st)
+{
+	if (!st->open)
+		return 0;
+	if (st->nr == st->cap) {
+		size_t ncap = st->cap ? st->cap * 2 : 8;
+		struct sy_stretch *n = realloc(st->v, ncap * sizeof(*n));
+
+		if (!n)
+			return -SY_E_NOMEM;
+		st->v = n;
+		st->cap = ncap;
+	}
+	st->v[st->nr++] = st->cur;
+	memset(&st->cur, 0, sizeof(st->cur));
+	st->open = 0;
+	st->pending_syscall = 0;
+	return 0;
+}
+
+static void sy_open(struct sy_stretcher *st, const struct sy_dec_item *it)
+{
+	struct sy_stretch *s = &st->cur;
+
+	memset(s, 0, sizeof(*s));
+	st->open = 1;
+	s->start_addr = it->to;
+	s->off0 = s->off1 = it->offset;
+	s->flags = st->pending_flags;
+	s->errors = st->pending_errors;
+	s->first_error = st->pending_error;
+	s->first_error_off = st->pending_error_off;
+	s->has_ctx = st->has_ctx;
+	s->ctxid = st->ctxid;
+	st->pending_flags = 0;
+	st->pending_errors = 0;
+	st->pending_error = 0;
+}
+
+static void sy_note_error(struct sy_stretcher *st, const struct sy_dec_item *it)
+{
+	if (st->open) {
+		struct sy_stretch *s = &st->cur;
+
+		if (!s->errors) {
+			s->first_error = (int)it->code;
+			s->first_error_off = it->offset;
+		}
+		s->errors++;
+		s->flags |= SY_SF_ERROR;
+		return;
+	}
+	if (!st->pending_errors) {
+		st->pending_error = (int)it->code;
+		st->pending_error_off = it->offset;
+	}
+	st->pending_errors++;
+	st->pending_flags |= SY_SF_ERROR;
+}
+
+int sy_stretcher_push(struct sy_stretcher *st, const struct sy_dec_item *it)
+{
+	struct sy_stretch *s = &st->cur;
+	int err;
+
+	if (st->open) {
+		s->insns += it->ninsn;
+		s->off1 = it->offset;
+	} else {
+		st->insns_outside += it->ninsn;
+	}
+	switch (it->kind) {
+	case SY_DEC_BRANCH:
+		if (!st->open) {
+			/* a branch without a START: the decoder synced
+			 * mid-stream; its source starts a stretch */
+			struct sy_dec_item start = *it;
+			start.to = it->from;
+			sy_open(st, &start);
+			s->insns = it->ninsn;
+		}
+		s->branches++;
+		s->last_from = it->from;
+		return sy_ring_push(s, st->depth, it);
+	case SY_DEC_START:
+		if (st->open && st->pending_syscall && it->to == st->syscall_ret) {
+			/* back from the kernel where we left: same stretch */
+			st->pending_syscall = 0;
+			s->flags |= SY_SF_SYSCALL;
+			return 0;
+		}
+		err = sy_close(st);
+		if (err)
+			return err;
+		sy_open(st, it);
+		if (st->has_time) {
+			/* the stretch's own timestamp normally follows;
+			 * until then the last one seen stands in */
+			s->t0 = s->t1 = st->last_time;
+			s->has_time = 1;
+			s->t0_stand_in = 1;
+		}
+		return 0;
+	case SY_DEC_STOP:
+		if (!st->open)
+			return 0;
+		if (it->code == SY_STOP_SYSCALL) {
+			st->pending_syscall = 1;
+			st->syscall_ret = it->to;
+			return 0;
+		}
+		s->end_addr = it->to;
+		s->stop_reason = (uint8_t)it->code;
+		s->stop_exc = it->exc;
+		s->flags |= SY_SF_STOPPED;
+		if (it->from)
+			s->last_from = it->from;
+		return sy_close(st);
+	case SY_DEC_OVERFLOW:
+		if (st->open) {
+			s->flags |= SY_SF_OVERFLOW;
+			return sy_close(st);
+		}
+		st->pending_flags |= SY_SF_OVERFLOW;
+		return 0;
+	case SY_DEC_ERROR:
+		sy_note_error(st, it);
+		return sy_close(st);
+	case SY_DEC_TIME:
+		if (st->open) {
+			/* the stretch's own timestamp comes before its first
+			 * branch and replaces the stand-in from START */
+			if (!s->has_time || (s->t0_stand_in && !s->branches)) {
+				s->t0 = it->time;
+				s->t0_stand_in = 0;
+			}
+			s->has_time = 1;
+			s->t1 = it->time;
+		}
+		st->has_time = 1;
+		st->last_time = it->time;
+		return 0;
+	case SY_DEC_CONTEXT:
+		if (st->open && st->has_ctx && it->code != st->ctxid) {
+			/* another thread: its branches are not ours */
+			s->flags |= SY_SF_CONTEXT | SY_SF_CUT;
+			s->len = 0;
+			s->head = 0;
+		}
+		st->has_ctx = 1;
+		st->ctxid = it->code;
+		if (st->open) {
+			s->has_ctx = 1;
+			s->ctxid = it->code;
+		}
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+int sy_stretcher_finish(struct sy_stretcher *st)
+{
+	return sy_close(st);
+}
+
+struct sy_stretch *sy_stretcher_take(struct sy_stretcher *st, size_t *nr)
+{
+	struct sy_stretch *v = st->v;
+
+	*nr = st->nr;
+	st->v = NULL;
+	st->nr = st->cap = 0;
+	return v;
+}

@@ -1,0 +1,89 @@
+/* Cutting a decoder's item stream into trace stretches.
+ *
+ * A stretch is what the trace proves about one uninterrupted run of traced
+ * execution: it starts at a START item and ends at a STOP, a discontinuity
+ * (overflow, error) or the end of the data.  A syscall excursion (STOP for a
+ * syscall, then START at its return address) does not break a stretch: the
+ * user-space control flow is continuous across it.  A context change does:
+ * the branches before it belong to another thread, so the ring is cut.
+ *
+ * Each stretch keeps its newest `depth` branches in a ring (all of them
+ * when depth is 0), its instruction count, times and flags.
+ */
+#ifndef SY_STRETCH_H
+#define SY_STRETCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sy_decode.h"
+#include "sy_synth.h"
+
+#define SY_SF_OVERFLOW 0x01u	/* an overflow ended or preceded it */
+#define SY_SF_ERROR 0x02u	/* a decode error ended or preceded it */
+#define SY_SF_CONTEXT 0x04u	/* the context changed inside it */
+#define SY_SF_SYSCALL 0x08u	/* it spans a syscall excursion */
+#define SY_SF_STOPPED 0x10u	/* it ended with a STOP item (end_addr valid) */
+#define SY_SF_CUT 0x20u		/* branches before a context change dropped */
+
+struct sy_stretch {
+	uint64_t start_addr;
+	uint64_t end_addr;	/* STOP.to: where execution went on untraced */
+	uint64_t last_from;	/* last traced instruction, when known */
+	uint8_t stop_reason;	/* enum sy_stop_reason, 0 without a STOP */
+	uint16_t stop_exc;
+	uint32_t flags;		/* SY_SF_* */
+	int has_time;
+	int t0_stand_in;	/* t0 is the timestamp before the START */
+	uint64_t t0, t1;	/* trace clock: first and last timestamp */
+	uint64_t insns, branches;
+	uint64_t errors;
+	int first_error;
+	uint64_t first_error_off;
+	uint64_t off0, off1;	/* byte offsets of its first and last item */
+	int has_ctx;
+	uint32_t ctxid;
+	/* ring of the newest branches: ring[(head - 1 - i) % cap] is the
+	 * i-th newest; len <= cap */
+	struct sy_br *ring;
+	uint32_t cap, len, head;
+};
+
+/* Copies up to @max branches, newest first, into @out; returns how many. */
+uint32_t sy_stretch_stack(const struct sy_stretch *s, struct sy_br *out,
+			  uint32_t max);
+
+struct sy_stretcher {
+	uint32_t depth;		/* 0: keep every branch */
+	struct sy_stretch *v;	/* closed stretches */
+	size_t nr, cap;
+	struct sy_stretch cur;
+	int open;
+	int pending_syscall;
+	uint64_t syscall_ret;
+	uint32_t pending_flags;	/* errors/overflows between stretches */
+	uint64_t pending_errors;
+	int pending_error;
+	uint64_t pending_error_off;
+	int has_time;
+	uint64_t last_time;
+	int has_ctx;
+	uint32_t ctxid;
+	uint64_t insns_outside; /* instructions reported outside stretches */
+};
+
+void sy_stretcher_init(struct sy_stretcher *st, uint32_t depth);
+/* Frees the stretches' rings too. */
+void sy_stretcher_fini(struct sy_stretcher *st);
+/* Forgets everything (rings freed), keeps the depth. */
+void sy_stretcher_reset(struct sy_stretcher *st);
+/* Feeds one item.  Returns 0 or -SY_E_NOMEM. */
+int sy_stretcher_push(struct sy_stretcher *st, const struct sy_dec_item *it);
+/* Closes the open stretch at the end of the data. */
+int sy_stretcher_finish(struct sy_stretcher *st);
+/* Hands the closed stretches (and ownership of their rings) to the caller;
+ * the stretcher keeps its depth and starts empty. */
+struct sy_stretch *sy_stretcher_take(struct sy_stretcher *st, size_t *nr);
+void sy_stretch_free_all(struct sy_stretch *v, size_t nr);
+
+#endif

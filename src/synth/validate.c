@@ -1,0 +1,244 @@
+/* A window's status: the first of the statuses, in their declared order,
+ * that the evidence supports.  The samples pin both ends of a user-space
+ * window (the trace starts at the resume sample's IP and stops at the pause
+ * sample's IP); everything else comes from the AUX records and the decoder. */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "session.h"
+
+static void sy_reason(struct sy_win *w, enum sy_status st, const char *fmt,
+		      ...) SY_PRINTF(3, 4);
+
+static void sy_reason(struct sy_win *w, enum sy_status st, const char *fmt,
+		      ...)
+{
+	va_list ap;
+
+	w->pub.status = st;
+	va_start(ap, fmt);
+	vsnprintf(w->pub.reason, sizeof(w->pub.reason), fmt, ap);
+	va_end(ap);
+}
+
+/* Instructions from @a up to @b on straight-line code, or UINT64_MAX when
+ * @b is not reached within @max instructions. */
+static uint64_t sy_insn_distance(struct sy_session *s, struct sy_win *w,
+				 uint64_t a, uint64_t b, uint32_t max)
+{
+	const struct sy_aspace *as;
+	uint8_t code[16];
+	uint64_t n = 0;
+
+	if (a == b)
+		return 0;
+	if (a > b)
+		return UINT64_MAX;
+	if (s->kind == SY_TRACE_ETM)
+		return (b - a) % 4 == 0 && (b - a) / 4 <= max ? (b - a) / 4 :
+							       UINT64_MAX;
+	if (!s->cs_ok || !w->snap)
+		return UINT64_MAX;
+	as = sy_proc_snap_aspace(w->snap, w->pub.tid);
+	while (a < b && n < max) {
+		const uint8_t *p = code;
+		size_t len = sy_aspace_read(as, a, code, sizeof(code));
+		uint64_t addr = a;
+		cs_insn *insn = cs_malloc(s->cs);
+
+		if (!insn)
+			return UINT64_MAX;
+		int ok = len && cs_disasm_iter(s->cs, &p, &len, &addr, insn);
+		cs_free(insn, 1);
+		if (!ok)
+			return UINT64_MAX;
+		a = addr;
+		n++;
+	}
+	return a == b ? n : UINT64_MAX;
+}
+
+static int sy_pinned(struct sy_session *s, struct sy_win *w, uint64_t trace,
+		     uint64_t sample, int trace_after)
+{
+	uint32_t skid = s->o.skid;
+
+	if (trace == sample)
+		return 1;
+	if (!skid)
+		return 0;
+	/* the trace may lag the sample by up to skid instructions */
+	return trace_after ?
+		       sy_insn_distance(s, w, sample, trace, skid) <= skid :
+		       sy_insn_distance(s, w, trace, sample, skid) <= skid;
+}
+
+static uint64_t sy_length(const struct sy_session *s, const struct sy_win *w)
+{
+	switch (s->o.win_unit) {
+	case SY_UNIT_BRANCHES:
+		return w->pub.branches;
+	case SY_UNIT_NS:
+		if (w->pub.has_resume && w->pub.has_pause)
+			return w->pub.pause_time - w->pub.resume_time;
+		return w->pub.has_trace_time ?
+			       w->pub.trace_end - w->pub.trace_start :
+			       0;
+	default:
+		return w->pub.insns;
+	}
+}
+
+void sy_validate(struct sy_session *s, struct sy_win *w)
+{
+	struct sy_window *p = &w->pub;
+	const struct sy_stretch *first = w->nr_st ? &w->st[0] : NULL;
+	const struct sy_stretch *last = w->nr_st ? &w->st[w->nr_st - 1] : NULL;
+	uint32_t flags = 0;
+	int ctx_other = 0;
+
+	p->insns = p->branches = p->decode_errors = 0;
+	for (size_t i = 0; i < w->nr_st; i++) {
+		const struct sy_stretch *st = &w->st[i];
+
+		p->insns += st->insns;
+		p->branches += st->branches;
+		if (st->errors && !p->decode_errors) {
+			p->first_error = st->first_error;
+			p->first_error_offset = st->first_error_off;
+		}
+		p->decode_errors += st->errors;
+		flags |= st->flags;
+		if (st->has_ctx && p->has_pause && st->ctxid != p->tid &&
+		    st->ctxid != p->pid)
+			ctx_other = 1;
+		if (st->has_time) {
+			uint64_t t0 = sy_timeconv_to_perf(&s->tc, st->t0);
+			uint64_t t1 = sy_timeconv_to_perf(&s->tc, st->t1);
+
+			if (!p->has_trace_time || t0 < p->trace_start)
+				p->trace_start = t0;
+			if (!p->has_trace_time || t1 > p->trace_end)
+				p->trace_end = t1;
+			p->has_trace_time = 1;
+		}
+	}
+	if (w->job) {
+		/* errors the decoder met outside any stretch */
+		p->decode_errors += w->job->stats.errors > p->decode_errors ?
+					    w->job->stats.errors - p->decode_errors :
+					    0;
+	}
+	if (first)
+		p->start_addr = first->start_addr;
+	if (last)
+		p->end_addr = last->end_addr;
+	p->bytes = w->aux_bytes;
+	if (!w->has_aux && w->nr_st)
+		p->bytes = last->off1 - first->off0;
+
+	/* the stack: the newest stretch only (never splice across a
+	 * discontinuity), newest branch first */
+	p->nr_stack = 0;
+	if (last && last->len) {
+		uint32_t max = s->o.depth ? s->o.depth : last->len;
+
+		w->stack = malloc((size_t)max * sizeof(*w->stack));
+		if (w->stack)
+			p->nr_stack = sy_stretch_stack(last, w->stack, max);
+		p->stack = w->stack;
+	}
+
+	if (w->is_paused_sample) {
+		sy_reason(w, SY_ST_PAUSED, "pause sample at %#" PRIx64
+			  " while trace was paused", p->pause_ip);
+		return;
+	}
+	if (!w->nr_st && !p->decode_errors) {
+		if (w->lost || (w->aux_flags & (SY_AUX_FLAG_TRUNCATED |
+						SY_AUX_FLAG_COLLISION)))
+			sy_reason(w, SY_ST_TRUNCATED,
+				  "no trace: the window's AUX data was lost");
+		else
+			sy_reason(w, SY_ST_EMPTY, "no trace bytes%s",
+				  p->bytes ? " decoded" : "");
+		return;
+	}
+	if (w->lost || (w->aux_flags & (SY_AUX_FLAG_TRUNCATED |
+					SY_AUX_FLAG_PARTIAL |
+					SY_AUX_FLAG_COLLISION))) {
+		sy_reason(w, SY_ST_TRUNCATED, "%s",
+			  w->lost ? "AUX bytes of the window are missing" :
+			  (w->aux_flags & SY_AUX_FLAG_TRUNCATED) ?
+				    "AUX record flagged TRUNCATED" :
+			  (w->aux_flags & SY_AUX_FLAG_COLLISION) ?
+				    "AUX record flagged COLLISION" :
+				    "AUX record flagged PARTIAL");
+		return;
+	}
+	if (p->decode_errors) {
+		sy_reason(w, SY_ST_DECODE_ERROR,
+			  "%" PRIu64 " decode error(s), first: code %d at "
+			  "trace byte %" PRIu64,
+			  p->decode_errors, p->first_error,
+			  p->first_error_offset);
+		return;
+	}
+	if (flags & SY_SF_OVERFLOW) {
+		sy_reason(w, SY_ST_OVERFLOW, "trace unit overflow");
+		return;
+	}
+	if (w->switches || ctx_other || (flags & SY_SF_CONTEXT) ||
+	    (p->has_resume && p->has_pause && w->resume_tid != p->tid)) {
+		sy_reason(w, SY_ST_THREAD_MISMATCH, "%s",
+			  w->switches ? "context switch inside the window" :
+			  (p->has_resume && p->has_pause &&
+			   w->resume_tid != p->tid) ?
+				      "resumed and paused in different threads" :
+				      "trace context ID of another thread");
+		return;
+	}
+	if (p->has_resume &&
+	    !sy_pinned(s, w, first->start_addr, p->resume_ip, 1)) {
+		sy_reason(w, SY_ST_START_MISMATCH,
+			  "trace starts at %#" PRIx64 ", resume sample IP is "
+			  "%#" PRIx64, first->start_addr, p->resume_ip);
+		return;
+	}
+	if (p->has_pause) {
+		if (!(last->flags & SY_SF_STOPPED)) {
+			sy_reason(w, SY_ST_END_MISMATCH,
+				  "trace does not stop at an interrupt; pause "
+				  "sample IP is %#" PRIx64, p->pause_ip);
+			return;
+		}
+		if (!sy_pinned(s, w, last->end_addr, p->pause_ip, 0)) {
+			sy_reason(w, SY_ST_END_MISMATCH,
+				  "trace stops at %#" PRIx64 ", pause sample IP "
+				  "is %#" PRIx64, last->end_addr, p->pause_ip);
+			return;
+		}
+	}
+	uint64_t len = sy_length(s, w);
+	if (s->o.win_min && len < s->o.win_min) {
+		sy_reason(w, SY_ST_TOO_SHORT, "length %" PRIu64 " < %" PRIu64,
+			  len, s->o.win_min);
+		return;
+	}
+	if (s->o.win_max && len > s->o.win_max) {
+		sy_reason(w, SY_ST_TOO_LONG, "length %" PRIu64 " > %" PRIu64,
+			  len, s->o.win_max);
+		return;
+	}
+	if (s->o.min_branches && p->branches < s->o.min_branches) {
+		sy_reason(w, SY_ST_FEW_BRANCHES,
+			  "%" PRIu64 " branches < %" PRIu64, p->branches,
+			  s->o.min_branches);
+		return;
+	}
+	p->status = SY_ST_OK;
+	p->reason[0] = 0;
+}

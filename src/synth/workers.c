@@ -1,0 +1,150 @@
+#include "workers.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "sy_error.h"
+
+struct sy_thread_arg {
+	struct sy_pool *p;
+	void *ctx;
+};
+
+static void *sy_worker(void *arg)
+{
+	struct sy_thread_arg *ta = arg;
+	struct sy_pool *p = ta->p;
+	void *ctx = ta->ctx;
+
+	free(ta);
+	pthread_mutex_lock(&p->lock);
+	for (;;) {
+		struct sy_work *w;
+
+		while (!p->head && !p->stop)
+			pthread_cond_wait(&p->more, &p->lock);
+		if (!p->head)
+			break;
+		w = p->head;
+		p->head = w->next;
+		if (!p->head)
+			p->tail = NULL;
+		pthread_mutex_unlock(&p->lock);
+		w->run(ctx, w);
+		pthread_mutex_lock(&p->lock);
+		w->done = 1;
+		pthread_cond_broadcast(&p->done);
+	}
+	pthread_mutex_unlock(&p->lock);
+	return NULL;
+}
+
+int sy_pool_init(struct sy_pool *p, unsigned nr, void *(*ctx_new)(void *arg),
+		 void (*ctx_free)(void *), void *arg)
+{
+	unsigned nctx = nr ? nr : 1;
+
+	memset(p, 0, sizeof(*p));
+	p->ctx_free = ctx_free;
+	p->ctx = calloc(nctx, sizeof(*p->ctx));
+	if (!p->ctx)
+		return -SY_E_NOMEM;
+	p->nctx = nctx;
+	for (unsigned i = 0; i < nctx; i++) {
+		p->ctx[i] = ctx_new(arg);
+		if (!p->ctx[i]) {
+			for (unsigned k = 0; k < i; k++)
+				ctx_free(p->ctx[k]);
+			free(p->ctx);
+			p->ctx = NULL;
+			return -SY_E_NOMEM;
+		}
+	}
+	pthread_mutex_init(&p->lock, NULL);
+	pthread_cond_init(&p->more, NULL);
+	pthread_cond_init(&p->done, NULL);
+	if (!nr)
+		return 0;
+	p->threads = calloc(nr, sizeof(*p->threads));
+	if (!p->threads)
+		goto fail;
+	for (unsigned i = 0; i < nr; i++) {
+		struct sy_thread_arg *ta = malloc(sizeof(*ta));
+
+		if (!ta)
+			goto fail;
+		ta->p = p;
+		ta->ctx = p->ctx[i];
+		if (pthread_create(&p->threads[i], NULL, sy_worker, ta)) {
+			free(ta);
+			goto fail;
+		}
+		p->nr++;
+	}
+	return 0;
+
+fail:
+	sy_pool_fini(p);
+	return -SY_E_NOMEM;
+}
+
+void sy_pool_fini(struct sy_pool *p)
+{
+	if (!p->ctx)
+		return;
+	pthread_mutex_lock(&p->lock);
+	p->stop = 1;
+	pthread_cond_broadcast(&p->more);
+	pthread_mutex_unlock(&p->lock);
+	for (unsigned i = 0; i < p->nr; i++)
+		pthread_join(p->threads[i], NULL);
+	for (unsigned i = 0; i < p->nctx; i++)
+		p->ctx_free(p->ctx[i]);
+	free(p->threads);
+	free(p->ctx);
+	pthread_mutex_destroy(&p->lock);
+	pthread_cond_destroy(&p->more);
+	pthread_cond_destroy(&p->done);
+	memset(p, 0, sizeof(*p));
+}
+
+void sy_pool_submit(struct sy_pool *p, struct sy_work *w)
+{
+	w->next = NULL;
+	w->done = 0;
+	if (!p->nr) {
+		w->run(p->ctx[0], w);
+		w->done = 1;
+		return;
+	}
+	pthread_mutex_lock(&p->lock);
+	if (p->tail)
+		p->tail->next = w;
+	else
+		p->head = w;
+	p->tail = w;
+	pthread_cond_signal(&p->more);
+	pthread_mutex_unlock(&p->lock);
+}
+
+void sy_pool_wait(struct sy_pool *p, struct sy_work *w)
+{
+	if (!p->nr)
+		return;
+	pthread_mutex_lock(&p->lock);
+	while (!w->done)
+		pthread_cond_wait(&p->done, &p->lock);
+	pthread_mutex_unlock(&p->lock);
+}
+
+int sy_pool_poll(struct sy_pool *p, struct sy_work *w)
+{
+	int done;
+
+	if (!p->nr)
+		return 1;
+	pthread_mutex_lock(&p->lock);
+	done = w->done;
+	pthread_mutex_unlock(&p->lock);
+	return done;
+}

@@ -1,0 +1,44 @@
+/* A fixed pool of worker threads running jobs in submission order of
+ * start (not of completion).  Each thread owns a context made by the
+ * caller's factory (decoders, code readers): no job touches another
+ * thread's state.  With zero threads, jobs run inline in submit(), which
+ * makes single-threaded runs trivially deterministic; multi-threaded runs
+ * are made deterministic by the caller consuming results in job order. */
+#ifndef SY_WORKERS_H
+#define SY_WORKERS_H
+
+#include <pthread.h>
+#include <stddef.h>
+
+struct sy_work {
+	struct sy_work *next;
+	void (*run)(void *thread_ctx, struct sy_work *w);
+	int done;		/* set (under the pool lock) when run returned */
+};
+
+struct sy_pool {
+	unsigned nr;		/* threads running */
+	unsigned nctx;		/* contexts made */
+	pthread_t *threads;
+	void **ctx;		/* per-thread contexts (ctx[0] is used inline) */
+	void (*ctx_free)(void *);
+	pthread_mutex_t lock;
+	pthread_cond_t more;	/* work queued or stopping */
+	pthread_cond_t done;	/* some work finished */
+	struct sy_work *head, *tail;
+	int stop;
+};
+
+/* @nr threads (0: run inline with one context).  @ctx_new makes each
+ * thread's context (NULL on failure).  Returns 0 or -SY_E_NOMEM. */
+int sy_pool_init(struct sy_pool *p, unsigned nr, void *(*ctx_new)(void *arg),
+		 void (*ctx_free)(void *), void *arg);
+/* Waits for queued work, joins the threads, frees the contexts. */
+void sy_pool_fini(struct sy_pool *p);
+void sy_pool_submit(struct sy_pool *p, struct sy_work *w);
+/* Blocks until @w is done. */
+void sy_pool_wait(struct sy_pool *p, struct sy_work *w);
+/* Nonzero when @w is done (never blocks). */
+int sy_pool_poll(struct sy_pool *p, struct sy_work *w);
+
+#endif
