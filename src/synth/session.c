@@ -385,7 +385,6 @@ static void sy_emit_ready(struct sy_session *s)
 		s->sum.bytes += p->bytes;
 		s->sum.insns += p->insns;
 		s->sum.branches += p->branches;
-		s->sum.decode_errors += p->decode_errors;
 		s->sum.unplaced += p->unplaced;
 		p->snap = w->snap;
 		p->comm = sy_comm_of(s, p->pid);
@@ -537,6 +536,7 @@ static int sy_job_done(struct sy_session *s, struct sy_job *j)
 			return j->err;
 	}
 	s->sum.overflows += j->stats.overflows;
+	s->sum.decode_errors += j->stats.errors;
 	if (j->win) {
 		struct sy_win *w = j->win;
 
