@@ -153,10 +153,12 @@ int sy_decoder_alloc(struct sy_decoder **out, const struct sy_dec_params *p);
 void sy_decoder_free(struct sy_decoder *d);
 
 /* Starts a new window over @chunks (borrowed until the next reset or free;
- * offsets count across the chunks as if they were one buffer).  Items whose
- * packets lie before byte @report_from are decoded but not reported: a PT
- * window that starts without a PSB is decoded from the last PSB before it
- * (see sy_decode_find_sync) and reported from its own first byte.  Resets
+ * offsets count across the chunks as if they were one buffer).  Trace
+ * before byte @report_from is decoded but not reported: a PT window that
+ * starts without a PSB is decoded from the last PSB before it (see
+ * sy_decode_find_sync).  Because libipt reads ahead, the PT backend decides
+ * by packets, not item offsets: it reports from the first trace enable
+ * (TIP.PGE) at or after @report_from, or the first error there.  Resets
  * statistics. */
 int sy_decoder_reset(struct sy_decoder *d, const struct sy_dec_chunk *chunks,
 		     size_t nr_chunks, uint64_t report_from);

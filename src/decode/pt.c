@@ -1,32 +1,1055 @@
-/* Placeholder until the pt backend lands: refuses to decode. */
+/* Intel PT window decoder: libipt 2.0.5's block decoder behind sy_decode.h.
+ *
+ * What the items mean for PT
+ * --------------------------
+ * libipt is configured to end a block after every call and jump
+ * (end_on_call, end_on_jump), so the instructions of one block are
+ * contiguous and every taken branch sits at a block boundary.  The last
+ * instruction of each block is decoded here (pt_x86.c) for its size and,
+ * for near calls and jumps, whether it is direct and where it goes:
+ *
+ *   direct call / jump    BRANCH to the static target right away (unless
+ *                         it targets the next instruction);
+ *   conditional, indirect, ret, far transfers
+ *                         BRANCH once the successor is known and differs
+ *                         from the fall-through: the next block's IP, the
+ *                         FUP IP of an async disable, the IP of a disable
+ *                         that carries one;
+ *   syscall + TIP.PGD     STOP(SYSCALL, from = the syscall, to = the
+ *                         instruction after it); the TIP.PGE on return is
+ *                         a START;
+ *   FUP + TIP.PGD         STOP(EXCEPTION, to = FUP IP = the first
+ *                         instruction not executed; at a pause that is the
+ *                         pause sample's IP);
+ *   OVF                   OVERFLOW(to = resume IP or 0), then START(resume
+ *                         IP) when tracing stayed on; the branch before the
+ *                         overflow is lost (libipt drops the straight-line
+ *                         code between it and the OVF, so its successor is
+ *                         unknown);
+ *   trace just stops      STOP(END) after the last instruction that
+ *                         consumed trace (libipt's pts_eos), to = its
+ *                         successor, which the trace proves; the taken
+ *                         branch to it is reported, the straight-line
+ *                         code libipt would add after it is not.  (A PSB+
+ *                         in that straight-line code proves execution up
+ *                         to its FUP: then from = the instruction before
+ *                         the FUP IP, to = the FUP IP.  Same before an
+ *                         OVF.)
+ *   TSC                   TIME with the raw TSC when it changes, from the
+ *                         tick events libipt sends when asked to
+ *                         (enable_tick_events) and from every event that
+ *                         carries a TSC.  libipt applies a TSC when a
+ *                         query reads the packet after it, so a TSC
+ *                         followed by another before any TNT, TIP or
+ *                         event packet is never seen.
+ *
+ * Every item carries the instructions since the previous item, so the sum
+ * of ninsn over a window is the number of instructions the trace proves.
+ *
+ * Errors are items: the code is the positive enum pt_error_code, the offset
+ * where libipt's decoder stood.  Then the decoder resynchronises at the
+ * next PSB (pt_blk_sync_forward) and reports a START there.  A resync must
+ * move forward, and a run of 2^18 instructions without the decoder reading
+ * a byte of trace (code that loops through direct jumps only, typical of a
+ * corrupt trace) is an error too, so no input can make next() loop
+ * forever.
+ *
+ * report_from: a window that resumes without PSB is decoded from the last
+ * PSB before it, so the decoder first walks through the end of the
+ * previous window.  Offsets cannot tell where its items end: libipt reads
+ * ahead (status packets up to the next TIP, TNT or event packet, and whole
+ * small windows while it looks for the events bound to an IP), so the last
+ * items of the previous window may be handed out after the decoder moved
+ * past report_from.  Packets can: at reset, libipt's packet decoder lists
+ * the TIP.PGE packets before report_from, each of which gives exactly one
+ * enabled event.  The window's own items start with the next enabled
+ * event (its TIP.PGE), or with an ERROR located at or after report_from
+ * (its bytes are bad), or at a resync that skipped past report_from (an
+ * ERROR at report_from says its first bytes were lost).  A TIME item with
+ * the current time comes first when the time is known by then, and the
+ * first reported item counts no instructions of the previous window.
+ *
+ * An item's offset is where libipt's decoder stood before the call that
+ * produced it (for errors: where it stopped): within a few packets of the
+ * packet the item comes from, on either side (libipt reads ahead).
+ */
+#include <intel-pt.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "decoder_impl.h"
+#include "pt_priv.h"
+#include "pt_x86.h"
+
+#if LIBIPT_VERSION < 0x200
+#error "libipt 2.0 or newer required"
+#endif
+
+enum {
+	SY_PT_LINE_SHIFT = 8,
+	SY_PT_LINE = 1 << SY_PT_LINE_SHIFT,
+	SY_PT_NLINES = 128,		/* 32 KiB of code */
+	SY_PT_NCLASS = 1024,		/* last instructions of blocks */
+	SY_PT_QUEUE = 16,
+	SY_PT_PSB_SIZE = 16,
+	/* Instructions the block decoder may walk without reading trace
+	 * before we call it stuck (see the top of this file). */
+	SY_PT_MAX_IDLE_INSNS = 1 << 18,
+};
+
+/* One line of the code cache: bytes [@lo, @hi) of the aligned line at
+ * @base (SY_PT_NO_LINE: empty; never a real base). */
+struct sy_pt_line {
+	uint64_t base;
+	uint32_t lo, hi;
+	uint8_t bytes[SY_PT_LINE];
+};
+
+#define SY_PT_NO_LINE UINT64_MAX
+
+/* A decoded last instruction of a block, by its address and mode. */
+struct sy_pt_class {
+	uint64_t ip;			/* SY_PT_NO_LINE: empty */
+	uint8_t mode;
+	uint8_t iclass;
+	struct sy_x86_branch br;
+};
+
+enum sy_pt_phase {
+	SY_PT_FIRST_SYNC,
+	SY_PT_RUN,
+	SY_PT_RESYNC,
+	SY_PT_DONE,
+};
+
+struct sy_pt {
+	struct sy_decoder *d;
+	struct pt_config cfg;		/* all but begin/end */
+	struct pt_image *image;		/* read_mem behind the code cache */
+	struct pt_block_decoder *blk;	/* one per window */
+
+	/* The window. */
+	const uint8_t *trace;
+	size_t len;
+	uint8_t *copy;			/* for windows of several chunks */
+	size_t copy_cap;
+	uint64_t report_from;
+	int reporting;
+	uint64_t *pge;			/* TIP.PGE offsets before report_from */
+	size_t npge, pge_cap;
+	size_t pge_skip;		/* enabled events still before the window */
+
+	/* Decoding state. */
+	enum sy_pt_phase phase;
+	int status;			/* pts_* flags of the last libipt call */
+	int err_code;			/* pt_error_code of the last error */
+	uint64_t sync_off;		/* last sync attempt, for progress */
+	int have_sync_off;
+	int tracing;			/* between START and STOP */
+	int need_start;			/* after a sync: the next block starts */
+	uint64_t ninsn;			/* instructions since the last item */
+	uint64_t idle_insns;		/* instructions since @idle_off moved */
+	uint64_t idle_off;
+
+	/* The last instruction of the last block, whose successor decides
+	 * whether it was a taken branch. */
+	int have_last;
+	int pending;			/* successor still unknown */
+	uint64_t last_ip;
+	struct sy_x86_branch last;
+
+	uint64_t time;
+	int have_time;
+
+	struct sy_dec_item q[SY_PT_QUEUE];
+	unsigned qhead, qn;
+	struct sy_dec_item discard;	/* target of suppressed items */
+
+	int cache_on, cache_next;
+	uint32_t cache_ctxid;		/* the context the caches hold */
+	struct sy_pt_line *lines;
+	struct sy_pt_class *cls;
+	struct sy_pt_mem_stats mem;
+};
+
+static struct sy_pt *sy_pt_of(const struct sy_decoder *d)
+{
+	return d->impl;
+}
+
+/* ------------------------------------------------------------------------
+ * Code reads.
+ * ---------------------------------------------------------------------- */
+
+static size_t sy_pt_read_mem(struct sy_pt *pt, uint64_t addr, uint8_t *buf,
+			     size_t len)
+{
+	size_t n;
+
+	pt->mem.read_mem++;
+	n = pt->d->params.read_mem(pt->d->params.mem_ctx, pt->d->ctxid, addr,
+				   buf, len);
+	return n > len ? len : n;
+}
+
+static void sy_pt_cache_flush(struct sy_pt *pt)
+{
+	size_t i;
+
+	for (i = 0; i < SY_PT_NLINES; i++)
+		pt->lines[i].base = SY_PT_NO_LINE;
+	for (i = 0; i < SY_PT_NCLASS; i++)
+		pt->cls[i].ip = SY_PT_NO_LINE;
+	pt->cache_ctxid = pt->d->ctxid;
+}
+
+/* Kept out of line so that the hit path below stays a leaf. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static size_t sy_pt_code_read_slow(struct sy_pt *pt, uint64_t addr,
+				   uint8_t *buf, size_t len)
+{
+	size_t n = 0, got;
+
+	if (pt->cache_ctxid != pt->d->ctxid)
+		sy_pt_cache_flush(pt);
+	while (n < len) {
+		uint64_t a = addr + n;
+		uint64_t base = a & ~(uint64_t)(SY_PT_LINE - 1);
+		struct sy_pt_line *l;
+		size_t off, k;
+
+		if (a < addr)
+			break;	/* wrapped around the address space */
+		l = &pt->lines[(base >> SY_PT_LINE_SHIFT) % SY_PT_NLINES];
+		off = (size_t)(a - base);
+		if (l->base != base) {
+			l->base = base;
+			l->lo = 0;
+			l->hi = (uint32_t)sy_pt_read_mem(pt, base, l->bytes,
+							 SY_PT_LINE);
+		}
+		if (off < l->lo || off >= l->hi) {
+			/* A mapping that starts inside the line: keep what
+			 * can be read from here on. */
+			got = sy_pt_read_mem(pt, a, l->bytes + off,
+					     SY_PT_LINE - off);
+			if (!got)
+				break;
+			l->lo = (uint32_t)off;
+			l->hi = (uint32_t)(off + got);
+		}
+		k = l->hi - off;
+		if (k > len - n)
+			k = len - n;
+		memcpy(buf + n, l->bytes + off, k);
+		n += k;
+		if (l->hi < SY_PT_LINE)
+			break;	/* the mapping ends in this line */
+	}
+	/* Maybe another mapping goes on where this one ends. */
+	if (n && n < len && (addr + n) % SY_PT_LINE != 0)
+		n += sy_pt_read_mem(pt, addr + n, buf + n, len - n);
+	return n;
+}
+
+/* libipt reads every instruction it decodes through the image callback,
+ * 15 bytes at a time; a direct-mapped cache of aligned lines turns most of
+ * those into one small copy.  A line holds the bytes read_mem gave for
+ * one range inside it, so mappings may start and end anywhere.  The
+ * caches hold one context ID's code and are
+ * emptied at every reset: the caller may map other code for the next
+ * window. */
+static size_t sy_pt_code_read(struct sy_pt *pt, uint64_t addr, uint8_t *buf,
+			      size_t len)
+{
+	uint64_t base = addr & ~(uint64_t)(SY_PT_LINE - 1);
+	const struct sy_pt_line *l;
+	size_t off = (size_t)(addr - base);
+
+	if (!pt->cache_on)
+		return sy_pt_read_mem(pt, addr, buf, len);
+	l = &pt->lines[(base >> SY_PT_LINE_SHIFT) % SY_PT_NLINES];
+	if (l->base != base || off < l->lo || off + len > l->hi ||
+	    pt->cache_ctxid != pt->d->ctxid)
+		return sy_pt_code_read_slow(pt, addr, buf, len);
+	if (len == pt_max_insn_size)
+		memcpy(buf, l->bytes + off, pt_max_insn_size);
+	else
+		memcpy(buf, l->bytes + off, len);
+	return len;
+}
+
+static int sy_pt_image_read(uint8_t *buf, size_t size,
+			    const struct pt_asid *asid, uint64_t ip, void *ctx)
+{
+	size_t n;
+
+	(void)asid;
+	n = sy_pt_code_read(ctx, ip, buf, size);
+	return n ? (int)n : -pte_nomap;
+}
+
+/* ------------------------------------------------------------------------
+ * Items.
+ * ---------------------------------------------------------------------- */
+
+static uint64_t sy_pt_offset(const struct sy_pt *pt)
+{
+	uint64_t off;
+
+	if (!pt->blk || pt_blk_get_offset(pt->blk, &off) < 0)
+		return pt->report_from;
+	return off;
+}
+
+static struct sy_dec_item *sy_pt_enqueue(struct sy_pt *pt,
+					 enum sy_dec_kind kind, uint64_t off)
+{
+	struct sy_dec_item *it;
+
+	/* next() drains the queue before it decodes again and no single
+	 * step pushes more than a handful of items. */
+	if (pt->qn == SY_PT_QUEUE)
+		return &pt->discard;
+	it = &pt->q[(pt->qhead + pt->qn++) % SY_PT_QUEUE];
+	memset(it, 0, sizeof(*it));
+	it->kind = (uint8_t)kind;
+	it->offset = off;
+	it->ninsn = pt->ninsn;
+	pt->ninsn = 0;
+	return it;
+}
+
+/* Switches reporting on; see the top of the file. */
+static void sy_pt_report_on(struct sy_pt *pt, uint64_t off)
+{
+	struct sy_dec_item *it;
+
+	if (pt->reporting)
+		return;
+	pt->reporting = 1;
+	pt->ninsn = 0;
+	if (pt->have_time) {
+		it = sy_pt_enqueue(pt, SY_DEC_TIME, off);
+		it->time = pt->time;
+	}
+}
+
+/* An item produced by a libipt call that started at @off (errors: where
+ * the call ended).  Returns the item to fill in, a scratch item when it is
+ * not reported. */
+static struct sy_dec_item *sy_pt_push(struct sy_pt *pt, enum sy_dec_kind kind,
+				      uint64_t off)
+{
+	if (!pt->reporting) {
+		if (kind != SY_DEC_ERROR || off < pt->report_from) {
+			pt->ninsn = 0;
+			memset(&pt->discard, 0, sizeof(pt->discard));
+			return &pt->discard;
+		}
+		sy_pt_report_on(pt, off);
+	}
+	return sy_pt_enqueue(pt, kind, off);
+}
+
+/* An error at @off that must be reported even before report_from: the
+ * window's own bytes were lost. */
+static void sy_pt_push_lost(struct sy_pt *pt, int code, uint64_t off)
+{
+	struct sy_dec_item *it;
+
+	if (off < pt->report_from)
+		off = pt->report_from;
+	it = sy_pt_push(pt, SY_DEC_ERROR, off);
+	it->code = (uint32_t)code;
+}
+
+static void sy_pt_time(struct sy_pt *pt, uint64_t tsc, uint64_t off)
+{
+	struct sy_dec_item *it;
+
+	if (pt->have_time && tsc == pt->time)
+		return;
+	pt->time = tsc;
+	pt->have_time = 1;
+	it = sy_pt_push(pt, SY_DEC_TIME, off);
+	it->time = tsc;
+}
+
+static void sy_pt_start(struct sy_pt *pt, uint64_t ip, uint64_t off)
+{
+	sy_pt_push(pt, SY_DEC_START, off)->to = ip;
+	pt->tracing = 1;
+	pt->need_start = 0;
+	pt->have_last = 0;
+	pt->pending = 0;
+}
+
+static void sy_pt_stop(struct sy_pt *pt, enum sy_stop_reason why,
+		       uint64_t to, uint64_t off)
+{
+	struct sy_dec_item *it = sy_pt_push(pt, SY_DEC_STOP, off);
+
+	it->code = why;
+	it->from = pt->have_last ? pt->last_ip : 0;
+	it->to = to;
+	pt->tracing = 0;
+	pt->have_last = 0;
+	pt->pending = 0;
+}
+
+static uint64_t sy_pt_fall(const struct sy_pt *pt)
+{
+	return pt->last.size ? pt->last_ip + pt->last.size : 0;
+}
+
+/* The instruction after the last one of the last block is @succ. */
+static void sy_pt_resolve(struct sy_pt *pt, uint64_t succ, uint64_t off)
+{
+	struct sy_dec_item *it;
+
+	if (!pt->pending)
+		return;
+	pt->pending = 0;
+	if (!pt->last.size && pt->last.kind == SY_BR_COND) {
+		/* Taken or not cannot be told without the size. */
+		sy_pt_push(pt, SY_DEC_ERROR, off)->code = pte_bad_insn;
+		return;
+	}
+	if (pt->last.size && succ == sy_pt_fall(pt))
+		return;
+	it = sy_pt_push(pt, SY_DEC_BRANCH, off);
+	it->br = pt->last.kind;
+	it->from = pt->last_ip;
+	it->to = succ;
+}
+
+/* ------------------------------------------------------------------------
+ * Blocks and events.
+ * ---------------------------------------------------------------------- */
+
+static unsigned sy_pt_bits(enum pt_exec_mode mode)
+{
+	switch (mode) {
+	case ptem_16bit:
+		return 16;
+	case ptem_32bit:
+		return 32;
+	default:
+		return 64;
+	}
+}
+
+/* Does the decoded kind fit libipt's class of the instruction?  libipt's
+ * decoder followed the trace with its class, so it wins; a mismatch leaves
+ * the size unknown. */
+static int sy_pt_class_fits(enum pt_insn_class iclass,
+			    const struct sy_x86_branch *br)
+{
+	switch (iclass) {
+	case ptic_cond_jump:
+		return br->kind == SY_BR_COND;
+	case ptic_call:
+		return br->kind == SY_BR_CALL || br->kind == SY_BR_IND_CALL;
+	case ptic_jump:
+		return !br->far &&
+		       (br->kind == SY_BR_JUMP || br->kind == SY_BR_IND_JUMP);
+	case ptic_return:
+		return br->kind == SY_BR_RET;
+	case ptic_far_call:
+		return br->kind == SY_BR_SYSCALL;
+	case ptic_far_return:
+		return br->kind == SY_BR_ERET;
+	case ptic_far_jump:
+		return br->far && br->kind == SY_BR_JUMP;
+	default:
+		return 0;
+	}
+}
+
+static enum sy_branch_kind sy_pt_class_kind(enum pt_insn_class iclass)
+{
+	switch (iclass) {
+	case ptic_cond_jump:
+		return SY_BR_COND;
+	case ptic_call:
+		return SY_BR_CALL;
+	case ptic_jump:
+	case ptic_far_jump:
+		return SY_BR_JUMP;
+	case ptic_return:
+		return SY_BR_RET;
+	case ptic_far_call:
+		return SY_BR_SYSCALL;
+	case ptic_far_return:
+		return SY_BR_ERET;
+	default:
+		return SY_BR_NONE;
+	}
+}
+
+static void sy_pt_classify_uncached(struct sy_pt *pt,
+				    const struct pt_block *b,
+				    struct sy_x86_branch *br)
+{
+	uint8_t buf[pt_max_insn_size];
+	size_t n;
+
+	memset(br, 0, sizeof(*br));
+	if (b->truncated) {
+		n = b->size < sizeof(buf) ? b->size : sizeof(buf);
+		memcpy(buf, b->raw, n);
+	} else {
+		n = sy_pt_code_read(pt, b->end_ip, buf, sizeof(buf));
+	}
+	if (sy_x86_branch_decode(buf, n, sy_pt_bits(b->mode), b->end_ip, br) <
+	    0)
+		memset(br, 0, sizeof(*br));
+	if (b->iclass == ptic_error || sy_pt_class_fits(b->iclass, br))
+		return;
+	memset(br, 0, sizeof(*br));
+	br->kind = (uint8_t)sy_pt_class_kind(b->iclass);
+	br->far = b->iclass == ptic_far_call || b->iclass == ptic_far_return ||
+		  b->iclass == ptic_far_jump;
+}
+
+/* Loops end their blocks at the same few branches over and over. */
+static void sy_pt_classify(struct sy_pt *pt, const struct pt_block *b,
+			   struct sy_x86_branch *br)
+{
+	struct sy_pt_class *c;
+
+	if (b->iclass == ptic_other || b->iclass == ptic_ptwrite) {
+		memset(br, 0, sizeof(*br));
+		return;
+	}
+	if (!pt->cache_on || b->truncated) {
+		sy_pt_classify_uncached(pt, b, br);
+		return;
+	}
+	c = &pt->cls[(b->end_ip ^ (b->end_ip >> 10)) % SY_PT_NCLASS];
+	if (c->ip == b->end_ip && c->mode == b->mode &&
+	    c->iclass == b->iclass && pt->cache_ctxid == pt->d->ctxid) {
+		*br = c->br;
+		return;
+	}
+	sy_pt_classify_uncached(pt, b, br);
+	if (pt->cache_ctxid != pt->d->ctxid)
+		return;
+	c->ip = b->end_ip;
+	c->mode = (uint8_t)b->mode;
+	c->iclass = (uint8_t)b->iclass;
+	c->br = *br;
+}
+
+static void sy_pt_block(struct sy_pt *pt, const struct pt_block *b,
+			uint64_t off)
+{
+	uint64_t fall;
+
+	if (pt->need_start || !pt->tracing)
+		sy_pt_start(pt, b->ip, off);
+	else
+		sy_pt_resolve(pt, b->ip, off);
+	pt->ninsn += b->ninsn;
+	pt->idle_insns += b->ninsn;
+
+	pt->have_last = 1;
+	pt->last_ip = b->end_ip;
+	sy_pt_classify(pt, b, &pt->last);
+	pt->pending = pt->last.kind != SY_BR_NONE;
+	if (pt->last.direct && pt->last.kind != SY_BR_COND) {
+		/* A direct call or jump goes where its bytes say. */
+		fall = sy_pt_fall(pt);
+		pt->pending = 1;
+		if (pt->last.target == fall)
+			pt->pending = 0;
+		else
+			sy_pt_resolve(pt, pt->last.target, off);
+	}
+}
+
+static void sy_pt_event(struct sy_pt *pt, const struct pt_event *ev,
+			uint64_t off)
+{
+	if (ev->has_tsc)
+		sy_pt_time(pt, ev->tsc, off);
+	switch (ev->type) {
+	case ptev_enabled:
+		/* A status update repeats what we know. */
+		if (pt->tracing && ev->status_update)
+			break;
+		if (!pt->reporting && !ev->status_update) {
+			if (pt->pge_skip)
+				pt->pge_skip--;
+			else
+				sy_pt_report_on(pt, off);
+		}
+		sy_pt_start(pt, ev->variant.enabled.ip, off);
+		break;
+	case ptev_disabled:
+		if (pt->have_last && pt->last.kind == SY_BR_SYSCALL) {
+			sy_pt_stop(pt, SY_STOP_SYSCALL, sy_pt_fall(pt), off);
+		} else if (!ev->ip_suppressed) {
+			sy_pt_resolve(pt, ev->variant.disabled.ip, off);
+			sy_pt_stop(pt, SY_STOP_DISABLE, ev->variant.disabled.ip,
+				   off);
+		} else {
+			sy_pt_stop(pt, SY_STOP_DISABLE, 0, off);
+		}
+		break;
+	case ptev_async_disabled:
+		sy_pt_resolve(pt, ev->variant.async_disabled.at, off);
+		sy_pt_stop(pt, SY_STOP_EXCEPTION, ev->variant.async_disabled.at,
+			   off);
+		break;
+	case ptev_async_branch:
+		/* An interrupt while tracing both sides: stop before @from,
+		 * continue at @to. */
+		sy_pt_resolve(pt, ev->variant.async_branch.from, off);
+		sy_pt_stop(pt, SY_STOP_EXCEPTION, ev->variant.async_branch.from,
+			   off);
+		if (!ev->ip_suppressed)
+			sy_pt_start(pt, ev->variant.async_branch.to, off);
+		break;
+	case ptev_overflow:
+		pt->pending = 0;
+		pt->have_last = 0;
+		pt->tracing = 0;
+		sy_pt_push(pt, SY_DEC_OVERFLOW, off)->to =
+			ev->ip_suppressed ? 0 : ev->variant.overflow.ip;
+		if (!ev->ip_suppressed)
+			sy_pt_start(pt, ev->variant.overflow.ip, off);
+		break;
+	case ptev_stop:
+		sy_pt_stop(pt, SY_STOP_DISABLE, 0, off);
+		break;
+	default:
+		/* exec_mode, cbr, tick, paging, tsx, ...: no item; the block
+		 * decoder applies what it needs itself. */
+		break;
+	}
+}
+
+/* ------------------------------------------------------------------------
+ * The state machine behind next().
+ * ---------------------------------------------------------------------- */
+
+static int sy_pt_nonpad(const struct sy_pt *pt, uint64_t from, uint64_t to)
+{
+	uint64_t i;
+
+	for (i = from; i < to && i < pt->len; i++)
+		if (pt->trace[i])
+			return 1;
+	return 0;
+}
+
+/* Error @st from libipt; decoding goes on at the next PSB. */
+static void sy_pt_fail(struct sy_pt *pt, int st)
+{
+	struct sy_dec_item *it;
+
+	pt->err_code = pt_errcode(st);
+	pt->pending = 0;
+	pt->have_last = 0;
+	pt->tracing = 0;
+	it = sy_pt_push(pt, SY_DEC_ERROR, sy_pt_offset(pt));
+	it->code = (uint32_t)pt->err_code;
+	pt->phase = SY_PT_RESYNC;
+}
+
+static void sy_pt_done(struct sy_pt *pt, uint64_t end)
+{
+	pt->phase = SY_PT_DONE;
+	pt->d->stats.bytes = end > pt->report_from ? end - pt->report_from : 0;
+}
+
+/* Returns nonzero when a sync attempt that stopped at @pos made no
+ * progress over the previous one. */
+static int sy_pt_stuck(struct sy_pt *pt, uint64_t pos)
+{
+	if (pt->have_sync_off && pos <= pt->sync_off)
+		return 1;
+	pt->have_sync_off = 1;
+	pt->sync_off = pos;
+	return 0;
+}
+
+static void sy_pt_sync(struct sy_pt *pt)
+{
+	int first = pt->phase == SY_PT_FIRST_SYNC;
+	uint64_t pos;
+	int st;
+
+	st = pt_blk_sync_forward(pt->blk);
+	if (st == -pte_eos) {
+		/* No PSB (left): whatever the window holds from here on
+		 * cannot be decoded. */
+		if (first && sy_pt_nonpad(pt, pt->report_from, pt->len))
+			sy_pt_push_lost(pt, pte_nosync, pt->report_from);
+		else if (!first && !pt->reporting && pt->report_from < pt->len)
+			sy_pt_push_lost(pt, pt->err_code, pt->report_from);
+		sy_pt_done(pt, pt->len);
+		return;
+	}
+	if (pt_blk_get_sync_offset(pt->blk, &pos) < 0 &&
+	    pt_blk_get_offset(pt->blk, &pos) < 0) {
+		sy_pt_done(pt, pt->len);
+		return;
+	}
+	if (sy_pt_stuck(pt, pos)) {
+		sy_pt_done(pt, pos);
+		return;
+	}
+	/* Were the window's first bytes skipped? */
+	if (first) {
+		if (pos > pt->report_from &&
+		    sy_pt_nonpad(pt, pt->report_from, pos))
+			sy_pt_push_lost(pt, pte_nosync, pt->report_from);
+	} else if (!pt->reporting && pos > pt->report_from) {
+		sy_pt_push_lost(pt, pt->err_code, pt->report_from);
+	}
+	if (!pt->reporting && pos >= pt->report_from)
+		sy_pt_report_on(pt, pos);
+	if (!pt->reporting) {
+		size_t i;
+
+		/* The enabled events before the window, from here. */
+		pt->pge_skip = 0;
+		for (i = 0; i < pt->npge; i++)
+			pt->pge_skip += pt->pge[i] >= pos;
+	}
+	if (st < 0) {
+		/* A PSB+ we could not read; try the next one. */
+		sy_pt_fail(pt, st);
+		return;
+	}
+	pt->phase = SY_PT_RUN;
+	pt->status = st;
+	pt->tracing = 0;
+	pt->need_start = 1;
+	pt->have_last = 0;
+	pt->pending = 0;
+	pt->idle_insns = 0;
+	pt->idle_off = pos;
+}
+
+static void sy_pt_time_check(struct sy_pt *pt, uint64_t off)
+{
+	uint64_t tsc;
+
+	if (pt_blk_time(pt->blk, &tsc, NULL, NULL) >= 0)
+		sy_pt_time(pt, tsc, off);
+}
+
+/* The trace ends while tracing: report what it proves. */
+static void sy_pt_end(struct sy_pt *pt, uint64_t off)
+{
+	struct pt_block b;
+	uint64_t to = 0;
+	int st;
+
+	sy_pt_time_check(pt, off);
+	if (pt->tracing) {
+		/* libipt stops at the last instruction that consumed trace;
+		 * its successor is where the next block would start. */
+		memset(&b, 0, sizeof(b));
+		st = pt_blk_next(pt->blk, &b, sizeof(b));
+		(void)st;
+		if (b.ninsn) {
+			to = b.ip;
+			sy_pt_resolve(pt, to, off);
+		} else if (pt->have_last && pt->last.direct &&
+			   pt->last.kind != SY_BR_COND) {
+			to = pt->last.target;
+		}
+		sy_pt_stop(pt, SY_STOP_END, to, off);
+	}
+	sy_pt_done(pt, pt->len);
+}
+
+static void sy_pt_run(struct sy_pt *pt)
+{
+	struct pt_event ev;
+	struct pt_block b;
+	uint64_t off = sy_pt_offset(pt);
+	int st;
+
+	if (off != pt->idle_off) {
+		pt->idle_off = off;
+		pt->idle_insns = 0;
+	}
+	if (pt->status & pts_event_pending) {
+		st = pt_blk_event(pt->blk, &ev, sizeof(ev));
+		if (st < 0) {
+			sy_pt_fail(pt, st);
+			return;
+		}
+		pt->status = st;
+		sy_pt_event(pt, &ev, off);
+		return;
+	}
+	if (pt->status & pts_eos) {
+		sy_pt_end(pt, off);
+		return;
+	}
+	if (pt->idle_insns > SY_PT_MAX_IDLE_INSNS) {
+		sy_pt_fail(pt, -pte_internal);
+		return;
+	}
+
+	memset(&b, 0, sizeof(b));
+	st = pt_blk_next(pt->blk, &b, sizeof(b));
+	if (st == -pte_eos) {
+		/* No pts_eos came first: treat the block as the unproven
+		 * tail it is in that case. */
+		if (pt->tracing && b.ninsn) {
+			sy_pt_resolve(pt, b.ip, off);
+			sy_pt_stop(pt, SY_STOP_END, b.ip, off);
+		} else if (pt->tracing) {
+			sy_pt_stop(pt, SY_STOP_END, 0, off);
+		}
+		sy_pt_done(pt, pt->len);
+		return;
+	}
+	/* A block may come with an error and still hold instructions. */
+	if (b.ninsn)
+		sy_pt_block(pt, &b, off);
+	if (st < 0) {
+		sy_pt_fail(pt, st);
+		return;
+	}
+	pt->status = st;
+}
+
+/* ------------------------------------------------------------------------
+ * Backend ops.
+ * ---------------------------------------------------------------------- */
 
 static int sy_pt_init(struct sy_decoder *d)
 {
-	(void)d;
-	return -SY_E_UNSUPPORTED;
+	const struct sy_pt_params *p = &d->params.u.pt;
+	struct sy_pt *pt;
+	int err = -SY_E_NOMEM;
+
+	pt = calloc(1, sizeof(*pt));
+	if (!pt)
+		return -SY_E_NOMEM;
+	pt->d = d;
+	pt->cache_on = pt->cache_next = 1;
+	pt->phase = SY_PT_DONE;
+
+	pt_config_init(&pt->cfg);
+	if (p->family) {
+		pt->cfg.cpu.vendor = pcv_intel;
+		pt->cfg.cpu.family = p->family;
+		pt->cfg.cpu.model = p->model;
+		pt->cfg.cpu.stepping = p->stepping;
+		if (pt_cpu_errata(&pt->cfg.errata, &pt->cfg.cpu) < 0) {
+			err = -SY_E_DECODE;
+			goto fail;
+		}
+	}
+	pt->cfg.mtc_freq = p->mtc_freq;
+	pt->cfg.nom_freq = p->nom_freq;
+	pt->cfg.cpuid_0x15_eax = p->cpuid_0x15_eax;
+	pt->cfg.cpuid_0x15_ebx = p->cpuid_0x15_ebx;
+	/* Every taken branch at a block boundary; see the top. */
+	pt->cfg.flags.variant.block.end_on_call = 1;
+	pt->cfg.flags.variant.block.end_on_jump = 1;
+	pt->cfg.flags.variant.block.enable_tick_events = 1;
+
+	pt->lines = calloc(SY_PT_NLINES, sizeof(*pt->lines));
+	pt->cls = calloc(SY_PT_NCLASS, sizeof(*pt->cls));
+	pt->image = pt_image_alloc("strobe-synth");
+	if (!pt->lines || !pt->cls || !pt->image)
+		goto fail;
+	sy_pt_cache_flush(pt);
+	if (pt_image_set_callback(pt->image, sy_pt_image_read, pt) < 0) {
+		err = -SY_E_DECODE;
+		goto fail;
+	}
+	d->impl = pt;
+	return 0;
+fail:
+	pt_image_free(pt->image);
+	free(pt->lines);
+	free(pt->cls);
+	free(pt);
+	return err;
 }
 
 static void sy_pt_fini(struct sy_decoder *d)
 {
-	(void)d;
+	struct sy_pt *pt = sy_pt_of(d);
+
+	if (!pt)
+		return;
+	pt_blk_free_decoder(pt->blk);
+	pt_image_free(pt->image);
+	free(pt->lines);
+	free(pt->cls);
+	free(pt->copy);
+	free(pt->pge);
+	free(pt);
+	d->impl = NULL;
 }
 
-static int sy_pt_reset(struct sy_decoder *d, const struct sy_dec_chunk *c,
-			size_t n, uint64_t from)
+/* Lists the TIP.PGE packets before report_from (see the top), from the
+ * first PSB on as the block decoder will read them, past bad packets the
+ * way it resynchronises. */
+static int sy_pt_scan_prefix(struct sy_pt *pt, const struct pt_config *cfg)
 {
-	(void)d;
-	(void)c;
-	(void)n;
-	(void)from;
-	return -SY_E_UNSUPPORTED;
+	struct pt_packet_decoder *pd;
+	struct pt_packet pkt;
+	uint64_t off;
+	int st;
+
+	pt->npge = 0;
+	pd = pt_pkt_alloc_decoder(cfg);
+	if (!pd)
+		return -SY_E_NOMEM;
+	for (st = pt_pkt_sync_forward(pd); st >= 0;) {
+		if (pt_pkt_get_offset(pd, &off) < 0 || off >= pt->report_from)
+			break;
+		st = pt_pkt_next(pd, &pkt, sizeof(pkt));
+		if (st < 0) {
+			if (st == -pte_eos)
+				break;
+			st = pt_pkt_sync_forward(pd);
+			continue;
+		}
+		if (pkt.type != ppt_tip_pge)
+			continue;
+		if (pt->npge == pt->pge_cap) {
+			size_t cap = pt->pge_cap ? 2 * pt->pge_cap : 16;
+			uint64_t *p = realloc(pt->pge, cap * sizeof(*p));
+
+			if (!p) {
+				pt_pkt_free_decoder(pd);
+				return -SY_E_NOMEM;
+			}
+			pt->pge = p;
+			pt->pge_cap = cap;
+		}
+		pt->pge[pt->npge++] = off;
+	}
+	pt_pkt_free_decoder(pd);
+	return 0;
 }
 
-static int sy_pt_next(struct sy_decoder *d, struct sy_dec_item *it)
+static int sy_pt_reset(struct sy_decoder *d, const struct sy_dec_chunk *chunks,
+		       size_t nr_chunks, uint64_t report_from)
 {
-	(void)d;
-	(void)it;
-	return -SY_E_UNSUPPORTED;
+	struct sy_pt *pt = sy_pt_of(d);
+	struct pt_config cfg;
+	size_t i, len = 0;
+
+	pt_blk_free_decoder(pt->blk);
+	pt->blk = NULL;
+	pt->trace = NULL;
+	pt->len = 0;
+	pt->phase = SY_PT_DONE;
+	pt->qn = 0;
+	pt->qhead = 0;
+
+	for (i = 0; i < nr_chunks; i++) {
+		if (!chunks[i].data && chunks[i].len)
+			return -SY_E_INVALID;
+		if (chunks[i].len > SIZE_MAX - len)
+			return -SY_E_INVALID;
+		len += chunks[i].len;
+	}
+	if (nr_chunks == 1) {
+		pt->trace = chunks[0].data;
+	} else if (len) {
+		/* libipt wants one contiguous buffer. */
+		if (len > pt->copy_cap) {
+			uint8_t *p = realloc(pt->copy, len);
+
+			if (!p)
+				return -SY_E_NOMEM;
+			pt->copy = p;
+			pt->copy_cap = len;
+		}
+		len = 0;
+		for (i = 0; i < nr_chunks; i++) {
+			if (chunks[i].len)
+				memcpy(pt->copy + len, chunks[i].data,
+				       chunks[i].len);
+			len += chunks[i].len;
+		}
+		pt->trace = pt->copy;
+	}
+	pt->len = len;
+
+	pt->report_from = report_from;
+	pt->reporting = report_from == 0;
+	pt->status = 0;
+	pt->err_code = 0;
+	pt->have_sync_off = 0;
+	pt->tracing = 0;
+	pt->need_start = 0;
+	pt->ninsn = 0;
+	pt->idle_insns = 0;
+	pt->idle_off = 0;
+	pt->have_last = 0;
+	pt->pending = 0;
+	pt->have_time = 0;
+	pt->npge = 0;
+	pt->pge_skip = 0;
+	memset(&pt->mem, 0, sizeof(pt->mem));
+	pt->cache_on = pt->cache_next;
+	/* The caller may map different code for the next window. */
+	sy_pt_cache_flush(pt);
+
+	if (!len)
+		return 0;
+	cfg = pt->cfg;
+	cfg.begin = (uint8_t *)(uintptr_t)pt->trace;
+	cfg.end = cfg.begin + len;
+	if (report_from) {
+		int err = sy_pt_scan_prefix(pt, &cfg);
+
+		if (err)
+			return err;
+	}
+	pt->blk = pt_blk_alloc_decoder(&cfg);
+	if (!pt->blk)
+		return -SY_E_NOMEM;
+	if (pt_blk_set_image(pt->blk, pt->image) < 0) {
+		pt_blk_free_decoder(pt->blk);
+		pt->blk = NULL;
+		return -SY_E_DECODE;
+	}
+	pt->phase = SY_PT_FIRST_SYNC;
+	return 0;
+}
+
+static int sy_pt_next(struct sy_decoder *d, struct sy_dec_item *item)
+{
+	struct sy_pt *pt = sy_pt_of(d);
+
+	while (!pt->qn) {
+		switch (pt->phase) {
+		case SY_PT_FIRST_SYNC:
+		case SY_PT_RESYNC:
+			sy_pt_sync(pt);
+			break;
+		case SY_PT_RUN:
+			sy_pt_run(pt);
+			break;
+		default:
+			return -SY_E_EOS;
+		}
+	}
+	*item = pt->q[pt->qhead];
+	pt->qhead = (pt->qhead + 1) % SY_PT_QUEUE;
+	pt->qn--;
+	return 0;
 }
 
 const struct sy_decoder_ops sy_pt_decoder_ops = {
@@ -36,12 +1059,57 @@ const struct sy_decoder_ops sy_pt_decoder_ops = {
 	.next = sy_pt_next,
 };
 
-int sy_pt_find_sync(const uint8_t *data, size_t len, uint64_t offset,
-		 uint64_t *sync)
+void sy_pt_set_code_cache(struct sy_decoder *d, int on)
 {
-	(void)data;
-	(void)len;
-	(void)offset;
-	(void)sync;
-	return -SY_E_UNSUPPORTED;
+	if (d && d->ops == &sy_pt_decoder_ops)
+		sy_pt_of(d)->cache_next = on;
+}
+
+const struct sy_pt_mem_stats *sy_pt_mem_stats(const struct sy_decoder *d)
+{
+	if (!d || d->ops != &sy_pt_decoder_ops)
+		return NULL;
+	return &sy_pt_of(d)->mem;
+}
+
+/* ------------------------------------------------------------------------
+ * Synchronisation points.
+ * ---------------------------------------------------------------------- */
+
+/* A PSB is 02 82 repeated eight times.  Where the pattern runs longer,
+ * libipt's sync takes the last 16 bytes of the run (pt_sync.c,
+ * pt_find_psb), so the bytes before belong to an earlier packet; only
+ * that position counts here too. */
+static int sy_pt_psb_at(const uint8_t *p, size_t len, size_t s)
+{
+	size_t i;
+
+	for (i = 0; i < SY_PT_PSB_SIZE; i += 2)
+		if (p[s + i] != 0x02 || p[s + i + 1] != 0x82)
+			return 0;
+	if (s + SY_PT_PSB_SIZE + 2 <= len && p[s + SY_PT_PSB_SIZE] == 0x02 &&
+	    p[s + SY_PT_PSB_SIZE + 1] == 0x82)
+		return 0;
+	return 1;
+}
+
+int sy_pt_find_sync(const uint8_t *data, size_t len, uint64_t offset,
+		    uint64_t *sync)
+{
+	size_t s;
+
+	if (len < SY_PT_PSB_SIZE)
+		return -SY_E_EOS;
+	s = len - SY_PT_PSB_SIZE;
+	if (offset < s)
+		s = (size_t)offset;
+	for (;;) {
+		if (data[s] == 0x02 && sy_pt_psb_at(data, len, s)) {
+			*sync = s;
+			return 0;
+		}
+		if (!s)
+			return -SY_E_EOS;
+		s--;
+	}
 }

@@ -1,0 +1,21 @@
+/* Private to src/decode (and to the PT tests and benchmark): knobs and
+ * counters of the Intel PT backend that sy_decode.h does not expose. */
+#ifndef SY_PT_PRIV_H
+#define SY_PT_PRIV_H
+
+#include <stdint.h>
+
+struct sy_decoder;
+
+struct sy_pt_mem_stats {
+	uint64_t read_mem;	/* calls of the caller's read_mem */
+};
+
+/* Turns the per-decoder code cache in front of read_mem on (default) or
+ * off; takes effect at the next reset.  No-op for other decoder kinds. */
+void sy_pt_set_code_cache(struct sy_decoder *d, int on);
+
+/* Code-read counters since the last reset; NULL for other kinds. */
+const struct sy_pt_mem_stats *sy_pt_mem_stats(const struct sy_decoder *d);
+
+#endif
