@@ -30,17 +30,17 @@
 #define SY_STATUSES(X)                                                        \
 	X(OK, "ok", "trace covers the window and ends at the pause sample's IP") \
 	X(PAUSED, "paused", "pause sample taken while trace was paused")       \
-	X(EMPTY, "empty", "no trace bytes in the window")                      \
+	X(EMPTY, "empty", "no trace, or no instruction, in the window")        \
 	X(TRUNCATED, "truncated",                                              \
 	  "AUX data truncated, partial, collided or lost")                     \
 	X(DECODE_ERROR, "decode-error", "the trace could not be decoded")     \
 	X(OVERFLOW, "overflow", "the trace unit overflowed inside the window") \
-	X(THREAD_MISMATCH, "thread-mismatch",                                  \
-	  "another thread ran inside the window")                              \
 	X(START_MISMATCH, "start-mismatch",                                    \
 	  "trace does not start at the resume sample's IP")                    \
 	X(END_MISMATCH, "end-mismatch",                                        \
 	  "trace does not end at the pause sample's IP")                       \
+	X(THREAD_MISMATCH, "thread-mismatch",                                  \
+	  "another thread ran inside the window")                              \
 	X(TOO_SHORT, "too-short", "shorter than --window MIN")                 \
 	X(TOO_LONG, "too-long", "longer than --window MAX")                    \
 	X(FEW_BRANCHES, "few-branches", "fewer than --min-branches branches")

@@ -157,14 +157,16 @@ void sy_validate(struct sy_session *s, struct sy_win *w)
 			  " while trace was paused", p->pause_ip);
 		return;
 	}
-	if (!w->nr_st && !p->decode_errors) {
+	if ((!w->nr_st || (!p->insns && !p->branches)) && !p->decode_errors) {
 		if (w->lost || (w->aux_flags & (SY_AUX_FLAG_TRUNCATED |
 						SY_AUX_FLAG_COLLISION)))
 			sy_reason(w, SY_ST_TRUNCATED,
 				  "no trace: the window's AUX data was lost");
 		else
-			sy_reason(w, SY_ST_EMPTY, "no trace bytes%s",
-				  p->bytes ? " decoded" : "");
+			sy_reason(w, SY_ST_EMPTY, "%s",
+				  w->nr_st ? "no instruction executed" :
+				  p->bytes ? "no trace decoded" :
+					     "no trace bytes");
 		return;
 	}
 	if (w->lost || (w->aux_flags & (SY_AUX_FLAG_TRUNCATED |
@@ -191,16 +193,6 @@ void sy_validate(struct sy_session *s, struct sy_win *w)
 		sy_reason(w, SY_ST_OVERFLOW, "trace unit overflow");
 		return;
 	}
-	if (w->switches || ctx_other || (flags & SY_SF_CONTEXT) ||
-	    (p->has_resume && p->has_pause && w->resume_tid != p->tid)) {
-		sy_reason(w, SY_ST_THREAD_MISMATCH, "%s",
-			  w->switches ? "context switch inside the window" :
-			  (p->has_resume && p->has_pause &&
-			   w->resume_tid != p->tid) ?
-				      "resumed and paused in different threads" :
-				      "trace context ID of another thread");
-		return;
-	}
 	if (p->has_resume &&
 	    !sy_pinned(s, w, first->start_addr, p->resume_ip, 1)) {
 		sy_reason(w, SY_ST_START_MISMATCH,
@@ -221,6 +213,16 @@ void sy_validate(struct sy_session *s, struct sy_win *w)
 				  "is %#" PRIx64, last->end_addr, p->pause_ip);
 			return;
 		}
+	}
+	if (w->switches || ctx_other || (flags & SY_SF_CONTEXT) ||
+	    (p->has_resume && p->has_pause && w->resume_tid != p->tid)) {
+		sy_reason(w, SY_ST_THREAD_MISMATCH, "%s",
+			  w->switches ? "context switch inside the window" :
+			  (p->has_resume && p->has_pause &&
+			   w->resume_tid != p->tid) ?
+				      "resumed and paused in different threads" :
+				      "trace context ID of another thread");
+		return;
 	}
 	uint64_t len = sy_length(s, w);
 	if (s->o.win_min && len < s->o.win_min) {
