@@ -143,7 +143,10 @@ static int sy_pt_parse(struct sy_pt_info *p,
 	if (n > SY_PT_FILTER_STR_LEN) {
 		uint64_t len = p->f[SY_PT_FILTER_STR_LEN];
 		uint64_t room = (n - SY_PT_NR_FIELDS) * 8;
-		uint64_t words = len < room ? (len + 1 + 7) / 8 : UINT64_MAX;
+		/* perf writes no string at all when there is no filter
+		 * (intel_pt_filter_bytes(NULL) == 0) */
+		uint64_t words = !len ? 0 :
+				 len < room ? (len + 1 + 7) / 8 : UINT64_MAX;
 
 		if (words > n - SY_PT_NR_FIELDS)
 			return sy_diag_set(d, off, -SY_E_BAD_AUXINFO,

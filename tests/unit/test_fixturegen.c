@@ -1,0 +1,2174 @@
+/* Independent proof that the generated fixtures (tests/fixtures/generated/)
+ * say what their sidecar truth says, and that the truth follows from the
+ * program runs and the pause/resume model.
+ *
+ *   regen_*        every committed scenario regenerates byte for byte, and
+ *                  twice in a row identically (determinism);
+ *   model_*        the sidecar agrees with the recorded program run: each
+ *                  window is a slice of the run, starts at its resume
+ *                  sample's IP and ends at its pause sample's IP, the
+ *                  branch stacks are the slice's taken branches, the
+ *                  callchains match the shadow stack; for one-CPU
+ *                  scenarios the samples are recomputed here from R, P and
+ *                  the cycle model (an implementation written again, from
+ *                  the documentation in fx_gen.h);
+ *   perf_*         Debian perf 6.1 (OpenCSD / its own PT decoder) decodes
+ *                  every fixture to exactly the truth's taken branches,
+ *                  window by window;
+ *   lister_*       the ETM bytes of every window, cut out of the perf.data
+ *                  AUXTRACE payloads at the sidecar's AUX offsets and
+ *                  written as an OpenCSD snapshot, decode with
+ *                  trc_pkt_lister -decode to the truth's instruction ranges;
+ *   libipt_*       the PT AUX stream of every CPU decodes with libipt's
+ *                  block decoder to exactly the truth's instructions;
+ *   *_negative     the same comparisons catch a sidecar that is off by one
+ *                  branch, a flipped atom and a flipped TNT bit.
+ *
+ * How perf's output maps to windows: perf 6.1 ignores aux_action; it sees
+ * trace that starts and stops.  `perf script --itrace=b` prints one
+ * "tr strt" branch (0 => ip) where tracing (re)starts, "tr end"/"syscall"
+ * branches (ip => 0) where it stops, and a branch line for every taken
+ * branch in between.  A window therefore starts at a "tr strt" line whose
+ * target is its first instruction; lines with a zero address are markers;
+ * every other line must be the next taken branch of the truth whose target
+ * was traced (a taken branch that is the last instruction before an
+ * interrupt, syscall or overflow shows as a marker, its target never ran in
+ * the trace).
+ *
+ * perf 6.1 limits, worked around and documented here (see the report in
+ * tests/fixtures/scenarios/README.md):
+ *  - it rejects cs_etm AUXTRACE_INFO header version 2 (added in 6.3); the
+ *    test patches a copy to version 1, which means the same thing here
+ *    because the generator keeps TRCTRACEIDR equal to the trace ID that
+ *    AUX_OUTPUT_HW_ID announces;
+ *  - it cannot read 136-byte attrs; the test checks that it refuses them;
+ *  - in timestamp order (per-CPU, timestamps on) it drops the tail of some
+ *    frame-formatted (ETR) AUX fragments: the same bytes decode completely
+ *    timeless (--itrace=Z) and with trc_pkt_lister, so ETR fixtures are
+ *    compared with --itrace=bZ;
+ *  - it warns "Reserved bits are set unexpectedly" (aux_action sits in its
+ *    __reserved_3) and then ignores EVENT_DESC; harmless.
+ */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <intel-pt.h>
+#include <inttypes.h>
+#include <libelf.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fx_buf.h"
+#include "fx_classify.h"
+#include "fx_gen.h"
+#include "fx_pt.h"
+#include "fx_scenario.h"
+#include "fx_sidecar.h"
+#include "fx_snapshot.h"
+#include "fx_truth.h"
+#include "sy_auxtrace.h"
+#include "sy_bytes.h"
+#include "sy_perf.h"
+#include "sy_perf_event.h"
+#include "sy_test.h"
+
+#define SCN_DIR "tests/fixtures/scenarios"
+#define GEN_DIR "tests/fixtures/generated"
+#define MAX_FX 64
+#define T_PERF "timeout 300 perf --no-pager"
+
+TestSuite(fixturegen, .timeout = 900);
+
+/* ------------------------------------------------------------------------
+ * Fixtures on disk.
+ * ---------------------------------------------------------------------- */
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
+/* Names of the committed scenarios, sorted. */
+static size_t fx_names(char names[MAX_FX][64])
+{
+	DIR *d = opendir(SCN_DIR);
+	struct dirent *e;
+	size_t n = 0;
+
+	cr_assert_not_null(d, "cannot open %s (run from the project root)",
+			   SCN_DIR);
+	while ((e = readdir(d)) != NULL) {
+		size_t l = strlen(e->d_name);
+
+		if (l < 5 || strcmp(e->d_name + l - 4, ".scn") || l - 4 >= 64)
+			continue;
+		cr_assert_lt(n, MAX_FX);
+		memcpy(names[n], e->d_name, l - 4);
+		names[n][l - 4] = 0;
+		n++;
+	}
+	closedir(d);
+	qsort(names, n, sizeof(names[0]), name_cmp);
+	cr_assert_gt(n, 0, "no scenarios");
+	return n;
+}
+
+struct fx {
+	char name[64];
+	char data_path[256];
+	struct fx_scenario scn;
+	struct fx_sidecar sc;
+	uint8_t *data;
+	size_t len;
+	struct fx_truth truth;	/* the program run, relocated: insns */
+	struct fx_insn *in;
+	size_t nin;
+	uint64_t load_base;
+};
+
+static void fx_open(struct fx *f, const char *name)
+{
+	char path[700], prog[256];
+	struct sy_diag d;
+	const char *base;
+	int err;
+
+	memset(f, 0, sizeof(*f));
+	memset(&d, 0, sizeof(d));
+	snprintf(f->name, sizeof(f->name), "%s", name);
+	snprintf(path, sizeof(path), SCN_DIR "/%s.scn", name);
+	err = fx_scenario_load(&f->scn, path, &d);
+	cr_assert_eq(err, 0, "%s", d.msg);
+	snprintf(path, sizeof(path), GEN_DIR "/%s.truth", name);
+	err = fx_sidecar_load(&f->sc, path, &d);
+	cr_assert_eq(err, 0, "%s: %s", path, d.msg);
+	snprintf(f->data_path, sizeof(f->data_path), GEN_DIR "/%s.data", name);
+	f->data = sy_test_read_file(f->data_path, &f->len);
+	cr_assert_not_null(f->data, "%s", f->data_path);
+	base = strrchr(f->sc.binary, '/');
+	snprintf(prog, sizeof(prog), "%s", base ? base + 1 : f->sc.binary);
+	snprintf(path, sizeof(path), "tests/fixtures/truth/%s.truth", prog);
+	err = fx_truth_load(&f->truth, path, f->sc.binary, &d);
+	cr_assert_eq(err, 0, "%s: %s", path, d.msg);
+	f->nin = f->truth.n;
+	f->in = malloc(f->nin * sizeof(*f->in));
+	cr_assert_not_null(f->in);
+	f->load_base = f->sc.load_base;
+	for (size_t i = 0; i < f->nin; i++) {
+		f->in[i] = f->truth.insns[i];
+		f->in[i].pc += f->sc.load_base - f->sc.qemu_bias;
+		if (f->in[i].next)
+			f->in[i].next += f->sc.load_base - f->sc.qemu_bias;
+	}
+}
+
+static void fx_close(struct fx *f)
+{
+	fx_sidecar_fini(&f->sc);
+	fx_truth_fini(&f->truth);
+	free(f->in);
+	free(f->data);
+}
+
+/* A whole text file, NUL-terminated; NULL if unreadable. */
+static char *read_text(const char *path)
+{
+	size_t len;
+	uint8_t *b = sy_test_read_file(path, &len);
+	char *t;
+
+	if (!b)
+		return NULL;
+	t = malloc(len + 1);
+	cr_assert_not_null(t);
+	memcpy(t, b, len);
+	t[len] = 0;
+	free(b);
+	return t;
+}
+
+static int fx_is_pt(const struct fx *f)
+{
+	return !strcmp(f->sc.trace, "pt");
+}
+
+/* ------------------------------------------------------------------------
+ * Expectations from the truth.
+ * ---------------------------------------------------------------------- */
+
+enum { IT_DATA = 0, IT_ANCHOR, IT_MARK, IT_ERROR };
+
+struct item {
+	int kind;
+	uint64_t a, b, c;
+};
+
+struct items {
+	struct item *v;
+	size_t n, cap;
+};
+
+static void it_push(struct items *l, int kind, uint64_t a, uint64_t b,
+		    uint64_t c)
+{
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 256;
+		l->v = realloc(l->v, l->cap * sizeof(*l->v));
+		cr_assert_not_null(l->v);
+	}
+	l->v[l->n].kind = kind;
+	l->v[l->n].a = a;
+	l->v[l->n].b = b;
+	l->v[l->n].c = c;
+	l->n++;
+}
+
+static void it_free(struct items *l)
+{
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+/* A taken branch in user space (the exit syscall, whose successor is
+ * nothing, is not one). */
+static int taken(const struct fx_insn *in)
+{
+	return fx_insn_taken(in) && in->kind != SY_BR_SYSCALL;
+}
+
+/* Does the trace report instruction @k's outcome so that the decoder knows
+ * where execution went: PT trace-consuming instructions, ETM waypoints. */
+static int consumes_trace(const struct fx_insn *in, int pt)
+{
+	switch (in->kind) {
+	case SY_BR_NONE:
+		return 0;
+	case SY_BR_JUMP:
+	case SY_BR_CALL:
+		return !pt;
+	default:
+		return 1;
+	}
+}
+
+/* The traced parts of window @w: [lo, hi) ranges of truth indices, in
+ * order, with per part whether it ends at an overflow.  An overflow cuts
+ * its segment at the last instruction whose outcome went out before it
+ * (the decoders never report straight-line code after it). */
+struct part {
+	uint64_t lo, hi;
+	int cut;	/* ends where an overflow lost the next insns */
+};
+
+static size_t win_parts(const struct fx *f, const struct fx_sc_window *w,
+			struct part *p, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t k = 0; k < w->nsegs; k++) {
+		const struct fx_sc_seg *s = &w->segs[k];
+
+		if (w->has_lost && w->lost_start > s->start &&
+		    w->lost_start <= s->end) {
+			uint64_t cut = w->lost_start;	/* after ovf insn */
+
+			while (cut > s->start &&
+			       !consumes_trace(&f->in[cut - 1], fx_is_pt(f)))
+				cut--;
+			cr_assert_lt(n + 2, max);
+			if (cut > s->start)
+				p[n++] = (struct part){ s->start, cut, 1 };
+			if (w->lost_end < s->end)
+				p[n++] = (struct part){ w->lost_end, s->end,
+							0 };
+			continue;
+		}
+		cr_assert_lt(n, max);
+		p[n++] = (struct part){ s->start, s->end, 0 };
+	}
+	return n;
+}
+
+#define MAX_PARTS 256
+
+/* perf: every taken branch; the last one before an interrupt or an
+ * overflow only for PT (perf's intel_pt knows its target from the TIP, the
+ * FUP or the instruction; cs-etm prints it as "tr end" => 0 because the
+ * next element is the exception or the discontinuity). */
+static void exp_perf(const struct fx *f, const struct fx_sc_window *w,
+		     struct items *out)
+{
+	struct part p[MAX_PARTS];
+	size_t np = win_parts(f, w, p, MAX_PARTS);
+
+	for (size_t k = 0; k < np; k++)
+		for (uint64_t i = p[k].lo; i < p[k].hi; i++)
+			if (taken(&f->in[i]) &&
+			    (i + 1 < p[k].hi || fx_is_pt(f)))
+				it_push(out, IT_DATA, f->in[i].pc, f->in[i].next,
+					0);
+}
+
+/* libipt: every traced instruction. */
+static void exp_insns(const struct fx *f, const struct fx_sc_window *w,
+		      struct items *out)
+{
+	struct part p[MAX_PARTS];
+	size_t np = win_parts(f, w, p, MAX_PARTS);
+
+	for (size_t k = 0; k < np; k++)
+		for (uint64_t i = p[k].lo; i < p[k].hi; i++)
+			it_push(out, IT_DATA, f->in[i].pc, 0, 0);
+}
+
+/* OpenCSD: instruction ranges {start, end exclusive, count | E << 40},
+ * cut after every waypoint and at the end of each traced part; E is the
+ * last instruction's atom (a non-branch shows as E). */
+static void exp_ranges(const struct fx *f, const struct fx_sc_window *w,
+		       struct items *out)
+{
+	struct part p[MAX_PARTS];
+	size_t np = win_parts(f, w, p, MAX_PARTS);
+
+	for (size_t k = 0; k < np; k++) {
+		uint64_t st = p[k].lo;
+
+		for (uint64_t i = p[k].lo; i < p[k].hi; i++) {
+			const struct fx_insn *in = &f->in[i];
+
+			if ((in->kind != SY_BR_NONE) || i + 1 == p[k].hi) {
+				/* OpenCSD says N only for a waypoint not
+				 * taken, E for anything else (an SVC ends
+				 * a range through its exception) */
+				uint64_t e = in->kind == SY_BR_NONE ||
+					     in->kind == SY_BR_SYSCALL ||
+					     taken(in);
+
+				it_push(out, IT_DATA, f->in[st].pc,
+					in->pc + in->size,
+					(i + 1 - st) | e << 40);
+				st = i + 1;
+			}
+		}
+	}
+}
+
+/* Windows the decoders cannot be expected to reproduce exactly. */
+static int win_damaged(const struct fx_sc_window *w)
+{
+	return !!(w->status & (FX_ST_DECODE_ERROR | FX_ST_TRUNCATED));
+}
+
+/* ------------------------------------------------------------------------
+ * Matching a decoded stream against the windows of one CPU.
+ * ---------------------------------------------------------------------- */
+
+struct report {
+	unsigned fails;
+	unsigned windows_ok, windows_skipped;
+	char first[600];
+};
+
+static void rep_fail(struct report *r, const char *fmt, ...)
+	SY_PRINTF(2, 3);
+static void rep_fail(struct report *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!r->fails++) {
+		va_start(ap, fmt);
+		vsnprintf(r->first, sizeof(r->first), fmt, ap);
+		va_end(ap);
+	}
+}
+
+static int it_eq(const struct item *a, const struct item *b)
+{
+	return a->a == b->a && a->b == b->b && a->c == b->c;
+}
+
+typedef void (*exp_fn)(const struct fx *f, const struct fx_sc_window *w,
+		       struct items *out);
+
+/* @got: one CPU's decoded stream: DATA items, ANCHOR(ip) where trace
+ * (re)starts, MARK elsewhere, ERROR on decode errors.  Windows of @cpu are
+ * matched in order: each starts at an anchor on its first instruction
+ * (only markers may come before it, or anything after a damaged window);
+ * an intact window's DATA must be exactly the expected items. */
+static void match_cpu_at(const struct fx *f, uint32_t cpu,
+			 const struct items *got, size_t *posp, exp_fn exp,
+			 const char *what, int last, struct report *r)
+{
+	size_t pos = *posp;
+	int prev_damaged = 0;
+
+	for (size_t k = 0; k < f->sc.nwindows; k++) {
+		const struct fx_sc_window *w = &f->sc.windows[k];
+		struct items e = { 0 };
+		int found = 0, bad = 0;
+
+		if (w->cpu != cpu)
+			continue;
+		if (!w->nsegs || win_damaged(w)) {
+			/* nothing decodable, or nothing predictable */
+			prev_damaged |= win_damaged(w);
+			r->windows_skipped++;
+			continue;
+		}
+		while (pos < got->n) {
+			const struct item *it = &got->v[pos++];
+
+			if (it->kind == IT_ANCHOR && it->a == w->start_ip) {
+				found = 1;
+				break;
+			}
+			if (it->kind == IT_DATA && !prev_damaged && !bad) {
+				rep_fail(r, "%s %s cpu %u: data %#" PRIx64
+					    "/%#" PRIx64 " before window %zu",
+					 f->name, what, cpu, it->a, it->b, k);
+				bad = 1;
+			}
+		}
+		if (!found) {
+			rep_fail(r, "%s %s: window %zu (start %#" PRIx64
+				    ") not found", f->name, what, k,
+				 w->start_ip);
+			*posp = pos;
+			return;
+		}
+		exp(f, w, &e);
+		for (size_t j = 0; j < e.n && !bad; j++) {
+			while (pos < got->n && got->v[pos].kind != IT_DATA) {
+				if (got->v[pos].kind == IT_ERROR) {
+					rep_fail(r, "%s %s: decode error in "
+						    "window %zu after %zu of "
+						    "%zu", f->name, what, k, j,
+						 e.n);
+					bad = 1;
+					break;
+				}
+				pos++;
+			}
+			if (bad)
+				break;
+			if (pos == got->n) {
+				rep_fail(r, "%s %s: window %zu ends after %zu "
+					    "of %zu items", f->name, what, k, j,
+					 e.n);
+				bad = 1;
+				break;
+			}
+			if (!it_eq(&got->v[pos], &e.v[j])) {
+				rep_fail(r, "%s %s: window %zu item %zu of "
+					    "%zu: got %#" PRIx64 "/%#" PRIx64
+					    "/%" PRIu64 ", truth %#" PRIx64
+					    "/%#" PRIx64 "/%" PRIu64,
+					 f->name, what, k, j, e.n,
+					 got->v[pos].a, got->v[pos].b,
+					 got->v[pos].c, e.v[j].a, e.v[j].b,
+					 e.v[j].c);
+				bad = 1;
+				break;
+			}
+			pos++;
+		}
+		it_free(&e);
+		if (!bad)
+			r->windows_ok++;
+		prev_damaged = bad;
+	}
+	if (!prev_damaged && last)
+		for (; pos < got->n; pos++)
+			if (got->v[pos].kind == IT_DATA) {
+				rep_fail(r, "%s %s cpu %u: data %#" PRIx64
+					    " after the last window", f->name,
+					 what, cpu, got->v[pos].a);
+				break;
+			}
+	*posp = pos;
+}
+
+static void match_cpu(const struct fx *f, uint32_t cpu,
+		      const struct items *got, exp_fn exp, const char *what,
+		      struct report *r)
+{
+	size_t pos = 0;
+
+	match_cpu_at(f, cpu, got, &pos, exp, what, 1, r);
+}
+
+/* ------------------------------------------------------------------------
+ * perf 6.1
+ * ---------------------------------------------------------------------- */
+
+static char g_tmp[4096];
+
+static void tmp_setup(void)
+{
+	snprintf(g_tmp, sizeof(g_tmp), "%s", sy_test_mkdtemp());
+}
+
+static void tmp_teardown(void)
+{
+	if (getenv("SY_FX_KEEP"))
+		fprintf(stderr, "kept %s\n", g_tmp);
+	else
+		sy_test_rmtree(g_tmp);
+}
+
+/* A copy perf 6.1 can read: cs_etm AUXTRACE_INFO version 2 -> 1. */
+static void perf61_copy(const struct fx *f, const uint8_t *data, size_t len,
+			const char *out)
+{
+	uint8_t *b = malloc(len);
+	struct sy_perf_reader *r;
+	struct sy_record rec;
+	struct sy_diag d;
+	int err;
+
+	cr_assert_not_null(b);
+	memcpy(b, data, len);
+	err = sy_perf_open_mem(&r, data, len, f->name, &d);
+	cr_assert_eq(err, 0, "%s", d.msg);
+	while ((err = sy_perf_next(r, &rec)) == 0)
+		if (rec.type == SY_REC_AUXTRACE_INFO &&
+		    sy_le32(rec.data + 8) == SY_AUXTRACE_CS_ETM &&
+		    sy_le64(rec.data + 16) == 2) {
+			cr_assert(!(rec.flags & SY_RECORD_DECOMPRESSED));
+			sy_put64(b + rec.offset + 16, 1);
+		}
+	cr_assert_eq(err, -SY_E_EOS);
+	sy_perf_close(r);
+	cr_assert_eq(sy_test_write_file(out, b, len), 0);
+	free(b);
+}
+
+/* Parses `perf script --itrace=b -F cpu,event,ip,addr` (or perf's default
+ * fields) into one item stream per CPU. */
+static void perf_parse(const char *out, struct items *cpu, uint32_t ncpu)
+{
+	const char *line = out;
+
+	while (line && *line) {
+		const char *nl = strchr(line, '\n');
+		const char *br = strstr(line, "branches");
+		const char *arrow = strstr(line, "=>");
+		unsigned c;
+
+		const char *cpu_at = strchr(line, '[');
+
+		if (br && arrow && (!nl || arrow < nl) && cpu_at &&
+		    cpu_at < br && sscanf(cpu_at, "[%u]", &c) == 1) {
+			const char *q = br;
+			uint64_t from, to;
+
+			/* "branches:u:  FROM [sym (dso)] =>  TO ..." */
+			while (*q && *q != ' ')
+				q++;
+			cr_assert_eq(sscanf(q, " %" SCNx64, &from), 1, "%.200s",
+				     line);
+			cr_assert_eq(sscanf(arrow + 2, " %" SCNx64, &to), 1);
+			cr_assert_lt(c, ncpu, "perf cpu %u", c);
+			if (!from)
+				it_push(&cpu[c], IT_ANCHOR, to, 0, 0);
+			else if (!to)
+				it_push(&cpu[c], IT_MARK, from, 0, 0);
+			else
+				it_push(&cpu[c], IT_DATA, from, to, 0);
+		}
+		line = nl ? nl + 1 : NULL;
+	}
+}
+
+/* perf 6.1 learns that TRBE data is raw only from AUX records it peeks at
+ * through the AUXTRACE index before decoding; inside compressed records
+ * (or without an index, in a pipe) it cannot, falls back to "best effort
+ * decoding in piped mode" and decodes the raw bytes as frames. */
+static int perf_cannot_decode(const struct fx *f)
+{
+	return !strcmp(f->sc.sink, "trbe") && (f->sc.compress || f->sc.pipe);
+}
+
+static int perf_readable(const struct fx *f)
+{
+	return f->sc.attr_size <= 128;
+}
+
+/* Runs perf on @data (the fixture or a mutated copy) and matches. */
+static void perf_check(const struct fx *f, const uint8_t *data, size_t len,
+		       struct report *r)
+{
+	char file[4200], cmd[32768], root[4096];
+	struct items cpu[FX_SCN_MAX_CPUS];
+	char *out = NULL;
+	int st;
+
+	/* perf 6.1 configures the raw (TRBE) decoder of every queue with the
+	 * first CPU's trace ID and so labels all of them CPU 0 */
+	int trbe_smp = !strcmp(f->sc.sink, "trbe") && f->sc.ncpus > 1;
+
+	memset(cpu, 0, sizeof(cpu));
+	cr_assert_not_null(getcwd(root, sizeof(root)));
+	snprintf(file, sizeof(file), "%s/%s.data", g_tmp, f->name);
+	perf61_copy(f, data, len, file);
+	/* Pipe-mode files go through a real pipe (perf 6.1 reads a piped
+	 * capture only that way), with perf's default fields: without the
+	 * AUXTRACE feature (never in a pipe) perf script refuses "-F addr"
+	 * for the cycles events. */
+	snprintf(cmd, sizeof(cmd),
+		 "%s%s%s" T_PERF " --buildid-dir '%s/bid' script -i '%s' "
+		 "--symfs='%s' --itrace=%s %s 2>'%s/perf.err'",
+		 f->sc.pipe ? "cat '" : "", f->sc.pipe ? file : "",
+		 f->sc.pipe ? "' | " : "", g_tmp, f->sc.pipe ? "-" : file,
+		 root, !strcmp(f->sc.sink, "etr") || trbe_smp ? "bZ" : "b",
+		 f->sc.pipe ? "" : "-F cpu,event,ip,addr", g_tmp);
+	st = sy_test_run(cmd, &out, NULL);
+	cr_assert_eq(st, 0, "%s: perf script exit %d", f->name, st);
+	perf_parse(out, cpu, FX_SCN_MAX_CPUS);
+	free(out);
+	if (trbe_smp) {
+		/* every line says CPU 0; timeless, the queues come one
+		 * after the other */
+		size_t pos = 0;
+
+		for (uint32_t c = 1; c < FX_SCN_MAX_CPUS; c++)
+			cr_assert_eq(cpu[c].n, 0);
+		for (uint32_t c = 0; c < f->sc.ncpus; c++)
+			match_cpu_at(f, c, &cpu[0], &pos, exp_perf, "perf",
+				     c + 1 == f->sc.ncpus, r);
+	} else {
+		for (uint32_t c = 0; c < f->sc.ncpus; c++)
+			match_cpu(f, c, &cpu[c], exp_perf, "perf", r);
+	}
+	for (uint32_t c = 0; c < FX_SCN_MAX_CPUS; c++)
+		it_free(&cpu[c]);
+}
+
+/* ------------------------------------------------------------------------
+ * The AUX bytes in a perf.data, as perf would queue them.
+ * ---------------------------------------------------------------------- */
+
+struct aux_chunk {
+	uint32_t cpu;
+	uint64_t off, len;
+	const uint8_t *p;
+};
+
+struct aux {
+	struct aux_chunk v[512];
+	size_t n;
+	struct sy_perf_reader *r;
+};
+
+static void aux_open(struct aux *a, const uint8_t *data, size_t len,
+		     const char *name)
+{
+	struct sy_record rec;
+	struct sy_event ev;
+	struct sy_diag d;
+	int err;
+
+	memset(a, 0, sizeof(*a));
+	err = sy_perf_open_mem(&a->r, data, len, name, &d);
+	cr_assert_eq(err, 0, "%s", d.msg);
+	while ((err = sy_perf_next(a->r, &rec)) == 0) {
+		if (rec.type != SY_REC_AUXTRACE)
+			continue;
+		cr_assert_eq(sy_event_parse(&rec, &ev, &d), 0);
+		cr_assert_lt(a->n, 512);
+		a->v[a->n].cpu = ev.u.auxtrace.cpu;
+		a->v[a->n].off = ev.u.auxtrace.offset;
+		a->v[a->n].len = rec.aux_size;
+		a->v[a->n].p = rec.aux;
+		a->n++;
+	}
+	cr_assert_eq(err, -SY_E_EOS, "%s", sy_perf_diag(a->r)->msg);
+}
+
+static void aux_close(struct aux *a)
+{
+	sy_perf_close(a->r);
+}
+
+/* Bytes [off, off + len) of @cpu's AUX area; 0 if all are in the file. */
+static int aux_get(const struct aux *a, uint32_t cpu, uint64_t off,
+		   uint64_t len, struct fx_buf *out)
+{
+	uint64_t at = off;
+
+	while (at < off + len) {
+		size_t i;
+
+		for (i = 0; i < a->n; i++)
+			if (a->v[i].cpu == cpu && a->v[i].off <= at &&
+			    at < a->v[i].off + a->v[i].len)
+				break;
+		if (i == a->n)
+			return -1;
+		{
+			uint64_t n = a->v[i].off + a->v[i].len - at;
+
+			if (n > off + len - at)
+				n = off + len - at;
+			fx_buf_put(out, a->v[i].p + (at - a->v[i].off),
+				   (size_t)n);
+			at += n;
+		}
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Program image for the decoders: the executable PT_LOADs, relocated.
+ * ---------------------------------------------------------------------- */
+
+struct img {
+	struct {
+		uint64_t addr;
+		uint8_t *data;
+		size_t len;
+	} s[4];
+	size_t n;
+};
+
+static void img_open(struct img *m, const struct fx *f)
+{
+	Elf *e;
+	GElf_Ehdr eh;
+	size_t nph;
+	int fd = open(f->sc.binary, O_RDONLY);
+	uint8_t *file;
+	size_t flen;
+
+	memset(m, 0, sizeof(*m));
+	cr_assert_geq(fd, 0, "%s", f->sc.binary);
+	cr_assert_neq(elf_version(EV_CURRENT), EV_NONE);
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	cr_assert_not_null(e);
+	cr_assert_not_null(gelf_getehdr(e, &eh));
+	cr_assert_eq(elf_getphdrnum(e, &nph), 0);
+	file = sy_test_read_file(f->sc.binary, &flen);
+	cr_assert_not_null(file);
+	for (size_t i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+
+		cr_assert_not_null(gelf_getphdr(e, (int)i, &ph));
+		if (ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
+			continue;
+		cr_assert_lt(m->n, 4);
+		cr_assert_leq(ph.p_offset + ph.p_filesz, flen);
+		m->s[m->n].addr = ph.p_vaddr +
+				  (eh.e_type == ET_DYN ? f->load_base : 0);
+		m->s[m->n].len = ph.p_filesz;
+		m->s[m->n].data = malloc(ph.p_filesz);
+		memcpy(m->s[m->n].data, file + ph.p_offset, ph.p_filesz);
+		m->n++;
+	}
+	free(file);
+	elf_end(e);
+	close(fd);
+}
+
+static void img_close(struct img *m)
+{
+	for (size_t i = 0; i < m->n; i++)
+		free(m->s[i].data);
+}
+
+/* ------------------------------------------------------------------------
+ * trc_pkt_lister on one window.
+ * ---------------------------------------------------------------------- */
+
+/* Ranges into @l; the preferred return addresses of IRQ exceptions (the
+ * interrupts that end segments) into @irq. */
+static void lister_ranges(const char *out, struct items *l, struct items *irq,
+			  int *errors)
+{
+	const char *line = out;
+
+	while (line && *line) {
+		const char *x = strstr(line, "OCSD_GEN_TRC_ELEM_EXCEPTION(");
+		const char *nl0 = strchr(line, '\n');
+
+		if (x && (!nl0 || x < nl0)) {
+			uint64_t ret;
+			unsigned num;
+
+			const char *en = strstr(x, "excep num (0x");
+
+			/* "...addr:0x400850 [addr also prev br tgt]; excep
+			 * num (0x0e)" for the E1 form */
+			cr_assert_eq(sscanf(x, "OCSD_GEN_TRC_ELEM_EXCEPTION("
+					    "pref ret addr:0x%" SCNx64, &ret),
+				     1, "%.120s", x);
+			cr_assert(en && sscanf(en, "excep num (0x%x)", &num) ==
+					       1, "%.120s", x);
+			if (num == 0x0e)
+				it_push(irq, IT_DATA, ret, 0, 0);
+		}
+		const char *nl = strchr(line, '\n');
+		const char *r = strstr(line, "OCSD_GEN_TRC_ELEM_INSTR_RANGE(");
+
+		if (r && (!nl || r < nl)) {
+			uint64_t st, en;
+			unsigned n;
+
+			const char *isa = strstr(r, "(ISA=");
+			const char *en_flag = isa ? strchr(isa, ')') : NULL;
+
+			cr_assert_eq(sscanf(r, "OCSD_GEN_TRC_ELEM_INSTR_RANGE("
+					    "exec range=0x%" SCNx64 ":[0x%" SCNx64
+					    "] num_i(%u)", &st, &en, &n), 3);
+			cr_assert(en_flag && (en_flag[2] == 'E' ||
+					      en_flag[2] == 'N'));
+			it_push(l, IT_DATA, st, en,
+				n | (uint64_t)(en_flag[2] == 'E') << 40);
+		}
+		r = strstr(line, "OCSD_ERR");
+		if (r && (!nl || r < nl))
+			(*errors)++;
+		line = nl ? nl + 1 : NULL;
+	}
+}
+
+/* Every segment that ends with an interrupt ends with an IRQ exception
+ * whose preferred return address is the next instruction of its thread:
+ * for the last segment the pause sample's IP.  Returns 1 if so. */
+static int irq_check(const struct fx *f, const struct fx_sc_window *w,
+		     const struct items *irq, size_t k, struct report *r)
+{
+	size_t j = 0;
+
+	for (size_t s = 0; s < w->nsegs; s++) {
+		uint64_t want = f->in[w->segs[s].end - 1].next;
+
+		if (w->segs[s].end_kind != FX_SEG_IRQ)
+			continue;
+		if (j >= irq->n || irq->v[j].a != want) {
+			rep_fail(r, "%s lister: window %zu segment %zu: IRQ "
+				    "return %#" PRIx64 ", truth %#" PRIx64,
+				 f->name, k, s, j < irq->n ? irq->v[j].a : 0,
+				 want);
+			return 0;
+		}
+		j++;
+	}
+	if (j != irq->n) {
+		rep_fail(r, "%s lister: window %zu has %zu IRQs, truth %zu",
+			 f->name, k, irq->n, j);
+		return 0;
+	}
+	if (w->pause != FX_SC_NONE && w->nsegs &&
+	    w->segs[w->nsegs - 1].end_kind == FX_SEG_IRQ &&
+	    irq->v[irq->n - 1].a != f->sc.pauses[w->pause].ip) {
+		rep_fail(r, "%s lister: window %zu ends at %#" PRIx64
+			    ", pause sample ip %#" PRIx64, f->name, k,
+			 irq->v[irq->n - 1].a, f->sc.pauses[w->pause].ip);
+		return 0;
+	}
+	return 1;
+}
+
+/* Decodes window @k's bytes (from @a) and compares the ranges. */
+static void lister_window(const struct fx *f, const struct aux *a,
+			  const struct img *m, size_t k, struct report *r)
+{
+	const struct fx_sc_window *w = &f->sc.windows[k];
+	int etr = !strcmp(f->sc.sink, "etr");
+	struct fx_snap_source src;
+	struct fx_snap_mem mem[4];
+	struct fx_etm_config cfg;
+	struct fx_snap sn;
+	struct fx_buf b;
+	struct items got = { 0 }, e = { 0 }, irq = { 0 };
+	char dir[4300], cmd[8800];
+	char *out = NULL;
+	int st, errors = 0;
+
+	fx_buf_init(&b);
+	if (aux_get(a, w->cpu, w->aux_off, w->aux_len, &b) < 0) {
+		/* its chunk is not in the file: must be marked so */
+		if (!(w->status & FX_ST_TRUNCATED))
+			rep_fail(r, "%s lister: window %zu bytes missing",
+				 f->name, k);
+		fx_buf_fini(&b);
+		r->windows_skipped++;
+		return;
+	}
+	fx_etm_config_init(&cfg);
+	cfg.arch = !strcmp(f->sc.trace, "ete") ? FX_ETM_ETE : FX_ETM_V4;
+	cfg.trace_id = (uint8_t)(0x10 + 2 * w->cpu);
+	cfg.timestamps = f->scn.timestamps;
+	cfg.context_id = f->scn.context_id;
+	memset(&src, 0, sizeof(src));
+	src.arch = cfg.arch;
+	fx_etm_regs(&cfg, &src.regs);
+	for (size_t i = 0; i < m->n; i++) {
+		mem[i].addr = m->s[i].addr;
+		mem[i].data = m->s[i].data;
+		mem[i].len = m->s[i].len;
+	}
+	memset(&sn, 0, sizeof(sn));
+	sn.src = &src;
+	sn.nsrc = 1;
+	sn.mem = mem;
+	sn.nmem = m->n;
+	sn.trace = b.data;
+	sn.trace_len = b.len;
+	sn.formatted = etr;
+	snprintf(dir, sizeof(dir), "%s/snap", g_tmp);
+	cr_assert_eq(fx_snapshot_write(dir, &sn), 0);
+	snprintf(cmd, sizeof(cmd),
+		 "cd '%s' && timeout 120 trc_pkt_lister -ss_dir . -decode "
+		 "-logstdout", dir);
+	st = sy_test_run(cmd, &out, NULL);
+	cr_assert_eq(st, 0, "trc_pkt_lister exit %d", st);
+	lister_ranges(out, &got, &irq, &errors);
+	free(out);
+	fx_buf_fini(&b);
+
+	exp_ranges(f, w, &e);
+	if (w->status & FX_ST_DECODE_ERROR) {
+		/* the corruption must show: not the truth */
+		int same = got.n == e.n && !errors;
+
+		for (size_t j = 0; same && j < e.n; j++)
+			same = it_eq(&got.v[j], &e.v[j]);
+		if (same)
+			rep_fail(r, "%s lister: corrupted window %zu decodes "
+				    "like the truth", f->name, k);
+		r->windows_skipped++;
+	} else if (w->status & FX_ST_TRUNCATED) {
+		/* a prefix of the truth */
+		for (size_t j = 0; j + 1 < got.n; j++)
+			if (j >= e.n || !it_eq(&got.v[j], &e.v[j])) {
+				rep_fail(r, "%s lister: truncated window %zu "
+					    "range %zu is not the truth's",
+					 f->name, k, j);
+				break;
+			}
+		r->windows_skipped++;
+	} else if (errors || got.n != e.n) {
+		rep_fail(r, "%s lister: window %zu: %zu ranges (%d errors), "
+			    "truth %zu", f->name, k, got.n, errors, e.n);
+	} else {
+		size_t j;
+
+		for (j = 0; j < e.n; j++)
+			if (!it_eq(&got.v[j], &e.v[j])) {
+				rep_fail(r, "%s lister: window %zu range %zu: "
+					    "%#" PRIx64 "-%#" PRIx64 " (%" PRIu64
+					    "), truth %#" PRIx64 "-%#" PRIx64
+					    " (%" PRIu64 ")", f->name, k, j,
+					 got.v[j].a, got.v[j].b, got.v[j].c,
+					 e.v[j].a, e.v[j].b, e.v[j].c);
+				break;
+			}
+		if (j == e.n && irq_check(f, w, &irq, k, r))
+			r->windows_ok++;
+	}
+	it_free(&got);
+	it_free(&e);
+	it_free(&irq);
+}
+
+static void lister_check(const struct fx *f, const uint8_t *data,
+			 size_t len, struct report *r)
+{
+	struct aux a;
+	struct img m;
+
+	aux_open(&a, data, len, f->name);
+	img_open(&m, f);
+	for (size_t k = 0; k < f->sc.nwindows; k++)
+		lister_window(f, &a, &m, k, r);
+	img_close(&m);
+	aux_close(&a);
+}
+
+/* ------------------------------------------------------------------------
+ * libipt's block decoder on each CPU's PT stream.
+ * ---------------------------------------------------------------------- */
+
+static int img_read(uint8_t *buffer, size_t size,
+		    const struct pt_asid *asid, uint64_t ip, void *ctx)
+{
+	const struct img *m = ctx;
+
+	(void)asid;
+	for (size_t i = 0; i < m->n; i++)
+		if (ip >= m->s[i].addr && ip < m->s[i].addr + m->s[i].len) {
+			size_t n = m->s[i].addr + m->s[i].len - ip;
+
+			if (n > size)
+				n = size;
+			memcpy(buffer, m->s[i].data + (ip - m->s[i].addr), n);
+			return (int)n;
+		}
+	return -pte_nomap;
+}
+
+/* Expands a block into instructions: inside a block execution only falls
+ * through or follows direct jumps and calls, so the classifier's sizes and
+ * targets give every address. */
+static void blk_expand(const struct fx *f, const struct pt_block *b,
+		       struct items *out)
+{
+	uint64_t ip = b->ip;
+
+	for (unsigned i = 0; i < b->ninsn; i++) {
+		struct fx_class c;
+		int err;
+
+		it_push(out, IT_DATA, ip, 0, 0);
+		if (i + 1 == b->ninsn)
+			break;
+		err = fx_classify_at(f->truth.cls, ip - f->sc.load_base, &c);
+		cr_assert_eq(err, 0, "classify %#" PRIx64, ip);
+		/* direct jumps and calls need no trace: blocks go on at
+		 * their target */
+		if ((c.kind == SY_BR_JUMP || c.kind == SY_BR_CALL) &&
+		    c.has_target)
+			ip = c.target + f->sc.load_base;
+		else
+			ip += c.size;
+	}
+	cr_assert_eq(ip, b->end_ip, "block %#" PRIx64 "..%#" PRIx64
+		     " (%u insns) expands to %#" PRIx64, b->ip, b->end_ip,
+		     b->ninsn, ip);
+}
+
+static void pt_decode(const struct fx *f, const uint8_t *buf, size_t len,
+		      struct img *m, struct items *out)
+{
+	struct pt_config cfg;
+	struct pt_block_decoder *d;
+	struct pt_image *image;
+	struct fx_pt_hw hw;
+	int st;
+
+	pt_config_init(&cfg);
+	fx_pt_hw_init(&hw);
+	cr_assert_eq(fx_pt_hw_pt_config(&hw, &cfg), 0);
+	cfg.begin = (uint8_t *)(uintptr_t)buf;
+	cfg.end = (uint8_t *)(uintptr_t)buf + len;
+	d = pt_blk_alloc_decoder(&cfg);
+	cr_assert_not_null(d);
+	image = pt_blk_get_image(d);
+	cr_assert_eq(pt_image_set_callback(image, img_read, m), 0);
+	for (;;) {
+		st = pt_blk_sync_forward(d);
+		if (st == -pte_eos)
+			break;
+		if (st < 0) {
+			it_push(out, IT_ERROR, (uint64_t)-st, 0, 0);
+			break;
+		}
+		for (;;) {
+			struct pt_block b;
+
+			while (st & pts_event_pending) {
+				struct pt_event ev;
+
+				st = pt_blk_event(d, &ev, sizeof(ev));
+				if (st < 0)
+					break;
+				if (ev.type == ptev_enabled)
+					it_push(out, IT_ANCHOR,
+						ev.variant.enabled.ip, 0, 0);
+				else if (ev.type == ptev_async_disabled)
+					it_push(out, IT_MARK,
+						ev.variant.async_disabled.at, 1,
+						0);
+				else if (ev.type == ptev_disabled ||
+					 ev.type == ptev_overflow)
+					it_push(out, IT_MARK, 0, 0, 0);
+			}
+			if (st < 0)
+				break;
+			st = pt_blk_next(d, &b, sizeof(b));
+			if (b.ninsn)
+				blk_expand(f, &b, out);
+			if (st < 0)
+				break;
+		}
+		if (st == -pte_eos)
+			break;
+		it_push(out, IT_ERROR, (uint64_t)-st, 0, 0);
+	}
+	pt_blk_free_decoder(d);
+}
+
+static void libipt_check(const struct fx *f, const uint8_t *data,
+			 size_t len, struct report *r)
+{
+	struct aux a;
+	struct img m;
+
+	aux_open(&a, data, len, f->name);
+	img_open(&m, f);
+	for (uint32_t c = 0; c < f->sc.ncpus; c++) {
+		struct items got = { 0 };
+		uint64_t at = 0;
+
+		/* contiguous runs of the AUX area, as perf queues them */
+		for (size_t i = 0; i < a.n; i++) {
+			struct fx_buf b;
+			uint64_t end;
+
+			if (a.v[i].cpu != c || a.v[i].off < at)
+				continue;
+			fx_buf_init(&b);
+			end = a.v[i].off;
+			if (end != at && got.n)	/* a gap: lost chunk */
+				it_push(&got, IT_ERROR, 0, 0, 0);
+			/* gather this run */
+			for (size_t j = i; j < a.n; j++) {
+				if (a.v[j].cpu != c)
+					continue;
+				if (a.v[j].off != end)
+					break;
+				fx_buf_put(&b, a.v[j].p, a.v[j].len);
+				/* AUXTRACE sizes are padded: the next chunk
+				 * starts at the unpadded end, which the
+				 * next record's offset tells */
+				end = a.v[j].off + a.v[j].len;
+				for (size_t q = j + 1; q < a.n; q++)
+					if (a.v[q].cpu == c) {
+						if (a.v[q].off < end &&
+						    a.v[q].off > a.v[j].off) {
+							b.len -= end -
+								 a.v[q].off;
+							end = a.v[q].off;
+						}
+						break;
+					}
+			}
+			pt_decode(f, b.data, b.len, &m, &got);
+			at = end;
+			fx_buf_fini(&b);
+		}
+		match_cpu(f, c, &got, exp_insns, "libipt", r);
+		/* FUP + TIP.PGD at every interrupt of intact windows, at the
+		 * next instruction (the pause sample's IP last): in order */
+		{
+			size_t q = 0;
+
+			for (size_t k = 0; k < f->sc.nwindows; k++) {
+				const struct fx_sc_window *w =
+					&f->sc.windows[k];
+
+				if (w->cpu != c || win_damaged(w))
+					continue;
+				for (size_t s2 = 0; s2 < w->nsegs; s2++) {
+					uint64_t want =
+						f->in[w->segs[s2].end - 1].next;
+
+					if (w->segs[s2].end_kind != FX_SEG_IRQ)
+						continue;
+					while (q < got.n &&
+					       !(got.v[q].kind == IT_MARK &&
+						 got.v[q].b == 1 &&
+						 got.v[q].a == want))
+						q++;
+					if (q == got.n) {
+						rep_fail(r, "%s libipt: window "
+							    "%zu: no FUP+PGD at "
+							    "%#" PRIx64, f->name,
+							 k, want);
+						break;
+					}
+					q++;
+				}
+				if (w->pause != FX_SC_NONE && w->nsegs &&
+				    w->segs[w->nsegs - 1].end_kind ==
+					    FX_SEG_IRQ &&
+				    w->end_ip != f->sc.pauses[w->pause].ip)
+					rep_fail(r, "%s: window %zu end", f->name,
+						 k);
+			}
+		}
+		it_free(&got);
+	}
+	img_close(&m);
+	aux_close(&a);
+}
+
+/* ------------------------------------------------------------------------
+ * Tests.
+ * ---------------------------------------------------------------------- */
+
+static void gen_mem(const char *name, struct fx_buf *data,
+		    struct fx_buf *truth)
+{
+	char path[512];
+	struct fx_scenario s;
+	struct fx_gen *g;
+	struct sy_diag d;
+	const uint8_t *p;
+	size_t n;
+	int err;
+
+	memset(&d, 0, sizeof(d));
+	snprintf(path, sizeof(path), SCN_DIR "/%s.scn", name);
+	cr_assert_eq(fx_scenario_load(&s, path, &d), 0, "%s", d.msg);
+	err = fx_gen_run(&g, &s, ".", &d);
+	cr_assert_eq(err, 0, "%s: %s", name, d.msg);
+	cr_assert_eq(fx_gen_perf_data(g, &p, &n), 0);
+	fx_buf_put(data, p, n);
+	cr_assert_eq(fx_sidecar_write(fx_gen_sidecar(g), truth), 0);
+	fx_gen_free(g);
+}
+
+Test(fixturegen, regen_reproduces_committed_files)
+{
+	char names[MAX_FX][64];
+	size_t n = fx_names(names);
+
+	for (size_t i = 0; i < n; i++) {
+		struct fx_buf d1, t1, d2, t2;
+		char path[512];
+		uint8_t *c;
+		size_t clen;
+
+		fx_buf_init(&d1);
+		fx_buf_init(&t1);
+		fx_buf_init(&d2);
+		fx_buf_init(&t2);
+		gen_mem(names[i], &d1, &t1);
+		gen_mem(names[i], &d2, &t2);
+		cr_expect(d1.len == d2.len && !memcmp(d1.data, d2.data, d1.len),
+			  "%s: two runs give different perf.data", names[i]);
+		cr_expect(t1.len == t2.len && !memcmp(t1.data, t2.data, t1.len),
+			  "%s: two runs give different truth", names[i]);
+		snprintf(path, sizeof(path), GEN_DIR "/%s.data", names[i]);
+		c = sy_test_read_file(path, &clen);
+		cr_expect(c && clen == d1.len && !memcmp(c, d1.data, clen),
+			  "%s differs from a fresh run (run `make fixtures`)",
+			  path);
+		free(c);
+		snprintf(path, sizeof(path), GEN_DIR "/%s.truth", names[i]);
+		c = sy_test_read_file(path, &clen);
+		cr_expect(c && clen == t1.len && !memcmp(c, t1.data, clen),
+			  "%s differs from a fresh run (run `make fixtures`)",
+			  path);
+		free(c);
+		fx_buf_fini(&d1);
+		fx_buf_fini(&t1);
+		fx_buf_fini(&d2);
+		fx_buf_fini(&t2);
+	}
+}
+
+Test(fixturegen, fixtures_are_small)
+{
+	char names[MAX_FX][64];
+	size_t n = fx_names(names), total = 0;
+
+	for (size_t i = 0; i < n; i++)
+		for (int k = 0; k < 2; k++) {
+			char path[512];
+			uint8_t *c;
+			size_t len;
+
+			snprintf(path, sizeof(path), GEN_DIR "/%s.%s", names[i],
+				 k ? "truth" : "data");
+			c = sy_test_read_file(path, &len);
+			cr_assert_not_null(c, "%s missing", path);
+			free(c);
+			cr_expect_lt(len, 100 * 1024, "%s: %zu bytes", path, len);
+			total += len;
+		}
+	cr_expect_lt(total, 5 * 1024 * 1024, "fixtures: %zu bytes", total);
+}
+
+Test(fixturegen, sidecar_round_trip)
+{
+	char names[MAX_FX][64];
+	size_t n = fx_names(names);
+
+	for (size_t i = 0; i < n; i++) {
+		char path[512];
+		struct fx_sidecar sc;
+		struct sy_diag d;
+		struct fx_buf b;
+		uint8_t *c;
+		size_t clen;
+
+		snprintf(path, sizeof(path), GEN_DIR "/%s.truth", names[i]);
+		c = sy_test_read_file(path, &clen);
+		cr_assert_not_null(c, "%s", path);
+		cr_assert_eq(fx_sidecar_parse(&sc, (char *)c, clen, &d), 0,
+			     "%s: %s", path, d.msg);
+		fx_buf_init(&b);
+		cr_assert_eq(fx_sidecar_write(&sc, &b), 0);
+		cr_expect(b.len == clen && !memcmp(b.data, c, clen),
+			  "%s: parse + write is not the identity", path);
+		fx_buf_fini(&b);
+		fx_sidecar_fini(&sc);
+		free(c);
+	}
+}
+
+/* The parser rejects damage with a line number. */
+Test(fixturegen, sidecar_parser_rejects_damage)
+{
+	static const char *const edits[][2] = {
+		{ "fxtruth 1", "fxtruth 2" },
+		{ "status=ok", "status=fine" },
+		{ "segs=1", "segs=2" },
+		{ "window 1 ", "window 7 " },
+		{ "br 0x", "br 0xzz" },
+		{ "\nend\n", "\n" },
+		{ "cpu=0 tid", "cpu=9 tid" },
+		{ "R ", "Rx " },
+	};
+	char path[512];
+	uint8_t *c;
+	size_t clen;
+
+	snprintf(path, sizeof(path), GEN_DIR "/etm4-etr-basic.truth");
+	c = sy_test_read_file(path, &clen);
+	cr_assert_not_null(c, "%s", path);
+	for (size_t i = 0; i < sizeof(edits) / sizeof(edits[0]); i++) {
+		const char *at = strstr((char *)c, edits[i][0]);
+		size_t pre, ol = strlen(edits[i][0]), nl = strlen(edits[i][1]);
+		char *m = malloc(clen + 64);
+		struct fx_sidecar sc;
+		struct sy_diag d;
+		int err;
+
+		cr_assert_not_null(at, "%s", edits[i][0]);
+		pre = (size_t)(at - (char *)c);
+		memcpy(m, c, pre);
+		memcpy(m + pre, edits[i][1], nl);
+		memcpy(m + pre + nl, at + ol, clen - pre - ol);
+		memset(&d, 0, sizeof(d));
+		err = fx_sidecar_parse(&sc, m, clen - ol + nl, &d);
+		cr_expect_eq(err, -SY_E_INVALID, "edit %zu (%s) accepted", i,
+			     edits[i][1]);
+		cr_expect(strstr(d.msg, "line ") != NULL, "%s", d.msg);
+		free(m);
+	}
+	free(c);
+}
+
+/* The sidecar is consistent with the program run. */
+Test(fixturegen, model_windows_match_the_run)
+{
+	char names[MAX_FX][64];
+	size_t n = fx_names(names);
+
+	for (size_t i = 0; i < n; i++) {
+		struct fx f;
+
+		fx_open(&f, names[i]);
+		for (size_t k = 0; k < f.sc.nwindows; k++) {
+			const struct fx_sc_window *w = &f.sc.windows[k];
+			uint64_t insns = 0, br = 0;
+
+			for (size_t s = 0; s < w->nsegs; s++) {
+				const struct fx_sc_seg *sg = &w->segs[s];
+
+				cr_assert_lt(sg->start, sg->end);
+				cr_assert_leq(sg->end, f.nin);
+				insns += sg->end - sg->start;
+				for (uint64_t x = sg->start; x < sg->end; x++)
+					br += (uint64_t)taken(&f.in[x]);
+				cr_expect_eq(sg->end_kind == FX_SEG_SYSCALL,
+					     f.in[sg->end - 1].kind ==
+						     SY_BR_SYSCALL,
+					     "%s w%zu seg %zu end kind", f.name,
+					     k, s);
+			}
+			cr_expect_eq(insns, w->insns, "%s w%zu", f.name, k);
+			cr_expect_eq(br, w->branches, "%s w%zu", f.name, k);
+			if (w->nsegs) {
+				cr_expect_eq(w->start_ip, f.in[w->start].pc);
+				cr_expect_eq(w->end_ip, f.in[w->end - 1].next);
+			}
+			if (w->resume != FX_SC_NONE)
+				cr_expect_eq(f.sc.resumes[w->resume].ip,
+					     w->start_ip, "%s w%zu resume ip",
+					     f.name, k);
+			if (w->pause != FX_SC_NONE) {
+				const struct fx_sc_sample *p =
+					&f.sc.pauses[w->pause];
+
+				cr_expect_eq(p->ip, w->end_ip,
+					     "%s w%zu: pause ip %#" PRIx64
+					     " end %#" PRIx64, f.name, k, p->ip,
+					     w->end_ip);
+				cr_expect_eq(p->time, w->end_time);
+				cr_expect_eq(p->window, k);
+			}
+		}
+		/* branch stacks: the window's taken branches, newest first */
+		for (size_t k = 0; k < f.sc.npauses; k++) {
+			const struct fx_sc_sample *p = &f.sc.pauses[k];
+			const struct fx_sc_window *w;
+			size_t j = 0;
+
+			cr_expect_eq(p->callchain[0], p->ip, "%s p%zu leaf",
+				     f.name, k);
+			if (p->window == FX_SC_NONE) {
+				cr_expect_eq(p->nbr, 0);
+				cr_expect(p->status & (FX_ST_PAUSED |
+						       FX_ST_END_MISMATCH));
+				continue;
+			}
+			w = &f.sc.windows[p->window];
+			for (size_t s = w->nsegs; s-- > 0;)
+				for (uint64_t x = w->segs[s].end;
+				     x-- > w->segs[s].start;) {
+					if (!taken(&f.in[x]))
+						continue;
+					cr_assert_lt(j, p->nbr);
+					cr_expect(p->br[j].from == f.in[x].pc &&
+						  p->br[j].to == f.in[x].next,
+						  "%s p%zu br %zu", f.name, k, j);
+					j++;
+				}
+			cr_expect_eq(j, p->nbr, "%s p%zu: %zu of %zu branches",
+				     f.name, k, j, p->nbr);
+			cr_expect_eq(p->status, w->status);
+		}
+		fx_close(&f);
+	}
+}
+
+/* Every knob leaves its mark: each trace family's fixtures together hold
+ * every validation status the generator can predict. */
+Test(fixturegen, statuses_cover_every_knob)
+{
+	static const char *const fam[] = { "etm4", "ete", "pt" };
+	char names[MAX_FX][64];
+	size_t n = fx_names(names);
+
+	for (size_t k = 0; k < 3; k++) {
+		uint32_t seen = 0, want = FX_ST_OK | FX_ST_PAUSED |
+					  FX_ST_EMPTY | FX_ST_TRUNCATED |
+					  FX_ST_DECODE_ERROR | FX_ST_OVERFLOW |
+					  FX_ST_START_MISMATCH |
+					  FX_ST_END_MISMATCH |
+					  FX_ST_THREAD_MISMATCH;
+		char miss[256];
+
+		if (k == 0)
+			want |= FX_ST_TOO_SHORT | FX_ST_TOO_LONG |
+				FX_ST_FEW_BRANCHES;
+		for (size_t i = 0; i < n; i++) {
+			struct fx_sidecar sc;
+			struct sy_diag d;
+			char path[512];
+
+			if (strncmp(names[i], fam[k], strlen(fam[k])) ||
+			    names[i][strlen(fam[k])] != '-')
+				continue;
+			snprintf(path, sizeof(path), GEN_DIR "/%s.truth",
+				 names[i]);
+			cr_assert_eq(fx_sidecar_load(&sc, path, &d), 0, "%s",
+				     d.msg);
+			for (size_t j = 0; j < sc.nwindows; j++)
+				seen |= sc.windows[j].status;
+			for (size_t j = 0; j < sc.npauses; j++)
+				seen |= sc.pauses[j].status;
+			fx_sidecar_fini(&sc);
+		}
+		cr_expect_eq(seen & want, want, "%s fixtures lack: %s", fam[k],
+			     fx_status_str(want & ~seen, miss, sizeof(miss)));
+	}
+}
+
+/* The perf.data says what the sidecar says: samples (time, cpu, tid, ip,
+ * period, callchain), attrs (aux_action, sample_type), AUX flags and the
+ * ETR barrier, AUX_OUTPUT_HW_ID. */
+Test(fixturegen, file_matches_sidecar)
+{
+	char names[MAX_FX][64];
+	size_t n = fx_names(names);
+
+	for (size_t i = 0; i < n; i++) {
+		struct sy_perf_reader *r;
+		struct sy_record rec;
+		struct sy_event ev;
+		struct sy_diag d;
+		struct fx f;
+		size_t nr = 0, np = 0, naux = 0, nhwid = 0;
+		int etr, trbe, err;
+
+		fx_open(&f, names[i]);
+		etr = !strcmp(f.sc.sink, "etr");
+		trbe = !strcmp(f.sc.sink, "trbe");
+		cr_assert_eq(sy_perf_open_mem(&r, f.data, f.len, f.name, &d),
+			     0, "%s", d.msg);
+		while ((err = sy_perf_next(r, &rec)) == 0) {
+			struct sy_sample smp;
+			const struct fx_sc_sample *x;
+			int pause;
+
+			cr_assert_eq(sy_event_parse(&rec, &ev, &d), 0);
+			if (rec.type == SY_REC_AUX) {
+				uint64_t fl = ev.u.aux.flags;
+
+				naux++;
+				cr_expect_eq(!!(fl & SY_AUX_FLAG_CORESIGHT_RAW),
+					     trbe, "%s AUX flags %#" PRIx64,
+					     f.name, fl);
+				if (etr && f.scn.barrier && ev.u.aux.aux_size) {
+					struct aux a;
+					struct fx_buf b;
+					static const uint8_t fsync[4] = {
+						0xff, 0xff, 0xff, 0x7f };
+
+					/* the chunk starts with the barrier */
+					aux_open(&a, f.data, f.len, f.name);
+					fx_buf_init(&b);
+					if (!aux_get(&a, ev.sid.cpu,
+						     ev.u.aux.aux_offset, 16, &b))
+						for (int q = 0; q < 4; q++)
+							cr_expect(!memcmp(
+								b.data + 4 * q,
+								fsync, 4));
+					fx_buf_fini(&b);
+					aux_close(&a);
+				}
+				continue;
+			}
+			if (rec.type == SY_REC_AUX_OUTPUT_HW_ID) {
+				nhwid++;
+				cr_expect_eq(ev.u.hw_id.hw_id & 0xff,
+					     0x10 + 2 * ev.sid.cpu);
+				continue;
+			}
+			if (rec.type != SY_REC_SAMPLE)
+				continue;
+			cr_assert_not_null(rec.attr);
+			pause = !!(rec.attr->aux_action & SY_AUX_ACTION_PAUSE);
+			cr_assert(pause || (rec.attr->aux_action &
+					    SY_AUX_ACTION_RESUME));
+			cr_assert_eq(sy_sample_parse(rec.attr, rec.data,
+						     rec.size, &smp, &d, 0),
+				     0);
+			/* file order is time order per CPU; samples of one
+			 * kind are numbered by time (cpu breaks ties) */
+			x = NULL;
+			for (size_t j = 0; j < (pause ? f.sc.npauses :
+						       f.sc.nresumes); j++) {
+				const struct fx_sc_sample *c =
+					pause ? &f.sc.pauses[j] :
+						&f.sc.resumes[j];
+
+				if (c->time == smp.time && c->cpu == smp.cpu) {
+					x = c;
+					break;
+				}
+			}
+			cr_assert_not_null(x, "%s: sample at %" PRIu64
+				     " cpu %u not in the sidecar", f.name,
+				     smp.time, smp.cpu);
+			cr_expect_eq(smp.ip, x->ip, "%s", f.name);
+			cr_expect_eq(smp.tid, x->tid, "%s", f.name);
+			cr_expect_eq(smp.pid, x->pid, "%s", f.name);
+			cr_expect_eq(smp.period, pause ? f.sc.P : f.sc.R);
+			if (pause) {
+				np++;
+				cr_assert_eq(smp.callchain_nr, x->ncallchain + 1,
+					     "%s p%u", f.name, x->idx);
+				cr_expect_eq(sy_sample_callchain(&smp, 0),
+					     SY_CONTEXT_USER);
+				for (size_t q = 0; q < x->ncallchain; q++)
+					cr_expect_eq(sy_sample_callchain(
+							     &smp, q + 1),
+						     x->callchain[q]);
+			} else {
+				nr++;
+				cr_expect(!(rec.attr->sample_type &
+					    SY_SAMPLE_CALLCHAIN));
+			}
+		}
+		cr_assert_eq(err, -SY_E_EOS, "%s", sy_perf_diag(r)->msg);
+		cr_expect_eq(nr, f.sc.nresumes, "%s", f.name);
+		cr_expect_eq(np, f.sc.npauses, "%s", f.name);
+		cr_expect_gt(naux, 0, "%s", f.name);
+		cr_expect_eq(nhwid, fx_is_pt(&f) ? 0 : f.sc.ncpus, "%s",
+			     f.name);
+		/* the attrs: leader start-paused, then resume, pause */
+		cr_expect_eq(sy_perf_attr(r, 0)->aux_action,
+			     SY_AUX_ACTION_START_PAUSED);
+		cr_expect_eq(sy_perf_attr(r, 1)->aux_action,
+			     SY_AUX_ACTION_RESUME);
+		cr_expect_eq(sy_perf_attr(r, 2)->aux_action,
+			     SY_AUX_ACTION_PAUSE);
+		for (uint32_t a = 0; a < sy_perf_nr_attrs(r); a++) {
+			const struct sy_perf_attr *at = sy_perf_attr(r, a);
+
+			cr_expect(at->sample_type & SY_SAMPLE_IDENTIFIER);
+			cr_expect(sy_attr_flag(at, SY_ATTR_FLAG_SAMPLE_ID_ALL));
+			cr_expect_eq(at->size, f.sc.attr_size);
+		}
+		sy_perf_close(r);
+		fx_close(&f);
+	}
+}
+
+/* The samples follow from R, P and the cycle model (one CPU). */
+Test(fixturegen, model_samples_recomputed)
+{
+	char names[MAX_FX][64];
+	size_t n = fx_names(names);
+	unsigned checked = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		struct fx f;
+		size_t nr = 0, np = 0, ord_p = 0;
+		uint64_t u = 0, cyc = 0, first, last;
+
+		fx_open(&f, names[i]);
+		if (f.scn.nslices || f.sc.ncpus != 1) {
+			fx_close(&f);
+			continue;
+		}
+		first = f.scn.start;
+		last = f.scn.insns ? first + f.scn.insns : f.nin;
+		if (last > f.nin)
+			last = f.nin;
+		for (uint64_t x = first; x < last; x++) {
+			const struct fx_insn *in = &f.in[x];
+			uint64_t before = u;
+
+			u += f.scn.cpi;
+			cyc += f.scn.cpi;
+			if (in->kind == SY_BR_SYSCALL)
+				cyc += f.scn.syscall_cycles;
+			if (!in->next)
+				break;
+			for (int o = 0; o < 2; o++) {
+				int pause = f.scn.pause_first ? !o : o;
+				uint64_t per = pause ? f.scn.P : f.scn.R;
+				const struct fx_sc_sample *s;
+
+				if (u / per == before / per)
+					continue;
+				if (pause) {
+					/* a dropped pause leaves no sample */
+					if (fx_scn_list_has(&f.scn.drop_pause,
+							    ord_p++))
+						continue;
+					cr_assert_lt(np, f.sc.npauses,
+						     "%s: more pauses", f.name);
+					s = &f.sc.pauses[np++];
+				} else {
+					cr_assert_lt(nr, f.sc.nresumes,
+						     "%s: more resumes", f.name);
+					s = &f.sc.resumes[nr++];
+				}
+				cr_expect_eq(s->time, f.scn.t0 + cyc,
+					     "%s %s %zu: time %" PRIu64
+					     ", model %" PRIu64, f.name,
+					     pause ? "pause" : "resume",
+					     pause ? np - 1 : nr - 1, s->time,
+					     f.scn.t0 + cyc);
+				cr_expect_eq(s->ip, in->next);
+			}
+		}
+		cr_expect_eq(nr, f.sc.nresumes, "%s", f.name);
+		cr_expect_eq(np, f.sc.npauses, "%s", f.name);
+		checked++;
+		fx_close(&f);
+	}
+	cr_expect_gt(checked, 5);
+}
+
+/* Callchains: the ideal frame chain of the shadow stack (fx_truth.h). */
+Test(fixturegen, model_callchains)
+{
+	char names[MAX_FX][64];
+	size_t n = fx_names(names);
+
+	for (size_t i = 0; i < n; i++) {
+		struct fx f;
+
+		fx_open(&f, names[i]);
+		for (size_t k = 0; k < f.sc.npauses; k++) {
+			const struct fx_sc_sample *p = &f.sc.pauses[k];
+			uint64_t chain[128];
+			uint64_t idx = UINT64_MAX;
+			int nc;
+
+			/* the instruction at the sample ip: found through the
+			 * window, or for a thread's next instruction through
+			 * the windows around; recompute only where known */
+			if (p->window == FX_SC_NONE)
+				continue;
+			idx = f.sc.windows[p->window].end;
+			nc = fx_truth_callchain(f.in, f.nin, idx, chain, 127);
+			cr_assert_gt(nc, 0);
+			cr_expect_eq((size_t)nc, p->ncallchain,
+				     "%s p%zu: %d frames, sidecar %zu", f.name,
+				     k, nc, p->ncallchain);
+			for (int j = 0; j < nc && (size_t)j < p->ncallchain;
+			     j++)
+				cr_expect_eq(chain[j], p->callchain[j],
+					     "%s p%zu frame %d", f.name, k, j);
+		}
+		fx_close(&f);
+	}
+}
+
+static void report_expect(const struct report *r, const char *what)
+{
+	cr_expect_eq(r->fails, 0, "%s: %u failures, first: %s", what,
+		     r->fails, r->first);
+}
+
+Test(fixturegen, perf_decodes_every_fixture, .init = tmp_setup,
+     .fini = tmp_teardown)
+{
+	char names[MAX_FX][64];
+	size_t n = fx_names(names);
+	unsigned ok = 0, skipped = 0;
+
+	sy_test_require_tool("perf");
+	for (size_t i = 0; i < n; i++) {
+		struct report r;
+		struct fx f;
+
+		memset(&r, 0, sizeof(r));
+		fx_open(&f, names[i]);
+		if (!perf_readable(&f)) {
+			fx_close(&f);
+			continue;
+		}
+		perf_check(&f, f.data, f.len, &r);
+		if (perf_cannot_decode(&f)) {
+			char path[4200], *err;
+
+			/* it says so, and decodes nothing */
+			snprintf(path, sizeof(path), "%s/perf.err", g_tmp);
+			err = read_text(path);
+			cr_expect(err && strstr(err, "requires random file "
+						     "access"), "%s: %s", f.name,
+				  err ? err : "");
+			free(err);
+			cr_expect_eq(r.windows_ok, 0, "%s", f.name);
+			cr_log_info("%s: perf 6.1 cannot decode TRBE data "
+				    "whose AUX records it cannot peek at",
+				    f.name);
+			fx_close(&f);
+			continue;
+		}
+		report_expect(&r, f.name);
+		cr_expect_gt(r.windows_ok, 0, "%s: no window checked", f.name);
+		ok += r.windows_ok;
+		skipped += r.windows_skipped;
+		fx_close(&f);
+	}
+	cr_log_info("perf: %u windows exact, %u damaged/empty skipped", ok,
+		    skipped);
+}
+
+/* perf 6.1 refuses 136-byte attrs: such fixtures are checked by the
+ * reader only. */
+Test(fixturegen, perf_refuses_attr_136, .init = tmp_setup,
+     .fini = tmp_teardown)
+{
+	char names[MAX_FX][64];
+	size_t n = fx_names(names);
+	int seen = 0;
+
+	sy_test_require_tool("perf");
+	for (size_t i = 0; i < n; i++) {
+		struct fx f;
+		char cmd[1024], *out = NULL;
+
+		fx_open(&f, names[i]);
+		if (perf_readable(&f)) {
+			fx_close(&f);
+			continue;
+		}
+		seen = 1;
+		snprintf(cmd, sizeof(cmd),
+			 T_PERF " report -v -D -i '%s' 2>&1", f.data_path);
+		sy_test_run(cmd, &out, NULL);
+		cr_expect(out && strstr(out, "unsupported ABI") &&
+			  strstr(out, "incompatible file format"),
+			  "%s: perf 6.1 did not refuse it: %.400s", f.name,
+			  out ? out : "");
+		free(out);
+		fx_close(&f);
+	}
+	cr_expect(seen, "no 136-byte attr fixture");
+}
+
+Test(fixturegen, lister_decodes_every_etm_window, .init = tmp_setup,
+     .fini = tmp_teardown)
+{
+	char names[MAX_FX][64];
+	size_t n = fx_names(names);
+	unsigned ok = 0;
+
+	sy_test_require_tool("trc_pkt_lister");
+	for (size_t i = 0; i < n; i++) {
+		struct report r;
+		struct fx f;
+
+		memset(&r, 0, sizeof(r));
+		fx_open(&f, names[i]);
+		if (!fx_is_pt(&f)) {
+			lister_check(&f, f.data, f.len, &r);
+			report_expect(&r, f.name);
+			ok += r.windows_ok;
+		}
+		fx_close(&f);
+	}
+	cr_expect_gt(ok, 50);
+	cr_log_info("trc_pkt_lister: %u windows exact", ok);
+}
+
+Test(fixturegen, libipt_decodes_every_pt_fixture)
+{
+	char names[MAX_FX][64];
+	size_t n = fx_names(names);
+	unsigned ok = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		struct report r;
+		struct fx f;
+
+		memset(&r, 0, sizeof(r));
+		fx_open(&f, names[i]);
+		if (fx_is_pt(&f)) {
+			libipt_check(&f, f.data, f.len, &r);
+			report_expect(&r, f.name);
+			ok += r.windows_ok;
+		}
+		fx_close(&f);
+	}
+	cr_expect_gt(ok, 20);
+	cr_log_info("libipt: %u windows exact", ok);
+}
+
+/* ---- tests of the tests ---- */
+
+/* Drops one branch from the middle of a window's expectation by editing
+ * the sidecar's view: the window then ends one taken branch early, which
+ * every comparison must notice. */
+static void sidecar_off_by_one(struct fx *f, size_t *win)
+{
+	for (size_t k = 0; k < f->sc.nwindows; k++) {
+		struct fx_sc_window *w = &f->sc.windows[k];
+
+		if (w->status == FX_ST_OK && w->nsegs == 1 && w->branches > 4) {
+			uint64_t x = w->segs[0].end;
+
+			/* move the end back to the last taken branch */
+			while (!taken(&f->in[--x]))
+				;
+			w->segs[0].end = x;
+			*win = k;
+			return;
+		}
+	}
+	cr_assert_fail("%s: no window to mutate", f->name);
+}
+
+/* Offset (in the window's bytes) of an atom packet of format 3 near the
+ * middle of ETM window @w, found with trc_pkt_lister's packet listing (raw
+ * TRBE data: its Idx is the byte offset). */
+static size_t etm_atom_at(const struct fx *f, const struct aux *a,
+			  const struct img *m, const struct fx_sc_window *w)
+{
+	struct fx_snap_source src;
+	struct fx_snap_mem mem[4];
+	struct fx_etm_config cfg;
+	struct fx_snap sn;
+	struct fx_buf b;
+	char dir[4300], cmd[8800], *out = NULL;
+	const char *line;
+	size_t best = SIZE_MAX;
+
+	fx_buf_init(&b);
+	cr_assert_eq(aux_get(a, w->cpu, w->aux_off, w->aux_len, &b), 0);
+	fx_etm_config_init(&cfg);
+	cfg.arch = !strcmp(f->sc.trace, "ete") ? FX_ETM_ETE : FX_ETM_V4;
+	cfg.trace_id = (uint8_t)(0x10 + 2 * w->cpu);
+	cfg.timestamps = f->scn.timestamps;
+	cfg.context_id = f->scn.context_id;
+	memset(&src, 0, sizeof(src));
+	src.arch = cfg.arch;
+	fx_etm_regs(&cfg, &src.regs);
+	for (size_t i = 0; i < m->n; i++) {
+		mem[i].addr = m->s[i].addr;
+		mem[i].data = m->s[i].data;
+		mem[i].len = m->s[i].len;
+	}
+	memset(&sn, 0, sizeof(sn));
+	sn.src = &src;
+	sn.nsrc = 1;
+	sn.mem = mem;
+	sn.nmem = m->n;
+	sn.trace = b.data;
+	sn.trace_len = b.len;
+	snprintf(dir, sizeof(dir), "%s/flip", g_tmp);
+	cr_assert_eq(fx_snapshot_write(dir, &sn), 0);
+	snprintf(cmd, sizeof(cmd),
+		 "cd '%s' && trc_pkt_lister -ss_dir . -pkt_only -logstdout",
+		 dir);
+	cr_assert_eq(sy_test_run(cmd, &out, NULL), 0);
+	for (line = out; line && *line;) {
+		const char *nl = strchr(line, '\n');
+		unsigned idx;
+
+		if (sscanf(line, "Idx:%u;", &idx) == 1 &&
+		    strstr(line, "I_ATOM_F3") &&
+		    (!nl || strstr(line, "I_ATOM_F3") < nl) &&
+		    idx >= b.len / 2 && idx < best)
+			best = idx;
+		line = nl ? nl + 1 : NULL;
+	}
+	free(out);
+	cr_assert_neq(best, SIZE_MAX, "no F3 atom in the second half");
+	fx_buf_fini(&b);
+	return best;
+}
+
+/* Offset of a TNT-8 packet with at least two bits near the middle of PT
+ * window @w, found with libipt's packet decoder over the CPU's stream. */
+static size_t pt_tnt_at(const struct aux *a, const struct fx_sc_window *w)
+{
+	struct fx_buf b;
+	struct pt_config cfg;
+	struct pt_packet_decoder *d;
+	size_t best = SIZE_MAX;
+	uint64_t base = UINT64_MAX, end = 0;
+
+	/* the CPU's stream from its first chunk to the window's end */
+	for (size_t i = 0; i < a->n; i++)
+		if (a->v[i].cpu == w->cpu && a->v[i].off < base)
+			base = a->v[i].off;
+	end = w->aux_off + w->aux_len;
+	fx_buf_init(&b);
+	cr_assert_eq(aux_get(a, w->cpu, base, end - base, &b), 0);
+	pt_config_init(&cfg);
+	cfg.begin = b.data;
+	cfg.end = b.data + b.len;
+	d = pt_pkt_alloc_decoder(&cfg);
+	cr_assert_not_null(d);
+	cr_assert_geq(pt_pkt_sync_forward(d), 0);
+	for (;;) {
+		struct pt_packet pk;
+		uint64_t off;
+
+		cr_assert_geq(pt_pkt_get_offset(d, &off), 0);
+		if (pt_pkt_next(d, &pk, sizeof(pk)) < 0)
+			break;
+		if (pk.type == ppt_tnt_8 && pk.payload.tnt.bit_size >= 2 &&
+		    base + off >= w->aux_off + w->aux_len / 2 &&
+		    base + off < end) {
+			best = (size_t)(base + off - w->aux_off);
+			break;
+		}
+	}
+	pt_pkt_free_decoder(d);
+	fx_buf_fini(&b);
+	cr_assert_neq(best, SIZE_MAX, "no TNT-8 in the second half");
+	return best;
+}
+
+/* Flips the E/N bit of one atom (ETM, raw TRBE data) or one TNT bit (PT)
+ * in the second half of an intact window, in a copy of the perf.data. */
+static uint8_t *flip_trace_bit(const struct fx *f, size_t *len, size_t *win)
+{
+	uint8_t *b = malloc(f->len);
+	struct aux a;
+	struct img m;
+	int pt = fx_is_pt(f);
+
+	cr_assert_not_null(b);
+	cr_assert(pt || !strcmp(f->sc.sink, "trbe"));
+	memcpy(b, f->data, f->len);
+	*len = f->len;
+	aux_open(&a, f->data, f->len, f->name);
+	img_open(&m, f);
+	for (size_t k = 0; k < f->sc.nwindows; k++) {
+		const struct fx_sc_window *w = &f->sc.windows[k];
+		size_t at;
+
+		if (w->status != FX_ST_OK || w->branches < 20)
+			continue;
+		at = pt ? pt_tnt_at(&a, w) : etm_atom_at(f, &a, &m, w);
+		for (size_t i = 0; i < a.n; i++) {
+			const struct aux_chunk *c = &a.v[i];
+			uint64_t o = w->aux_off + at;
+			uint8_t *p;
+
+			if (c->cpu != w->cpu || o < c->off ||
+			    o >= c->off + c->len)
+				continue;
+			p = b + (c->p - f->data) + (o - c->off);
+			if (pt)		/* TNT-8: payload bits 1..stop-1 */
+				*p ^= 0x02;
+			else		/* F3: f8 | bits, bit 2 = newest */
+				*p ^= 0x04;
+			*win = k;
+			img_close(&m);
+			aux_close(&a);
+			return b;
+		}
+	}
+	cr_assert_fail("%s: nothing to flip", f->name);
+	return NULL;
+}
+
+Test(fixturegen, perf_negative, .init = tmp_setup, .fini = tmp_teardown)
+{
+	static const char *const which[] = { "ete-trbe-basic", "pt-basic" };
+
+	sy_test_require_tool("perf");
+	for (size_t i = 0; i < 2; i++) {
+		struct report r;
+		struct fx f;
+		uint8_t *b;
+		size_t len, win = 0;
+
+		fx_open(&f, which[i]);
+		/* the unmodified fixture passes */
+		memset(&r, 0, sizeof(r));
+		perf_check(&f, f.data, f.len, &r);
+		cr_assert_eq(r.fails, 0, "%s", r.first);
+		/* a truth that is off by one branch fails */
+		sidecar_off_by_one(&f, &win);
+		memset(&r, 0, sizeof(r));
+		perf_check(&f, f.data, f.len, &r);
+		cr_expect_gt(r.fails, 0, "%s: off-by-one truth of window %zu "
+			     "not caught", f.name, win);
+		fx_close(&f);
+		/* a flipped atom / TNT bit fails */
+		fx_open(&f, which[i]);
+		b = flip_trace_bit(&f, &len, &win);
+		memset(&r, 0, sizeof(r));
+		perf_check(&f, b, len, &r);
+		cr_expect_gt(r.fails, 0, "%s: flipped bit in window %zu not "
+			     "caught", f.name, win);
+		free(b);
+		fx_close(&f);
+	}
+}
+
+Test(fixturegen, lister_negative, .init = tmp_setup, .fini = tmp_teardown)
+{
+	struct report r;
+	struct fx f;
+	uint8_t *b;
+	size_t len, win = 0;
+
+	sy_test_require_tool("trc_pkt_lister");
+	fx_open(&f, "ete-trbe-basic");
+	b = flip_trace_bit(&f, &len, &win);
+	memset(&r, 0, sizeof(r));
+	lister_check(&f, b, len, &r);
+	cr_expect_gt(r.fails, 0, "flipped atom in window %zu not caught", win);
+	free(b);
+	sidecar_off_by_one(&f, &win);
+	memset(&r, 0, sizeof(r));
+	lister_check(&f, f.data, f.len, &r);
+	cr_expect_gt(r.fails, 0, "off-by-one truth of window %zu not caught",
+		     win);
+	fx_close(&f);
+}
+
+Test(fixturegen, libipt_negative)
+{
+	struct report r;
+	struct fx f;
+	uint8_t *b;
+	size_t len, win = 0;
+
+	fx_open(&f, "pt-basic");
+	b = flip_trace_bit(&f, &len, &win);
+	memset(&r, 0, sizeof(r));
+	libipt_check(&f, b, len, &r);
+	cr_expect_gt(r.fails, 0, "flipped TNT bit in window %zu not caught",
+		     win);
+	free(b);
+	sidecar_off_by_one(&f, &win);
+	memset(&r, 0, sizeof(r));
+	libipt_check(&f, f.data, f.len, &r);
+	cr_expect_gt(r.fails, 0, "off-by-one truth of window %zu not caught",
+		     win);
+	fx_close(&f);
+}
+
+/* Bad scenarios get a clear message. */
+Test(fixturegen, scenario_errors)
+{
+	static const struct {
+		const char *text, *msg;
+	} cases[] = {
+		{ "trace = etmv4\nR = 1\nP = 1\n", "no 'program'" },
+		{ "program = x\nR = 1\nP = 1\n", "no 'trace'" },
+		{ "program = x\ntrace = etmv4\nP = 1\n", "R and P" },
+		{ "program = x\ntrace = etmv4\nR = 1\nP = 1\nbogus = 3\n",
+		  ":5: unknown key 'bogus'" },
+		{ "program = x\ntrace = pt\nsink = etr\nR = 1\nP = 1\n",
+		  "does not go with" },
+		{ "program = x\ntrace = etmv4\nR = 1\nP = -3\n",
+		  "not a number" },
+		{ "program = x\ntrace = etmv4\nR = 1\nP = 1\nslice = 9 1000 5\n",
+		  "out of range" },
+		{ "program = x\ntrace = etmv4\nR = 1\nP = 1\ncpi = 2\n",
+		  "at least cpi" },
+		{ "program = x\ntrace = etmv4\nR = 1\nP = 1\n"
+		  "thread = 5 5 0\nslice = 0 6 10\n", "unknown thread 6" },
+		{ "program = x\ntrace = etmv4\nR = 1\nP = 1\nattr_size = 100\n",
+		  "128 or 136" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct fx_scenario s;
+		struct sy_diag d;
+		int err;
+
+		memset(&d, 0, sizeof(d));
+		err = fx_scenario_parse(&s, cases[i].text,
+					strlen(cases[i].text), "t.scn", &d);
+		cr_expect_eq(err, -SY_E_INVALID, "case %zu accepted", i);
+		cr_expect(strstr(d.msg, cases[i].msg) != NULL,
+			  "case %zu: '%s' lacks '%s'", i, d.msg, cases[i].msg);
+	}
+}
+
+/* A scenario that does not fit the program fails cleanly. */
+Test(fixturegen, generator_errors)
+{
+	static const char *const texts[] = {
+		"program = branchy-aarch64\ntrace = pt\nR = 10\nP = 10\n",
+		"program = branchy-aarch64\ntrace = etmv4\nR = 100\nP = 150\n"
+		"insns = 2000\ncorrupt = 99\n",
+		"program = no-such-program\ntrace = etmv4\nR = 10\nP = 10\n",
+		"program = branchy-aarch64\ntrace = etmv4\nR = 10\nP = 10\n"
+		"load_base = 0x10000\n",
+	};
+
+	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		struct fx_scenario s;
+		struct fx_gen *g = NULL;
+		struct sy_diag d;
+		int err;
+
+		memset(&d, 0, sizeof(d));
+		err = fx_scenario_parse(&s, texts[i], strlen(texts[i]),
+					"bad.scn", &d);
+		cr_assert_eq(err, 0, "%s", d.msg);
+		err = fx_gen_run(&g, &s, ".", &d);
+		cr_expect_lt(err, 0, "case %zu generated", i);
+		cr_expect(g == NULL);
+		cr_expect(d.msg[0] != 0, "case %zu: no message", i);
+	}
+}
