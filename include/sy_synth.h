@@ -18,6 +18,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "sy_branch.h"
 #include "sy_decode.h"
@@ -128,6 +129,7 @@ struct sy_session_opts {
 	 * stretch into windows of `depth` branches instead. */
 	int whole_trace;
 	int keep_insns;		/* keep the window's last instructions (disasm) */
+	FILE *items;		/* list every decoder item here (debugging) */
 	int progress;		/* progress line on stderr */
 	/* Warnings met while running (damaged records, build-id mismatches,
 	 * unsupported settings): one call each, d->err < 0 for damage;

@@ -21,6 +21,7 @@ enum {
 	OPT_SYMBOLS,
 	OPT_DISASM,
 	OPT_NO_LIST,
+	OPT_ITEMS,
 };
 
 /* Length distributions are kept for windows that carry trace. */
@@ -61,6 +62,8 @@ static void sy_windows_usage(FILE *f)
 		"      --disasm N         last N traced instructions before each\n"
 		"                         pause, next to the pause sample's IP\n"
 		"      --summary          summary only, no per-window lines\n"
+		"      --items            every decoder item (branch, start, stop,\n"
+		"                         error...) as it is decoded; one thread\n"
 		"%s"
 		"  -h, --help             this help\n",
 		sy_session_help);
@@ -455,6 +458,7 @@ int sy_cmd_windows(int argc, char **argv)
 		{ "symbols", no_argument, NULL, OPT_SYMBOLS },
 		{ "disasm", required_argument, NULL, OPT_DISASM },
 		{ "summary", no_argument, NULL, OPT_NO_LIST },
+		{ "items", no_argument, NULL, OPT_ITEMS },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -501,6 +505,9 @@ int sy_cmd_windows(int argc, char **argv)
 			break;
 		case OPT_NO_LIST:
 			c.list = 0;
+			break;
+		case OPT_ITEMS:
+			c.cs.o.items = stdout;
 			break;
 		case 'h':
 			sy_windows_usage(stdout);

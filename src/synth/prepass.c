@@ -59,9 +59,9 @@ void sy_queue_free(struct sy_queue *q)
 		return;
 	free(q->bufs);
 	free(q->recs);
-	free(q->unit_end);
+	free(q->units);
 	free(q->sources);
-	sy_stretch_free_all(q->st, q->nr_st);
+	sy_match_free(q);
 	free(q);
 }
 
@@ -79,6 +79,36 @@ static int sy_grow(void **v, size_t *cap, size_t nr, size_t elem)
 	return 0;
 }
 
+/* perf pads every AUXTRACE payload to 8 bytes but starts the next one where
+ * the data ended: where two payloads overlap, the later one holds the real
+ * bytes and the earlier one padding. */
+static uint64_t sy_buf_end(const struct sy_queue *q, size_t i)
+{
+	uint64_t end = q->bufs[i].aux_off + q->bufs[i].size;
+
+	if (i + 1 < q->nr_bufs && q->bufs[i + 1].aux_off < end &&
+	    q->bufs[i + 1].aux_off >= q->bufs[i].aux_off)
+		end = q->bufs[i + 1].aux_off;
+	return end;
+}
+
+int sy_queue_covered(const struct sy_queue *q, uint64_t a, uint64_t b)
+{
+	uint64_t at = a;
+
+	for (size_t i = 0; i < q->nr_bufs && at < b; i++) {
+		const struct sy_auxbuf *bf = &q->bufs[i];
+		uint64_t end = sy_buf_end(q, i);
+
+		if (end <= at)
+			continue;
+		if (bf->aux_off > at)
+			return 0;
+		at = end;
+	}
+	return at >= b;
+}
+
 int sy_queue_chunks(struct sy_session *s, struct sy_queue *q, uint64_t a,
 		    uint64_t b, struct sy_dec_chunk **out, int *lost)
 {
@@ -89,7 +119,7 @@ int sy_queue_chunks(struct sy_session *s, struct sy_queue *q, uint64_t a,
 	*out = NULL;
 	for (size_t i = 0; i < q->nr_bufs && at < b; i++) {
 		const struct sy_auxbuf *bf = &q->bufs[i];
-		uint64_t lo = bf->aux_off, hi = bf->aux_off + bf->size;
+		uint64_t lo = bf->aux_off, hi = sy_buf_end(q, i);
 
 		if (hi <= at || lo >= b)
 			continue;
@@ -287,21 +317,33 @@ static int sy_config_queue(struct sy_session *s, struct sy_queue *q)
 }
 
 /* Stream units: maximal runs of AUX records whose bytes follow each other
- * (a gap means lost data, after which the trace must resynchronise). */
+ * and are all in the file.  A gap (lost data, a chunk perf never wrote)
+ * ends a unit: the trace after it must resynchronise, and splicing the two
+ * sides together would make up control flow. */
 static int sy_plan_units(struct sy_session *s, struct sy_queue *q)
 {
-	q->unit_end = calloc(q->nr_recs ? q->nr_recs : 1,
-			     sizeof(*q->unit_end));
-	if (!q->unit_end)
+	int open = 0;
+
+	q->units = calloc(q->nr_recs ? q->nr_recs : 1, sizeof(*q->units));
+	if (!q->units)
 		return -SY_E_NOMEM;
 	for (size_t i = 0; i < q->nr_recs; i++) {
-		int last = i + 1 == q->nr_recs ||
-			   q->recs[i + 1].aux_off !=
-				   q->recs[i].aux_off + q->recs[i].size;
-		if (s->o.whole_trace && s->sum.sink == SY_SINK_ETR)
-			last = 1; /* each AUX fragment alone, as perf does */
-		if (last)
-			q->unit_end[q->nr_units++] = i;
+		const struct sy_auxrec *r = &q->recs[i];
+
+		if (!sy_queue_covered(q, r->aux_off, r->aux_off + r->size)) {
+			open = 0;
+			continue;
+		}
+		if (open && (r->aux_off != q->recs[i - 1].aux_off +
+						  q->recs[i - 1].size ||
+			     (s->o.whole_trace && s->sum.sink == SY_SINK_ETR)))
+			open = 0; /* each ETR fragment alone, as perf does */
+		if (!open) {
+			q->units[q->nr_units].first = i;
+			q->nr_units++;
+			open = 1;
+		}
+		q->units[q->nr_units - 1].last = i;
 	}
 	return 0;
 }

@@ -233,14 +233,9 @@ void sy_session_close(struct sy_session *s)
 		s->out_head = w->next;
 		sy_win_free(w);
 	}
-	for (size_t i = 0; i < s->nr_queues; i++) {
-		struct sy_queue *q = s->queues[i];
-
-		/* windows still waiting are on the output list too */
-		if (q->open && !q->open->listed)
-			sy_win_free(q->open);
-		sy_queue_free(q);
-	}
+	/* windows still waiting are on the output list, freed above */
+	for (size_t i = 0; i < s->nr_queues; i++)
+		sy_queue_free(s->queues[i]);
 	free(s->queues);
 	free(s->attr_role);
 	sy_auxtrace_info_fini(&s->info);
@@ -344,9 +339,19 @@ static void sy_job_run(void *ctx, struct sy_work *work)
 	sy_decoder_set_context(d, j->ctxid);
 	err = sy_decoder_reset(d, j->chunks, j->nr_chunks, j->report_from);
 	if (!err) {
-		while ((err = sy_decoder_next(d, &it)) == 0)
+		while ((err = sy_decoder_next(d, &it)) == 0) {
+			if (c->s->o.items)
+				fprintf(c->s->o.items,
+					"  item %-8s from %#" PRIx64 " to %#" PRIx64
+					" br %-8s code %u exc %u ninsn %" PRIu64
+					" off %" PRIu64 " time %" PRIu64 "\n",
+					sy_dec_kind_name(it.kind), it.from,
+					it.to, sy_branch_kind_name(it.br),
+					it.code, it.exc, it.ninsn, it.offset,
+					it.time);
 			if ((err = sy_stretcher_push(&c->st, &it)))
 				break;
+		}
 		if (err == -SY_E_EOS)
 			err = sy_stretcher_finish(&c->st);
 	}
@@ -394,109 +399,6 @@ static void sy_emit_ready(struct sy_session *s)
 	}
 }
 
-static uint64_t sy_stretch_time(const struct sy_session *s,
-				const struct sy_stretch *st)
-{
-	return sy_timeconv_to_perf(&s->tc, st->t0_stand_in ? st->t1 : st->t0);
-}
-
-static int sy_take_stretches(struct sy_win *w, struct sy_queue *q, size_t a,
-			     size_t b)
-{
-	if (b <= a)
-		return 0;
-	w->st = malloc((b - a) * sizeof(*w->st));
-	if (!w->st)
-		return -SY_E_NOMEM;
-	memcpy(w->st, &q->st[a], (b - a) * sizeof(*w->st));
-	w->nr_st = b - a;
-	for (size_t i = a; i < b; i++)
-		q->st[i].ring = NULL;
-	return 0;
-}
-
-/* Stream sinks: windows come from the samples, stretches from the trace;
- * a stretch belongs to the window whose [resume, pause] holds its start
- * time (trace starts after the resume sample is written and stops before
- * the pause sample is).  Without timestamps they pair in order. */
-static int sy_match(struct sy_session *s, struct sy_queue *q, int final)
-{
-	struct sy_win *w;
-
-	while ((w = q->wait_head)) {
-		uint64_t lo = w->pub.has_resume ? w->pub.resume_time : 0;
-		uint64_t hi = w->pub.pause_time;
-		size_t i = q->st_pos, a, b;
-		int decided = final && !q->units_pending;
-		int timed = 1;
-
-		for (size_t k = q->st_pos; k < q->nr_st; k++)
-			timed &= q->st[k].has_time;
-		if (!timed) {
-			/* timeless trace: the next stretch is this window's */
-			if (q->st_pos < q->nr_st) {
-				a = q->st_pos;
-				b = a + 1;
-				decided = 1;
-			} else {
-				a = b = q->st_pos;
-			}
-		} else {
-			while (i < q->nr_st && sy_stretch_time(s, &q->st[i]) < lo)
-				i++;
-			a = i;
-			while (i < q->nr_st && sy_stretch_time(s, &q->st[i]) <= hi)
-				i++;
-			b = i;
-			if (i < q->nr_st)
-				decided = 1;
-		}
-		if (!decided)
-			break;
-		if (sy_take_stretches(w, q, a, b))
-			return -SY_E_NOMEM;
-		/* stretches before the window fell outside every window */
-		for (size_t k = q->st_pos; k < a; k++)
-			free(q->st[k].ring);
-		q->st_pos = b;
-		q->wait_head = w->qnext;
-		if (!q->wait_head)
-			q->wait_tail = NULL;
-		sy_validate(s, w);
-		w->ready = 1;
-	}
-	/* compact the consumed prefix */
-	if (q->st_pos && q->st_pos == q->nr_st) {
-		q->nr_st = q->st_pos = 0;
-	} else if (q->st_pos > 1024) {
-		memmove(q->st, q->st + q->st_pos,
-			(q->nr_st - q->st_pos) * sizeof(*q->st));
-		q->nr_st -= q->st_pos;
-		q->st_pos = 0;
-	}
-	return 0;
-}
-
-static int sy_append_stretches(struct sy_queue *q, struct sy_job *j)
-{
-	if (q->nr_st + j->nr_st > q->cap_st) {
-		size_t ncap = q->cap_st ? q->cap_st : 64;
-		while (ncap < q->nr_st + j->nr_st)
-			ncap *= 2;
-		struct sy_stretch *n = realloc(q->st, ncap * sizeof(*n));
-		if (!n)
-			return -SY_E_NOMEM;
-		q->st = n;
-		q->cap_st = ncap;
-	}
-	memcpy(q->st + q->nr_st, j->st, j->nr_st * sizeof(*j->st));
-	q->nr_st += j->nr_st;
-	free(j->st);
-	j->st = NULL;
-	j->nr_st = 0;
-	return 0;
-}
-
 /* Whole-trace mode: every stretch is a window of its own. */
 static int sy_whole_trace_windows(struct sy_session *s, struct sy_job *j)
 {
@@ -527,7 +429,7 @@ static int sy_whole_trace_windows(struct sy_session *s, struct sy_job *j)
 
 static int sy_job_done(struct sy_session *s, struct sy_job *j)
 {
-	int err = 0;
+	int err;
 
 	if (j->err && j->err != -SY_E_EOS) {
 		sy_session_warn(s, j->err, 0, "cpu %d: decoder failed: %s",
@@ -537,25 +439,20 @@ static int sy_job_done(struct sy_session *s, struct sy_job *j)
 	}
 	s->sum.overflows += j->stats.overflows;
 	s->sum.decode_errors += j->stats.errors;
-	if (j->win) {
-		struct sy_win *w = j->win;
-
-		w->lost |= j->lost;
-		w->st = j->st;
-		w->nr_st = j->nr_st;
-		j->st = NULL;
-		j->nr_st = 0;
-		sy_validate(s, w);
-		w->job = NULL;
-		w->ready = 1;
-		return 0;
-	}
 	if (s->o.whole_trace)
 		return sy_whole_trace_windows(s, j);
-	j->q->units_pending--;
-	err = sy_append_stretches(j->q, j);
+	if (j->win) {
+		/* an ETR group: its pause sample owns what it holds */
+		j->win->lost |= j->lost;
+		j->win->group_done = 1;
+		j->win->job = NULL;
+	} else {
+		j->q->units_pending--;
+	}
+	err = sy_match_stretches(s, j->q, j->st, j->nr_st, j->has_aux_time,
+				 j->aux_time, j->t_lo);
 	if (!err)
-		err = sy_match(s, j->q, 0);
+		err = sy_match_run(s, j->q, 0);
 	return err;
 }
 
@@ -666,36 +563,6 @@ static const char *sy_comm_of(struct sy_session *s, uint32_t pid)
 	return c ? c->comm : NULL;
 }
 
-static int sy_close_window(struct sy_session *s, struct sy_queue *q,
-			   struct sy_win *w)
-{
-	int err;
-
-	q->open = NULL;
-	w->snap = sy_proc_table_snapshot(s->procs);
-	if (s->sum.sink == SY_SINK_ETR) {
-		if (!w->has_aux || w->aux_end <= w->aux_begin) {
-			sy_validate(s, w);
-			w->ready = 1;
-			return 0;
-		}
-		struct sy_job *j = sy_job_new(s, q, w->aux_begin, w->aux_end,
-					      w->pub.tid);
-		if (!j)
-			return -SY_E_NOMEM;
-		j->win = w;
-		w->job = j;
-		err = sy_submit(s, j);
-		return err;
-	}
-	if (q->wait_tail)
-		q->wait_tail->qnext = w;
-	else
-		q->wait_head = w;
-	q->wait_tail = w;
-	return sy_match(s, q, 0);
-}
-
 static int sy_on_sample(struct sy_session *s, const struct sy_record *rec)
 {
 	uint8_t role = s->attr_role[rec->attr->index];
@@ -703,6 +570,7 @@ static int sy_on_sample(struct sy_session *s, const struct sy_record *rec)
 	struct sy_diag d = { 0 };
 	struct sy_queue *q;
 	struct sy_win *w;
+	int err;
 
 	if (!(role & (SY_ROLE_PAUSE | SY_ROLE_RESUME | SY_ROLE_CALLCHAIN)))
 		return 0;
@@ -711,76 +579,57 @@ static int sy_on_sample(struct sy_session *s, const struct sy_record *rec)
 		sy_session_warn(s, d.err, d.offset, "%s", d.msg);
 		return 0;
 	}
-	q = sy_queue_get(s, s->sum.per_thread ? sm.tid : sm.cpu, 0);
-	if (!(role & (SY_ROLE_PAUSE | SY_ROLE_RESUME))) {
-		/* another callchain sample inside an active window: without
-		 * fine trace timestamps it cannot be placed */
-		if (q && q->open) {
-			q->open->pub.unplaced++;
-		}
-		return 0;
-	}
-	if (!q) {
-		q = sy_queue_get(s, s->sum.per_thread ? sm.tid : sm.cpu, 1);
-		if (!q)
-			return -SY_E_NOMEM;
-		q->cpu = s->sum.per_thread ? (uint32_t)-1 : sm.cpu;
-	}
-	q->last_tid = sm.tid;
+	q = sy_queue_get(s, s->sum.per_thread ? sm.tid : sm.cpu, 1);
+	if (!q)
+		return -SY_E_NOMEM;
 	if (!q->seen) {
 		q->seen = 1;
-		if (!s->start_paused) {
-			/* trace runs from the start: a window is open */
-			q->running = 1;
-		}
+		q->running = !s->start_paused;
+		if (s->sum.per_thread)
+			q->cpu = (uint32_t)-1;
 	}
+	if (!(role & (SY_ROLE_PAUSE | SY_ROLE_RESUME))) {
+		/* another callchain sample while trace runs: without trace
+		 * timestamps fine enough to place it, it stays unplaced */
+		if (q->running)
+			s->sum.unplaced++;
+		return 0;
+	}
+	q->last_tid = sm.tid;
 	if (role & SY_ROLE_RESUME) {
 		s->sum.resume_samples++;
-		if (q->running) {
+		if (q->running)
 			s->sum.resume_while_running++;
-			return 0;
-		}
-		w = calloc(1, sizeof(*w));
-		if (!w)
-			return -SY_E_NOMEM;
-		w->q = q;
-		w->pub.cpu = q->cpu;
-		w->pub.has_resume = 1;
-		w->pub.resume_time = sm.time;
-		w->pub.resume_ip = sm.ip;
-		w->resume_tid = sm.tid;
-		q->open = w;
 		q->running = 1;
-		return 0;
+		return sy_match_resume(q, sm.time, sm.ip, sm.tid,
+				       s->sample_seq++);
 	}
 
 	s->sum.pause_samples++;
-	if (q->running && q->open) {
-		w = q->open;
-	} else {
-		w = calloc(1, sizeof(*w));
-		if (!w)
-			return -SY_E_NOMEM;
-		w->q = q;
-		w->pub.cpu = q->cpu;
-		w->is_paused_sample = !q->running;
-		w->resume_tid = sm.tid;
-	}
+	q->running = 0;
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -SY_E_NOMEM;
+	w->q = q;
+	w->pub.cpu = q->cpu;
 	w->pub.has_pause = 1;
 	w->pub.pause_time = sm.time;
 	w->pub.pause_ip = sm.ip;
 	w->pub.pause_period = sm.period;
 	w->pub.pid = sm.pid;
 	w->pub.tid = sm.tid;
+	w->resume_tid = sm.tid;
+	w->seq = s->sample_seq++;
+	sy_out_append(s, w);
 	if (sm.type & SY_SAMPLE_CALLCHAIN) {
 		/* user frames only, leaf first */
-		uint64_t n = 0, i = 0;
+		uint64_t n = 0;
 		int user = 0;
 
 		w->chain = malloc((sm.callchain_nr ? sm.callchain_nr : 1) * 8);
 		if (!w->chain)
 			return -SY_E_NOMEM;
-		for (i = 0; i < sm.callchain_nr; i++) {
+		for (uint64_t i = 0; i < sm.callchain_nr; i++) {
 			uint64_t ip = sy_sample_callchain(&sm, i);
 
 			if (ip >= SY_CONTEXT_MAX) {
@@ -793,21 +642,36 @@ static int sy_on_sample(struct sy_session *s, const struct sy_record *rec)
 		w->pub.callchain = w->chain;
 		w->pub.nr_callchain = (uint32_t)n;
 	}
-	sy_out_append(s, w);
-	if (w->is_paused_sample || !q->running) {
-		w->snap = sy_proc_table_snapshot(s->procs);
-		sy_validate(s, w);
-		w->ready = 1;
-		return 0;
+	w->snap = sy_proc_table_snapshot(s->procs);
+	err = sy_match_pause(q, w);
+	if (err)
+		return err;
+	if (s->sum.sink == SY_SINK_ETR && q->g_has) {
+		/* the AUX records since the last pause sample: the sink wrote
+		 * the last one when this pause stopped the trace */
+		struct sy_job *j = sy_job_new(s, q, q->g_begin, q->g_end,
+					      sm.tid);
+
+		if (!j)
+			return -SY_E_NOMEM;
+		j->win = w;
+		j->has_aux_time = 1;
+		j->aux_time = q->g_time;
+		w->job = j;
+		w->aux_bytes = q->g_bytes;
+		q->g_has = 0;
+		q->g_bytes = 0;
+		err = sy_submit(s, j);
+		if (err)
+			return err;
 	}
-	q->running = 0;
-	return sy_close_window(s, q, w);
+	return sy_match_run(s, q, 0);
 }
 
 static int sy_submit_unit(struct sy_session *s, struct sy_queue *q)
 {
-	size_t first = q->next_unit ? q->unit_end[q->next_unit - 1] + 1 : 0;
-	size_t last = q->unit_end[q->next_unit];
+	size_t first = q->units[q->next_unit].first;
+	size_t last = q->units[q->next_unit].last;
 	struct sy_job *j;
 
 	j = sy_job_new(s, q, q->recs[first].aux_off,
@@ -815,6 +679,7 @@ static int sy_submit_unit(struct sy_session *s, struct sy_queue *q)
 		       q->last_tid);
 	if (!j)
 		return -SY_E_NOMEM;
+	j->t_lo = first ? q->recs[first - 1].time : 0;
 	q->next_unit++;
 	q->units_pending++;
 	return sy_submit(s, j);
@@ -826,30 +691,36 @@ static int sy_on_aux(struct sy_session *s, const struct sy_record *rec,
 	uint32_t key = s->sum.per_thread ? ev->sid.tid : ev->sid.cpu;
 	struct sy_queue *q = sy_queue_get(s, key, 0);
 	const struct sy_ev_aux *a = &ev->u.aux;
+	uint64_t bad = a->flags & (SY_AUX_FLAG_TRUNCATED | SY_AUX_FLAG_PARTIAL |
+				   SY_AUX_FLAG_COLLISION);
+	int err;
 
 	if (!q)
 		return 0;
-	if (q->open) {
-		struct sy_win *w = q->open;
-
-		w->aux_flags |= a->flags & (SY_AUX_FLAG_TRUNCATED |
-					    SY_AUX_FLAG_PARTIAL |
-					    SY_AUX_FLAG_COLLISION);
-		if (s->sum.sink == SY_SINK_ETR && a->aux_size) {
-			if (!w->has_aux || a->aux_offset < w->aux_begin)
-				w->aux_begin = a->aux_offset;
-			if (!w->has_aux ||
-			    a->aux_offset + a->aux_size > w->aux_end)
-				w->aux_end = a->aux_offset + a->aux_size;
-			w->has_aux = 1;
-			w->aux_bytes += a->aux_size;
-		}
+	if (bad && (err = sy_match_event(q, SY_QEV_AUX, ev->sid.time, bad)))
+		return err;
+	/* a chunk that never made it into the file: every window since the
+	 * previous AUX record may have had bytes in it */
+	if (a->aux_size && !sy_queue_covered(q, a->aux_offset,
+					     a->aux_offset + a->aux_size) &&
+	    (err = sy_match_event(q, SY_QEV_LOST_RANGE, ev->sid.time,
+				  q->last_aux_time)))
+		return err;
+	q->last_aux_time = ev->sid.time;
+	if (s->sum.sink == SY_SINK_ETR && !s->o.whole_trace && a->aux_size) {
+		if (!q->g_has || a->aux_offset < q->g_begin)
+			q->g_begin = a->aux_offset;
+		if (!q->g_has || a->aux_offset + a->aux_size > q->g_end)
+			q->g_end = a->aux_offset + a->aux_size;
+		q->g_has = 1;
+		q->g_bytes += a->aux_size;
+		q->g_time = ev->sid.time;
 	}
 	/* stream units (and whole-trace fragments) are decoded once the walk
 	 * reaches their last AUX record: the address space is then known */
 	if (q->next_unit < q->nr_units &&
 	    (s->sum.sink != SY_SINK_ETR || s->o.whole_trace)) {
-		const struct sy_auxrec *last = &q->recs[q->unit_end[q->next_unit]];
+		const struct sy_auxrec *last = &q->recs[q->units[q->next_unit].last];
 
 		if (last->rec_off == rec->offset)
 			return sy_submit_unit(s, q);
@@ -897,9 +768,7 @@ static int sy_on_record(struct sy_session *s, const struct sy_record *rec)
 			return 0;
 		q = sy_queue_get(s, s->sum.per_thread ? ev.sid.tid : ev.sid.cpu,
 				 0);
-		if (q && q->open)
-			q->open->switches++;
-		return 0;
+		return q ? sy_match_event(q, SY_QEV_SWITCH, ev.sid.time, 0) : 0;
 	case SY_REC_LOST:
 	case SY_REC_LOST_SAMPLES:
 		s->sum.lost_records++;
@@ -907,8 +776,9 @@ static int sy_on_record(struct sy_session *s, const struct sy_record *rec)
 			q = sy_queue_get(s, s->sum.per_thread ? ev.sid.tid :
 								ev.sid.cpu,
 					 0);
-			if (q && q->open)
-				q->open->lost = 1;
+			if (q)
+				return sy_match_event(q, SY_QEV_LOST,
+						      ev.sid.time, 0);
 		}
 		return 0;
 	case SY_REC_COMM: {
@@ -962,6 +832,8 @@ int sy_session_run(struct sy_session *s, sy_window_fn fn, void *ctx)
 		long c = sysconf(_SC_NPROCESSORS_ONLN);
 		threads = c > 0 ? (unsigned)c : 1;
 	}
+	if (s->o.items)
+		threads = 1; /* one readable listing */
 	s->sum.threads = threads;
 	s->fn = fn;
 	s->fn_ctx = ctx;
@@ -1013,14 +885,7 @@ int sy_session_run(struct sy_session *s, sy_window_fn fn, void *ctx)
 			goto out;
 	}
 	for (size_t i = 0; i < s->nr_queues; i++) {
-		struct sy_queue *q = s->queues[i];
-
-		if (q->open) {
-			/* never paused: not a window this tool can pin */
-			sy_win_free(q->open);
-			q->open = NULL;
-		}
-		err = sy_match(s, q, 1);
+		err = sy_match_run(s, s->queues[i], 1);
 		if (err)
 			goto out;
 	}

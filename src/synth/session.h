@@ -30,6 +30,30 @@ struct sy_auxrec {
 struct sy_win;
 struct sy_job;
 
+/* A stretch waiting for its pause sample, with perf times. */
+struct sy_mstretch {
+	struct sy_stretch st;
+	int timed;
+	uint64_t pt0, pt1;
+};
+
+struct sy_resume {
+	uint64_t time, ip;
+	uint32_t tid;
+	uint64_t seq;		/* sample order in the file */
+};
+
+/* LOST is a point in time; LOST_RANGE covers (flags, time]. */
+enum { SY_QEV_AUX, SY_QEV_SWITCH, SY_QEV_LOST, SY_QEV_LOST_RANGE };
+
+/* Something that happened on a queue at a time: AUX flags, a context
+ * switch, lost records. */
+struct sy_qevent {
+	int kind;
+	uint64_t time;
+	uint64_t flags;
+};
+
 /* A CPU (per-CPU recording) or a thread (per-thread recording). */
 struct sy_queue {
 	uint32_t key;
@@ -40,33 +64,47 @@ struct sy_queue {
 	size_t nr_recs, cap_recs;
 	int raw;		/* AUX flag 0x100 seen (ETM without frames) */
 	/* stream units: ranges of recs decoded as one piece */
-	size_t *unit_end;	/* index of the last rec of each unit */
+	struct sy_dunit {
+		size_t first, last; /* recs decoded together */
+	} *units;
 	size_t nr_units, next_unit;
+	uint64_t last_aux_time;	/* of the last AUX record walked */
 	/* decoder configuration */
 	struct sy_dec_params dp;
 	struct sy_etm_source *sources;
-	/* the kernel's pause/resume state as the samples tell it */
+	/* the kernel's pause/resume state as the samples tell it: only for
+	 * the summary, windows come from the trace (match.c) */
 	int running;
-	struct sy_win *open;
-	/* stream matching */
-	struct sy_win *wait_head, *wait_tail;
-	struct sy_stretch *st;
-	size_t nr_st, cap_st, st_pos;
-	uint64_t units_pending;
 	uint32_t last_tid;
+	/* ETR: the AUX records since the last pause sample */
+	int g_has;
+	uint64_t g_begin, g_end, g_bytes, g_time;
+	/* matching (match.c) */
+	struct sy_mstretch *ms;
+	size_t nr_ms, cap_ms, ms_pos;
+	struct sy_win **pend;
+	size_t nr_pend, cap_pend, pend_pos;
+	struct sy_resume *res;
+	size_t nr_res, cap_res, res_pos;
+	struct sy_qevent *ev;
+	size_t nr_ev, cap_ev, ev_pos;
+	uint64_t last_pause_time;
+	int has_last_pause;
+	uint64_t units_pending;
 	int seen;		/* a sample of this queue was read */
 };
 
 struct sy_win {
 	int listed;		/* on the output list */
 	struct sy_win *next;	/* output list */
-	struct sy_win *qnext;	/* queue wait list */
 	struct sy_window pub;
 	struct sy_queue *q;
 	int ready;
-	int is_paused_sample;
-	uint64_t aux_begin, aux_end;
-	int has_aux;
+	int ran_through;	/* a stretch spans its pause sample */
+	int group_done;		/* ETR: the decode of its AUX group is done */
+	uint64_t seq;		/* sample order in the file */
+	uint64_t span_lo;	/* the previous pause sample's time */
+	int has_span_lo;
 	uint64_t aux_bytes;
 	uint64_t aux_flags;
 	int lost;
@@ -91,6 +129,9 @@ struct sy_job {
 	uint64_t report_from;
 	uint64_t bytes;
 	int lost;		/* bytes of the range are missing */
+	int has_aux_time;	/* ETR group: the closing AUX record's time */
+	uint64_t aux_time;
+	uint64_t t_lo;		/* its data came after this perf time */
 	struct sy_proc_snap *snap;
 	uint32_t ctxid;
 	struct sy_stretch *st;
@@ -133,6 +174,7 @@ struct sy_session {
 	uint64_t pt_cpu[3];	/* family, model, stepping */
 	int any_pause_attr;
 	int start_paused;	/* the trace event has aux_start_paused */
+	uint64_t sample_seq;	/* pause/resume samples read */
 	struct sy_comm *comms;	/* pid -> comm, sorted by pid */
 	size_t nr_comms, cap_comms;
 };
@@ -159,8 +201,25 @@ struct sy_queue *sy_queue_get(struct sy_session *s, uint32_t key, int create);
 int sy_queue_chunks(struct sy_session *s, struct sy_queue *q, uint64_t a,
 		    uint64_t b, struct sy_dec_chunk **out, int *lost);
 void sy_queue_free(struct sy_queue *q);
+/* Nonzero when AUXTRACE payloads hold every byte of [a, b). */
+int sy_queue_covered(const struct sy_queue *q, uint64_t a, uint64_t b);
 
 /* validate.c: the status of a closed window whose stretches are known. */
 void sy_validate(struct sy_session *s, struct sy_win *w);
+
+/* match.c: trace to pause samples. */
+int sy_match_resume(struct sy_queue *q, uint64_t time, uint64_t ip,
+		    uint32_t tid, uint64_t seq);
+int sy_match_pause(struct sy_queue *q, struct sy_win *w);
+int sy_match_event(struct sy_queue *q, int kind, uint64_t time,
+		   uint64_t flags);
+/* Takes the stretches (their rings move); @aux_time dates timeless ETR
+ * stretches. */
+int sy_match_stretches(struct sy_session *s, struct sy_queue *q,
+		       struct sy_stretch *v, size_t n, int has_aux_time,
+		       uint64_t aux_time, uint64_t t_lo);
+/* Resolves every pause sample that can be; with @final, all of them. */
+int sy_match_run(struct sy_session *s, struct sy_queue *q, int final);
+void sy_match_free(struct sy_queue *q);
 
 #endif

@@ -85,8 +85,25 @@ static int sy_close(struct sy_stretcher *st)
 	st->v[st->nr++] = st->cur;
 	memset(&st->cur, 0, sizeof(st->cur));
 	st->open = 0;
-	st->pending_syscall = 0;
 	return 0;
+}
+
+static void sy_open(struct sy_stretcher *st, const struct sy_dec_item *it);
+static int sy_close(struct sy_stretcher *st);
+
+/* An enable period without any instruction: a stretch of nothing, dated. */
+static int sy_lone_stretch(struct sy_stretcher *st)
+{
+	struct sy_dec_item it;
+
+	memset(&it, 0, sizeof(it));
+	it.offset = st->lone_off;
+	st->lone = 0;
+	sy_open(st, &it);
+	st->cur.flags |= SY_SF_NOTHING;
+	st->cur.has_time = 1;
+	st->cur.t0 = st->cur.t1 = st->lone_time;
+	return sy_close(st);
 }
 
 static void sy_open(struct sy_stretcher *st, const struct sy_dec_item *it)
@@ -108,25 +125,31 @@ static void sy_open(struct sy_stretcher *st, const struct sy_dec_item *it)
 	st->pending_error = 0;
 }
 
+/* An error inside a stretch ends it; one outside any stretch (bytes that
+ * never decoded into trace) becomes a stretch of nothing but the error, so
+ * the window whose time it falls in is told. */
 static void sy_note_error(struct sy_stretcher *st, const struct sy_dec_item *it)
 {
-	if (st->open) {
-		struct sy_stretch *s = &st->cur;
+	struct sy_stretch *s = &st->cur;
 
-		if (!s->errors) {
-			s->first_error = (int)it->code;
-			s->first_error_off = it->offset;
+	if (!st->open) {
+		struct sy_dec_item at = *it;
+
+		at.to = 0;
+		sy_open(st, &at);
+		s->flags |= SY_SF_NOTHING;
+		if (st->has_time) {
+			s->has_time = 1;
+			s->t0_stand_in = 1;
+			s->t0 = s->t1 = st->last_time;
 		}
-		s->errors++;
-		s->flags |= SY_SF_ERROR;
-		return;
 	}
-	if (!st->pending_errors) {
-		st->pending_error = (int)it->code;
-		st->pending_error_off = it->offset;
+	if (!s->errors) {
+		s->first_error = (int)it->code;
+		s->first_error_off = it->offset;
 	}
-	st->pending_errors++;
-	st->pending_flags |= SY_SF_ERROR;
+	s->errors++;
+	s->flags |= SY_SF_ERROR;
 }
 
 int sy_stretcher_push(struct sy_stretcher *st, const struct sy_dec_item *it)
@@ -154,12 +177,7 @@ int sy_stretcher_push(struct sy_stretcher *st, const struct sy_dec_item *it)
 		s->last_from = it->from;
 		return sy_ring_push(s, st->depth, it);
 	case SY_DEC_START:
-		if (st->open && st->pending_syscall && it->to == st->syscall_ret) {
-			/* back from the kernel where we left: same stretch */
-			st->pending_syscall = 0;
-			s->flags |= SY_SF_SYSCALL;
-			return 0;
-		}
+		st->lone = 0;
 		err = sy_close(st);
 		if (err)
 			return err;
@@ -175,11 +193,6 @@ int sy_stretcher_push(struct sy_stretcher *st, const struct sy_dec_item *it)
 	case SY_DEC_STOP:
 		if (!st->open)
 			return 0;
-		if (it->code == SY_STOP_SYSCALL) {
-			st->pending_syscall = 1;
-			st->syscall_ret = it->to;
-			return 0;
-		}
 		s->end_addr = it->to;
 		s->stop_reason = (uint8_t)it->code;
 		s->stop_exc = it->exc;
@@ -198,6 +211,16 @@ int sy_stretcher_push(struct sy_stretcher *st, const struct sy_dec_item *it)
 		sy_note_error(st, it);
 		return sy_close(st);
 	case SY_DEC_TIME:
+		if (!st->open) {
+			/* two timestamps with no trace between: trace was
+			 * enabled and disabled again before the program ran
+			 * (PT writes timing packets at every enable) */
+			if (st->lone && (err = sy_lone_stretch(st)))
+				return err;
+			st->lone = 1;
+			st->lone_time = it->time;
+			st->lone_off = it->offset;
+		}
 		if (st->open) {
 			/* the stretch's own timestamp comes before its first
 			 * branch and replaces the stand-in from START */
@@ -232,7 +255,11 @@ int sy_stretcher_push(struct sy_stretcher *st, const struct sy_dec_item *it)
 
 int sy_stretcher_finish(struct sy_stretcher *st)
 {
-	return sy_close(st);
+	int err = sy_close(st);
+
+	if (!err && st->lone)
+		err = sy_lone_stretch(st);
+	return err;
 }
 
 struct sy_stretch *sy_stretcher_take(struct sy_stretcher *st, size_t *nr)
@@ -243,4 +270,14 @@ struct sy_stretch *sy_stretcher_take(struct sy_stretcher *st, size_t *nr)
 	st->v = NULL;
 	st->nr = st->cap = 0;
 	return v;
+}
+
+int sy_stretch_joins(const struct sy_stretch *prev,
+		     const struct sy_stretch *next)
+{
+	return (prev->flags & SY_SF_STOPPED) && prev->end_addr &&
+	       prev->end_addr == next->start_addr &&
+	       !(next->flags & (SY_SF_OVERFLOW | SY_SF_ERROR)) &&
+	       (!prev->has_ctx || !next->has_ctx ||
+		prev->ctxid == next->ctxid);
 }

@@ -2,10 +2,15 @@
  *
  * A stretch is what the trace proves about one uninterrupted run of traced
  * execution: it starts at a START item and ends at a STOP, a discontinuity
- * (overflow, error) or the end of the data.  A syscall excursion (STOP for a
- * syscall, then START at its return address) does not break a stretch: the
- * user-space control flow is continuous across it.  A context change does:
- * the branches before it belong to another thread, so the ring is cut.
+ * (overflow, error) or the end of the data.  A context change inside it cuts
+ * its ring: the branches before it belong to another thread.
+ *
+ * An untraced excursion (syscall, interrupt) ends a stretch with a STOP
+ * whose address is where execution went on; when the next stretch starts
+ * exactly there, user-space control flow is continuous across the gap and
+ * the two join (sy_stretch_joins).  Joining is left to the window that owns
+ * both: a pause and the next resume at the same instruction look the same
+ * to the trace, but belong to two windows.
  *
  * Each stretch keeps its newest `depth` branches in a ring (all of them
  * when depth is 0), its instruction count, times and flags.
@@ -22,9 +27,9 @@
 #define SY_SF_OVERFLOW 0x01u	/* an overflow ended or preceded it */
 #define SY_SF_ERROR 0x02u	/* a decode error ended or preceded it */
 #define SY_SF_CONTEXT 0x04u	/* the context changed inside it */
-#define SY_SF_SYSCALL 0x08u	/* it spans a syscall excursion */
 #define SY_SF_STOPPED 0x10u	/* it ended with a STOP item (end_addr valid) */
 #define SY_SF_CUT 0x20u		/* branches before a context change dropped */
+#define SY_SF_NOTHING 0x40u	/* trace was enabled but nothing ran */
 
 struct sy_stretch {
 	uint64_t start_addr;
@@ -49,6 +54,11 @@ struct sy_stretch {
 	uint32_t cap, len, head;
 };
 
+/* Nonzero when @next continues @prev's control flow: @prev stopped where
+ * @next starts, with no overflow, error or thread change between. */
+int sy_stretch_joins(const struct sy_stretch *prev,
+		     const struct sy_stretch *next);
+
 /* Copies up to @max branches, newest first, into @out; returns how many. */
 uint32_t sy_stretch_stack(const struct sy_stretch *s, struct sy_br *out,
 			  uint32_t max);
@@ -59,8 +69,6 @@ struct sy_stretcher {
 	size_t nr, cap;
 	struct sy_stretch cur;
 	int open;
-	int pending_syscall;
-	uint64_t syscall_ret;
 	uint32_t pending_flags;	/* errors/overflows between stretches */
 	uint64_t pending_errors;
 	int pending_error;
@@ -70,6 +78,8 @@ struct sy_stretcher {
 	int has_ctx;
 	uint32_t ctxid;
 	uint64_t insns_outside; /* instructions reported outside stretches */
+	int lone;		/* a timestamp outside any stretch, pending */
+	uint64_t lone_time, lone_off;
 };
 
 void sy_stretcher_init(struct sy_stretcher *st, uint32_t depth);

@@ -95,14 +95,19 @@ static uint64_t sy_length(const struct sy_session *s, const struct sy_win *w)
 void sy_validate(struct sy_session *s, struct sy_win *w)
 {
 	struct sy_window *p = &w->pub;
-	const struct sy_stretch *first = w->nr_st ? &w->st[0] : NULL;
-	const struct sy_stretch *last = w->nr_st ? &w->st[w->nr_st - 1] : NULL;
+	const struct sy_stretch *first = NULL, *last = NULL;
 	uint32_t flags = 0;
 	int ctx_other = 0;
 
 	p->insns = p->branches = p->decode_errors = 0;
 	for (size_t i = 0; i < w->nr_st; i++) {
 		const struct sy_stretch *st = &w->st[i];
+
+		if (!(st->flags & SY_SF_NOTHING)) {
+			if (!first)
+				first = st;
+			last = st;
+		}
 
 		p->insns += st->insns;
 		p->branches += st->branches;
@@ -137,36 +142,53 @@ void sy_validate(struct sy_session *s, struct sy_win *w)
 	if (last)
 		p->end_addr = last->end_addr;
 	p->bytes = w->aux_bytes;
-	if (!w->has_aux && w->nr_st)
-		p->bytes = last->off1 - first->off0;
+	if (!w->aux_bytes && w->nr_st)
+		p->bytes = w->st[w->nr_st - 1].off1 - w->st[0].off0;
 
-	/* the stack: the newest stretch only (never splice across a
-	 * discontinuity), newest branch first */
+	/* the stack: newest branch first, from the newest stretch and the
+	 * ones it continues (untraced excursions that came back where they
+	 * left); never across a discontinuity */
 	p->nr_stack = 0;
-	if (last && last->len) {
-		uint32_t max = s->o.depth ? s->o.depth : last->len;
+	if (last && !(w->st[w->nr_st - 1].flags & SY_SF_NOTHING)) {
+		size_t k = w->nr_st - 1;
+		uint64_t total = last->len;
 
-		w->stack = malloc((size_t)max * sizeof(*w->stack));
-		if (w->stack)
-			p->nr_stack = sy_stretch_stack(last, w->stack, max);
+		while (k > 0 && sy_stretch_joins(&w->st[k - 1], &w->st[k]))
+			total += w->st[--k].len;
+		uint32_t max = s->o.depth ? s->o.depth :
+				(uint32_t)(total < UINT32_MAX ? total : UINT32_MAX);
+
+		w->stack = max ? malloc((size_t)max * sizeof(*w->stack)) : NULL;
+		for (size_t i = w->nr_st; w->stack && i-- > k;) {
+			if (p->nr_stack >= max)
+				break;
+			p->nr_stack += sy_stretch_stack(&w->st[i],
+							w->stack + p->nr_stack,
+							max - p->nr_stack);
+		}
 		p->stack = w->stack;
 	}
 
-	if (w->is_paused_sample) {
-		sy_reason(w, SY_ST_PAUSED, "pause sample at %#" PRIx64
-			  " while trace was paused", p->pause_ip);
-		return;
-	}
-	if ((!w->nr_st || (!p->insns && !p->branches)) && !p->decode_errors) {
-		if (w->lost || (w->aux_flags & (SY_AUX_FLAG_TRUNCATED |
-						SY_AUX_FLAG_COLLISION)))
+	if (!w->nr_st && !p->decode_errors) {
+		if (w->ran_through)
+			sy_reason(w, SY_ST_END_MISMATCH,
+				  "trace ran through this pause sample: its "
+				  "pause was missed");
+		else if (w->lost || (w->aux_flags & (SY_AUX_FLAG_TRUNCATED |
+						     SY_AUX_FLAG_COLLISION)))
 			sy_reason(w, SY_ST_TRUNCATED,
 				  "no trace: the window's AUX data was lost");
+		else if (p->bytes)
+			sy_reason(w, SY_ST_EMPTY, "no trace decoded");
 		else
-			sy_reason(w, SY_ST_EMPTY, "%s",
-				  w->nr_st ? "no instruction executed" :
-				  p->bytes ? "no trace decoded" :
-					     "no trace bytes");
+			sy_reason(w, SY_ST_PAUSED,
+				  "no trace before this pause sample: trace was "
+				  "paused");
+		return;
+	}
+	if ((!last && !p->decode_errors) ||
+	    (!p->insns && !p->branches && !p->decode_errors)) {
+		sy_reason(w, SY_ST_EMPTY, "no instruction executed");
 		return;
 	}
 	if (w->lost || (w->aux_flags & (SY_AUX_FLAG_TRUNCATED |
@@ -193,14 +215,14 @@ void sy_validate(struct sy_session *s, struct sy_win *w)
 		sy_reason(w, SY_ST_OVERFLOW, "trace unit overflow");
 		return;
 	}
-	if (p->has_resume &&
+	if (p->has_resume && first &&
 	    !sy_pinned(s, w, first->start_addr, p->resume_ip, 1)) {
 		sy_reason(w, SY_ST_START_MISMATCH,
 			  "trace starts at %#" PRIx64 ", resume sample IP is "
 			  "%#" PRIx64, first->start_addr, p->resume_ip);
 		return;
 	}
-	if (p->has_pause) {
+	if (p->has_pause && last) {
 		if (!(last->flags & SY_SF_STOPPED)) {
 			sy_reason(w, SY_ST_END_MISMATCH,
 				  "trace does not stop at an interrupt; pause "

@@ -86,7 +86,7 @@ Test(stretch, whole_window_keeps_everything)
 	free(out);
 }
 
-Test(stretch, syscall_excursion_does_not_break)
+Test(stretch, excursions_end_stretches_that_join)
 {
 	struct sy_stretcher st;
 	struct sy_stretch *v;
@@ -98,19 +98,25 @@ Test(stretch, syscall_excursion_does_not_break)
 	push(&st, item(SY_DEC_STOP, 0x1108, 0x110c, SY_STOP_SYSCALL, 3));
 	push(&st, item(SY_DEC_START, 0, 0x110c, 0, 0));
 	push(&st, item(SY_DEC_BRANCH, 0x1110, 0x1200, 0, 2));
-	/* a return elsewhere than the syscall's next instruction: a signal
-	 * or a different thread; that is a new stretch */
-	push(&st, item(SY_DEC_STOP, 0x1204, 0x1208, SY_STOP_SYSCALL, 2));
+	/* an interrupt, back where it left */
+	push(&st, item(SY_DEC_STOP, 0, 0x1208, SY_STOP_EXCEPTION, 2));
+	push(&st, item(SY_DEC_START, 0, 0x1208, 0, 0));
+	/* back elsewhere (a signal, another thread): no join */
+	push(&st, item(SY_DEC_STOP, 0x1208, 0x120c, SY_STOP_SYSCALL, 1));
 	push(&st, item(SY_DEC_START, 0, 0x5000, 0, 0));
 	push(&st, item(SY_DEC_STOP, 0, 0x5010, SY_STOP_EXCEPTION, 4));
 	v = sy_stretcher_take(&st, &n);
-	cr_assert_eq(n, 2);
+	cr_assert_eq(n, 4);
 	cr_assert_eq(v[0].start_addr, 0x1000);
-	cr_assert(v[0].flags & SY_SF_SYSCALL);
-	cr_assert_eq(v[0].branches, 2);
-	cr_assert_not(v[0].flags & SY_SF_STOPPED);
-	cr_assert_eq(v[1].start_addr, 0x5000);
-	cr_assert_eq(v[1].end_addr, 0x5010);
+	cr_assert_eq(v[0].end_addr, 0x110c);
+	cr_assert_eq(v[0].stop_reason, SY_STOP_SYSCALL);
+	cr_assert(sy_stretch_joins(&v[0], &v[1]));
+	cr_assert(sy_stretch_joins(&v[1], &v[2]));
+	cr_assert_not(sy_stretch_joins(&v[2], &v[3]));
+	cr_assert_eq(v[3].end_addr, 0x5010);
+	/* an overflow between them breaks the join */
+	v[2].flags |= SY_SF_OVERFLOW;
+	cr_assert_not(sy_stretch_joins(&v[1], &v[2]));
 	sy_stretch_free_all(v, n);
 	sy_stretcher_fini(&st);
 }
@@ -151,18 +157,23 @@ Test(stretch, errors_and_overflow_are_discontinuities)
 	push(&st, item(SY_DEC_START, 0, 0x10, 0, 0));
 	push(&st, item(SY_DEC_BRANCH, 0x14, 0x20, 0, 2));
 	push(&st, item(SY_DEC_OVERFLOW, 0, 0, 0, 0));
-	/* an error before any START flags the next stretch */
+	/* bytes that never decoded, outside any stretch: a stretch of
+	 * nothing but the error, so the window it falls in is told */
 	struct sy_dec_item e = item(SY_DEC_ERROR, 0, 0, 77, 0);
 	e.offset = 123;
 	push(&st, e);
 	push(&st, item(SY_DEC_START, 0, 0x40, 0, 0));
 	push(&st, item(SY_DEC_STOP, 0, 0x44, SY_STOP_EXCEPTION, 1));
 	v = sy_stretcher_take(&st, &n);
-	cr_assert_eq(n, 2);
+	cr_assert_eq(n, 3);
 	cr_assert(v[0].flags & SY_SF_OVERFLOW);
 	cr_assert(v[1].flags & SY_SF_ERROR);
+	cr_assert(v[1].flags & SY_SF_NOTHING);
 	cr_assert_eq(v[1].first_error, 77);
 	cr_assert_eq(v[1].first_error_off, 123);
+	cr_assert_eq(v[2].start_addr, 0x40);
+	cr_assert_not(v[2].flags & (SY_SF_ERROR | SY_SF_OVERFLOW));
+	cr_assert_not(sy_stretch_joins(&v[1], &v[2]));
 	sy_stretch_free_all(v, n);
 	sy_stretcher_fini(&st);
 }

@@ -1,0 +1,332 @@
+/* Which trace belongs to which pause sample.
+ *
+ * The kernel may drop a pause or a resume that coincides with another (in
+ * NMI context), so the samples alone do not say when trace ran.  The trace
+ * does: each stretch carries its own timestamps and its end address.  So a
+ * pause sample P owns the stretches that end after the previous pause
+ * sample of its queue and no later than P (the pause stops the trace before
+ * P is written).  Its window starts at the resume sample, among those not
+ * yet used, whose IP the first stretch starts at (the resume takes effect
+ * after its sample is written): a missed pause or resume then costs only
+ * the samples it really affects.
+ *
+ * A pause sample that owns no stretch was taken while trace was paused
+ * (status paused), unless a stretch runs across its time: then its pause
+ * was missed and the trace kept running (end-mismatch).  That is known only
+ * once the next stretch of the queue is, so pause samples wait for it; the
+ * output order does not change, only when windows are handed out.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "session.h"
+
+static int sy_grow(void **v, size_t *cap, size_t nr, size_t elem)
+{
+	if (nr < *cap)
+		return 0;
+	size_t ncap = *cap ? *cap * 2 : 32;
+	void *n = realloc(*v, ncap * elem);
+
+	if (!n)
+		return -SY_E_NOMEM;
+	*v = n;
+	*cap = ncap;
+	return 0;
+}
+
+void sy_match_free(struct sy_queue *q)
+{
+	for (size_t i = q->ms_pos; i < q->nr_ms; i++)
+		free(q->ms[i].st.ring);
+	free(q->ms);
+	free(q->pend);
+	free(q->res);
+	free(q->ev);
+	q->ms = NULL;
+	q->pend = NULL;
+	q->res = NULL;
+	q->ev = NULL;
+}
+
+int sy_match_resume(struct sy_queue *q, uint64_t time, uint64_t ip,
+		    uint32_t tid, uint64_t seq)
+{
+	if (sy_grow((void **)&q->res, &q->cap_res, q->nr_res, sizeof(*q->res)))
+		return -SY_E_NOMEM;
+	q->res[q->nr_res].time = time;
+	q->res[q->nr_res].ip = ip;
+	q->res[q->nr_res].tid = tid;
+	q->res[q->nr_res].seq = seq;
+	q->nr_res++;
+	return 0;
+}
+
+int sy_match_event(struct sy_queue *q, int kind, uint64_t time,
+		   uint64_t flags)
+{
+	if (sy_grow((void **)&q->ev, &q->cap_ev, q->nr_ev, sizeof(*q->ev)))
+		return -SY_E_NOMEM;
+	q->ev[q->nr_ev].kind = kind;
+	q->ev[q->nr_ev].time = time;
+	q->ev[q->nr_ev].flags = flags;
+	q->nr_ev++;
+	return 0;
+}
+
+int sy_match_pause(struct sy_queue *q, struct sy_win *w)
+{
+	if (sy_grow((void **)&q->pend, &q->cap_pend, q->nr_pend,
+		    sizeof(*q->pend)))
+		return -SY_E_NOMEM;
+	w->span_lo = q->has_last_pause ? q->last_pause_time : 0;
+	w->has_span_lo = q->has_last_pause;
+	q->last_pause_time = w->pub.pause_time;
+	q->has_last_pause = 1;
+	q->pend[q->nr_pend++] = w;
+	return 0;
+}
+
+int sy_match_stretches(struct sy_session *s, struct sy_queue *q,
+		       struct sy_stretch *v, size_t n, int has_aux_time,
+		       uint64_t aux_time, uint64_t t_lo)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct sy_mstretch *m;
+
+		if (sy_grow((void **)&q->ms, &q->cap_ms, q->nr_ms,
+			    sizeof(*q->ms)))
+			return -SY_E_NOMEM;
+		m = &q->ms[q->nr_ms++];
+		m->st = v[i];
+		v[i].ring = NULL;
+		if (m->st.has_time) {
+			m->timed = 1;
+			m->pt0 = sy_timeconv_to_perf(&s->tc, m->st.t0_stand_in ?
+							     m->st.t1 :
+							     m->st.t0);
+			m->pt1 = sy_timeconv_to_perf(&s->tc, m->st.t1);
+		} else if (has_aux_time) {
+			/* timeless ETR: the AUX record written at the pause
+			 * dates the whole group */
+			m->timed = 1;
+			m->pt0 = m->pt1 = aux_time;
+		} else if (m->st.flags & SY_SF_NOTHING) {
+			/* undecodable bytes before any timestamp: just after
+			 * the data the unit follows */
+			m->timed = 1;
+			m->pt0 = m->pt1 = t_lo + 1;
+		} else {
+			m->timed = 0;
+			m->pt0 = m->pt1 = 0;
+		}
+	}
+	return 0;
+}
+
+/* The resume sample a window starts at: among the unused ones up to the
+ * window's first trace, the newest whose IP the trace starts at, else the
+ * newest.  Earlier ones are used up with it. */
+static void sy_pick_resume(struct sy_session *s, struct sy_queue *q,
+			   struct sy_win *w, uint64_t t_start, uint64_t addr,
+			   int have_addr)
+{
+	size_t best = SIZE_MAX, newest = SIZE_MAX;
+
+	for (size_t i = q->res_pos; i < q->nr_res; i++) {
+		if (q->res[i].time > t_start)
+			break;
+		if (w->has_span_lo && q->res[i].time < w->span_lo)
+			continue; /* before the previous pause: stale */
+		newest = i;
+		if (have_addr && q->res[i].ip == addr)
+			best = i;
+	}
+	if (best == SIZE_MAX)
+		best = newest;
+	if (best == SIZE_MAX)
+		return;
+	(void)s;
+	w->pub.has_resume = 1;
+	w->pub.resume_time = q->res[best].time;
+	w->pub.resume_ip = q->res[best].ip;
+	w->resume_tid = q->res[best].tid;
+	q->res_pos = best + 1;
+}
+
+/* AUX flags, context switches and lost data inside (lo, hi].  Lost data is
+ * a range: a chunk missing from the file covers every window since the
+ * previous AUX record (flags holds that record's time). */
+static void sy_span_events(struct sy_queue *q, struct sy_win *w, uint64_t lo,
+			   uint64_t hi)
+{
+	for (size_t i = q->ev_pos; i < q->nr_ev; i++) {
+		const struct sy_qevent *e = &q->ev[i];
+
+		if (e->kind == SY_QEV_LOST_RANGE ? e->flags >= hi :
+						    e->time > hi)
+			continue;
+		if (e->time <= lo && !(e->time == lo && lo == 0))
+			continue;
+		switch (e->kind) {
+		case SY_QEV_AUX:
+			w->aux_flags |= e->flags;
+			break;
+		case SY_QEV_SWITCH:
+			w->switches++;
+			break;
+		case SY_QEV_LOST:
+		case SY_QEV_LOST_RANGE:
+			w->lost = 1;
+			break;
+		}
+	}
+}
+
+static void sy_drop_events(struct sy_queue *q, uint64_t upto)
+{
+	while (q->ev_pos < q->nr_ev && q->ev[q->ev_pos].time <= upto)
+		q->ev_pos++;
+	if (q->ev_pos == q->nr_ev)
+		q->ev_pos = q->nr_ev = 0;
+}
+
+static int sy_give(struct sy_win *w, struct sy_queue *q, size_t a, size_t b)
+{
+	if (b <= a)
+		return 0;
+	w->st = malloc((b - a) * sizeof(*w->st));
+	if (!w->st)
+		return -SY_E_NOMEM;
+	for (size_t i = a; i < b; i++) {
+		w->st[i - a] = q->ms[i].st;
+		q->ms[i].st.ring = NULL;
+	}
+	w->nr_st = b - a;
+	return 0;
+}
+
+static int sy_pinned_ip(const struct sy_mstretch *m, uint64_t ip)
+{
+	return (m->st.flags & SY_SF_STOPPED) && m->st.end_addr == ip;
+}
+
+/* Timestamps tie when a pause and a resume overflow at the same cycle: then
+ * the order of the samples in the file says whether the stretch began before
+ * pause sample @w (its resume came first) or after it. */
+static int sy_starts_after(const struct sy_queue *q, const struct sy_mstretch *m,
+			   const struct sy_win *w)
+{
+	if (m->pt0 != w->pub.pause_time)
+		return m->pt0 > w->pub.pause_time;
+	for (size_t i = q->res_pos; i < q->nr_res; i++)
+		if (q->res[i].time == m->pt0 && q->res[i].ip == m->st.start_addr)
+			return q->res[i].seq > w->seq;
+	return 0;
+}
+
+/* Whether a pause sample after the current one is known to stop stretch
+ * @m (its time is past what @m saw and the trace stops at its IP): 1 yes,
+ * 0 no, -1 not known yet. */
+static int sy_later_owner(const struct sy_queue *q, const struct sy_mstretch *m,
+			  int final)
+{
+	int later_known = 0;
+
+	for (size_t k = q->pend_pos + 1; k < q->nr_pend; k++) {
+		const struct sy_win *w2 = q->pend[k];
+
+		if (w2->pub.pause_time < m->pt1)
+			continue;
+		later_known = 1;
+		if (sy_pinned_ip(m, w2->pub.pause_ip))
+			return 1;
+	}
+	return later_known || final ? 0 : -1;
+}
+
+int sy_match_run(struct sy_session *s, struct sy_queue *q, int final)
+{
+	while (q->pend_pos < q->nr_pend) {
+		struct sy_win *w = q->pend[q->pend_pos];
+		uint64_t hi = w->pub.pause_time;
+		size_t a = q->ms_pos, b = a;
+		int all = (final && !q->units_pending) || w->group_done;
+		int decided = 0, ran_through = 0;
+
+		if (b < q->nr_ms && !q->ms[b].timed) {
+			/* no timestamps at all: one run (to the next stop) per
+			 * pause sample, in order */
+			while (b < q->nr_ms && !(q->ms[b].st.flags & SY_SF_STOPPED))
+				b++;
+			if (b < q->nr_ms) {
+				b++;
+				decided = 1;
+			} else if (all) {
+				decided = 1;
+			}
+		} else {
+			/* a stretch that began before the pause sample either
+			 * ends at it, or ran through it when a later pause
+			 * sample is the one it stops at */
+			for (; b < q->nr_ms; b++) {
+				const struct sy_mstretch *m = &q->ms[b];
+				int later;
+
+				if (!m->timed || sy_starts_after(q, m, w)) {
+					decided = 1;
+					break;
+				}
+				/* interrupts that came back where they left
+				 * stop the trace at this IP too: keep going */
+				if (sy_pinned_ip(m, w->pub.pause_ip) ||
+				    !(m->st.flags & SY_SF_STOPPED))
+					continue;
+				later = all ? 0 : sy_later_owner(q, m, final);
+				if (later < 0)
+					break;
+				if (later) {
+					ran_through = 1;
+					decided = 1;
+					break;
+				}
+			}
+			if (b == q->nr_ms && all)
+				decided = 1;
+		}
+		if (!decided)
+			break;
+		if (sy_give(w, q, a, b))
+			return -SY_E_NOMEM;
+		q->ms_pos = b;
+		w->ran_through = ran_through && a == b;
+		if (w->nr_st)
+			sy_pick_resume(s, q, w,
+				       q->ms[a].timed ? q->ms[a].pt0 : hi,
+				       w->st[0].start_addr, 1);
+		/* the window's own span: from its resume (or the previous
+		 * pause) to its pause */
+		uint64_t lo = w->pub.has_resume ? w->pub.resume_time :
+			      w->has_span_lo ? w->span_lo : 0;
+		sy_span_events(q, w, lo, hi);
+		sy_drop_events(q, hi);
+		sy_validate(s, w);
+		w->ready = 1;
+		q->pend_pos++;
+	}
+	/* compact what was consumed */
+	if (q->ms_pos == q->nr_ms)
+		q->ms_pos = q->nr_ms = 0;
+	if (q->pend_pos == q->nr_pend)
+		q->pend_pos = q->nr_pend = 0;
+	if (q->res_pos == q->nr_res)
+		q->res_pos = q->nr_res = 0;
+	if (final && q->pend_pos == q->nr_pend) {
+		/* stretches after the last pause sample: trace the recording
+		 * ended with, no sample to attach it to */
+		for (size_t i = q->ms_pos; i < q->nr_ms; i++)
+			free(q->ms[i].st.ring);
+		q->ms_pos = q->nr_ms = 0;
+	}
+	return 0;
+}

@@ -1,0 +1,323 @@
+/* Acceptance: every generated fixture converts to what its ground truth
+ * says.  For each pause sample of the sidecar (tests/fixtures/generated/
+ * NAME.truth, written from the qemu-recorded execution, never from our
+ * decoder), the window strobe-synth ends with it has one of the statuses
+ * the truth allows; for ok windows the branch stack and callchain equal the
+ * truth's; the perfscript convert writes is byte-identical to one rendered
+ * from the truth, whatever the thread count; and llvm-profgen 19 reads it as
+ * hybrid samples and builds the same profile from both. */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fx_sidecar.h"
+#include "sy_profgen.h"
+#include "sy_synth.h"
+#include "sy_test.h"
+
+#define GEN "tests/fixtures/generated"
+
+/* Every mismatch is listed, then the test fails once. */
+#define FAIL(...)                          \
+	do {                               \
+		cr_log_error(__VA_ARGS__); \
+		failures++;                \
+	} while (0)
+
+struct got {
+	uint64_t time, ip;
+	uint32_t cpu, tid;
+	enum sy_status status;
+	char reason[160];
+	struct sy_br *stack;
+	uint32_t nr_stack;
+	uint64_t *chain;
+	uint32_t nr_chain;
+};
+
+struct run {
+	struct got *v;
+	size_t nr, cap;
+	struct sy_agg *agg;
+	uint32_t depth;
+};
+
+static int on_window(void *ctx, const struct sy_window *w)
+{
+	struct run *r = ctx;
+	struct got *g;
+
+	if (r->agg && w->status == SY_ST_OK && w->has_pause && w->nr_stack) {
+		cr_assert_eq(sy_agg_add(r->agg, w->callchain, w->nr_callchain,
+					w->stack, w->nr_stack),
+			     0);
+	}
+	if (!w->has_pause)
+		return 0;
+	if (r->nr == r->cap) {
+		r->cap = r->cap ? r->cap * 2 : 64;
+		r->v = realloc(r->v, r->cap * sizeof(*r->v));
+	}
+	g = &r->v[r->nr++];
+	memset(g, 0, sizeof(*g));
+	g->time = w->pause_time;
+	g->ip = w->pause_ip;
+	g->cpu = w->cpu;
+	g->tid = w->tid;
+	g->status = w->status;
+	snprintf(g->reason, sizeof(g->reason), "%s", w->reason);
+	g->nr_stack = w->nr_stack;
+	g->stack = malloc((w->nr_stack + 1) * sizeof(*g->stack));
+	memcpy(g->stack, w->stack, w->nr_stack * sizeof(*g->stack));
+	g->nr_chain = w->nr_callchain;
+	g->chain = malloc((w->nr_callchain + 1) * 8);
+	memcpy(g->chain, w->callchain, w->nr_callchain * 8);
+	return 0;
+}
+
+static void run_free(struct run *r)
+{
+	for (size_t i = 0; i < r->nr; i++) {
+		free(r->v[i].stack);
+		free(r->v[i].chain);
+	}
+	free(r->v);
+}
+
+/* Runs a session over fixture @name; with @out, renders the ok samples as a
+ * perfscript into *out (MMAP2 lines left out: the truth has no mappings). */
+static void convert(const char *name, const struct fx_sidecar *sc,
+		    uint32_t depth, unsigned threads, struct run *r, char **out)
+{
+	char path[512];
+	struct sy_session_opts o;
+	struct sy_session *s;
+	struct sy_diag d = { 0 };
+	struct sy_profgen *w = NULL;
+	size_t len;
+	FILE *f = NULL;
+	int err;
+
+	snprintf(path, sizeof(path), GEN "/%s.data", name);
+	sy_session_opts_init(&o);
+	o.input = path;
+	o.images.symfs = ".";
+	o.images.buildid_dir = "";
+	o.depth = depth;
+	o.threads = threads;
+	o.win_min = sc->min_insns;
+	o.win_max = sc->max_insns;
+	o.min_branches = sc->min_branches;
+	memset(r, 0, sizeof(*r));
+	if (out) {
+		f = open_memstream(out, &len);
+		cr_assert_eq(sy_profgen_open_file(&w, f, SY_PROFGEN_HYBRID), 0);
+		cr_assert_eq(sy_agg_new(&r->agg, w, 0), 0);
+	}
+	err = sy_session_open(&s, &o, &d);
+	cr_assert_eq(err, 0, "%s: %s", name, d.msg);
+	err = sy_session_run(s, on_window, r);
+	cr_assert(err == 0 || sc->npauses == 0, "%s: run: %s", name,
+		  sy_errstr(err));
+	sy_session_close(s);
+	if (out) {
+		cr_assert_eq(sy_agg_flush(r->agg), 0);
+		sy_agg_free(r->agg);
+		r->agg = NULL;
+		cr_assert_eq(sy_profgen_commit(w, NULL), 0);
+		fclose(f);
+	}
+}
+
+/* The truth's rendering of the same samples, through the same writer. */
+static char *render_truth(const struct fx_sidecar *sc, uint32_t depth)
+{
+	char *buf = NULL;
+	size_t len;
+	FILE *f = open_memstream(&buf, &len);
+	struct sy_profgen *w;
+	struct sy_agg *a;
+
+	cr_assert_eq(sy_profgen_open_file(&w, f, SY_PROFGEN_HYBRID), 0);
+	cr_assert_eq(sy_agg_new(&a, w, 0), 0);
+	for (size_t i = 0; i < sc->npauses; i++) {
+		const struct fx_sc_sample *p = &sc->pauses[i];
+		struct sy_br *st;
+		size_t n = p->nbr < depth ? p->nbr : depth;
+
+		if (p->status != FX_ST_OK || !p->nbr)
+			continue;
+		st = calloc(n, sizeof(*st));
+		for (size_t k = 0; k < n; k++) {
+			st[k].from = p->br[k].from;
+			st[k].to = p->br[k].to;
+		}
+		cr_assert_eq(sy_agg_add(a, p->callchain,
+					(uint32_t)p->ncallchain, st,
+					(uint32_t)n),
+			     0);
+		free(st);
+	}
+	cr_assert_eq(sy_agg_flush(a), 0);
+	sy_agg_free(a);
+	cr_assert_eq(sy_profgen_commit(w, NULL), 0);
+	fclose(f);
+	return buf;
+}
+
+static size_t fixtures(char names[][64], size_t max)
+{
+	DIR *d = opendir(GEN);
+	struct dirent *e;
+	size_t n = 0;
+
+	cr_assert_not_null(d, GEN " missing");
+	while ((e = readdir(d)) && n < max) {
+		size_t l = strlen(e->d_name);
+
+		if (l > 6 && !strcmp(e->d_name + l - 6, ".truth") && l - 6 < 64) {
+			memcpy(names[n], e->d_name, l - 6);
+			names[n][l - 6] = 0;
+			n++;
+		}
+	}
+	closedir(d);
+	cr_assert_gt(n, 20, "too few fixtures");
+	return n;
+}
+
+static struct got *find(struct run *r, const struct fx_sc_sample *p)
+{
+	struct got *hit = NULL;
+
+	for (size_t i = 0; i < r->nr; i++)
+		if (r->v[i].time == p->time && r->v[i].cpu == p->cpu) {
+			cr_assert_null(hit, "two windows end at one sample");
+			hit = &r->v[i];
+		}
+	return hit;
+}
+
+Test(convert_fixtures, statuses_and_stacks_equal_the_truth, .timeout = 300)
+{
+	static char names[128][64];
+	size_t n = fixtures(names, 128);
+	size_t checked = 0, stacks = 0, failures = 0;
+
+	for (size_t f = 0; f < n; f++) {
+		struct fx_sidecar sc;
+		struct sy_diag d = { 0 };
+		char path[512];
+		struct run r;
+
+		snprintf(path, sizeof(path), GEN "/%s.truth", names[f]);
+		cr_assert_eq(fx_sidecar_load(&sc, path, &d), 0, "%s: %s",
+			     path, d.msg);
+		convert(names[f], &sc, 0, 1, &r, NULL);
+		cr_assert_eq(r.nr, sc.npauses,
+			     "%s: %zu windows end at a pause sample, truth has "
+			     "%zu pause samples", names[f], r.nr, sc.npauses);
+		for (size_t i = 0; i < sc.npauses; i++) {
+			const struct fx_sc_sample *p = &sc.pauses[i];
+			struct got *g = find(&r, p);
+			uint32_t ours;
+			char want[128];
+			size_t k;
+
+			if (!g) {
+				FAIL("%s: pause %zu has no window", names[f], i);
+				continue;
+			}
+			cr_assert_eq(fx_status_parse(sy_status_name(g->status),
+						     &ours),
+				     0);
+			fx_status_str(p->status, want, sizeof(want));
+			checked++;
+			if (!(ours & p->status)) {
+				FAIL("%s: pause %zu (time %llu): status %s (%s), "
+				     "truth %s", names[f], i,
+				     (unsigned long long)p->time,
+				     sy_status_name(g->status), g->reason, want);
+				continue;
+			}
+			if (p->status != FX_ST_OK)
+				continue;
+			if (g->ip != p->ip || g->nr_chain != p->ncallchain) {
+				FAIL("%s: pause %zu: ip or callchain length "
+				     "differ", names[f], i);
+				continue;
+			}
+			for (k = 0; k < p->ncallchain; k++)
+				if (g->chain[k] != p->callchain[k])
+					break;
+			if (k < p->ncallchain) {
+				FAIL("%s: pause %zu: callchain frame %zu "
+				     "differs", names[f], i, k);
+				continue;
+			}
+			if (g->nr_stack != p->nbr) {
+				FAIL("%s: pause %zu: %u branches, truth %zu",
+				     names[f], i, g->nr_stack, p->nbr);
+				continue;
+			}
+			for (k = 0; k < p->nbr; k++)
+				if (g->stack[k].from != p->br[k].from ||
+				    g->stack[k].to != p->br[k].to)
+					break;
+			if (k < p->nbr) {
+				FAIL("%s: pause %zu branch %zu: %#llx->%#llx, "
+				     "truth %#llx->%#llx", names[f], i, k,
+				     (unsigned long long)g->stack[k].from,
+				     (unsigned long long)g->stack[k].to,
+				     (unsigned long long)p->br[k].from,
+				     (unsigned long long)p->br[k].to);
+				continue;
+			}
+			stacks++;
+		}
+		run_free(&r);
+		fx_sidecar_fini(&sc);
+	}
+	cr_assert_eq(failures, 0, "%zu mismatches (listed above)", failures);
+	cr_assert_gt(stacks, 50, "too few ok windows compared");
+	cr_log_info("%zu pause samples checked, %zu full stacks equal", checked,
+		    stacks);
+}
+
+Test(convert_fixtures, perfscript_is_the_truths_whatever_the_threads,
+     .timeout = 300)
+{
+	static char names[128][64];
+	size_t n = fixtures(names, 128);
+	size_t failures = 0;
+
+	for (size_t f = 0; f < n; f++) {
+		struct fx_sidecar sc;
+		struct sy_diag d = { 0 };
+		char path[512];
+		struct run r1, r3;
+		char *ours1, *ours3, *want;
+
+		snprintf(path, sizeof(path), GEN "/%s.truth", names[f]);
+		cr_assert_eq(fx_sidecar_load(&sc, path, &d), 0);
+		convert(names[f], &sc, 64, 1, &r1, &ours1);
+		convert(names[f], &sc, 64, 3, &r3, &ours3);
+		want = render_truth(&sc, 64);
+		if (strcmp(ours1, want))
+			FAIL("%s: perfscript differs from the truth's",
+			     names[f]);
+		if (strcmp(ours1, ours3))
+			FAIL("%s: 1 vs 3 threads give different output",
+			     names[f]);
+		free(ours1);
+		free(ours3);
+		free(want);
+		run_free(&r1);
+		run_free(&r3);
+		fx_sidecar_fini(&sc);
+	}
+	cr_assert_eq(failures, 0, "%zu fixtures differ (listed above)",
+		     failures);
+}
