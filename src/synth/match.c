@@ -136,11 +136,12 @@ static void sy_pick_resume(struct sy_session *s, struct sy_queue *q,
 	for (size_t i = q->res_pos; i < q->nr_res; i++) {
 		if (q->res[i].time > t_start)
 			break;
-		if (w->has_span_lo && q->res[i].time < w->span_lo)
-			continue; /* before the previous pause: stale */
-		newest = i;
+		/* the trace starting at its IP proves a resume took effect,
+		 * even one before a pause sample whose pause was missed */
 		if (have_addr && q->res[i].ip == addr)
 			best = i;
+		if (!w->has_span_lo || q->res[i].time >= w->span_lo)
+			newest = i;
 	}
 	if (best == SIZE_MAX)
 		best = newest;
@@ -245,6 +246,27 @@ static int sy_later_owner(const struct sy_queue *q, const struct sy_mstretch *m,
 	return later_known || final ? 0 : -1;
 }
 
+/* Stretch @k joins stretch @k + 1 unless a pause sample explains the gap:
+ * trace stopped at that sample's IP and started again only after it (a
+ * pause and the next resume at the same instruction). */
+static int sy_run_joins(const struct sy_queue *q, size_t k)
+{
+	const struct sy_mstretch *m = &q->ms[k];
+
+	if (!sy_stretch_joins(&m->st, &q->ms[k + 1].st))
+		return 0;
+	for (size_t i = q->pend_pos; i < q->nr_pend; i++) {
+		const struct sy_win *w = q->pend[i];
+
+		if (m->timed && w->pub.pause_time < m->pt1)
+			continue;
+		if (sy_pinned_ip(m, w->pub.pause_ip) &&
+		    sy_starts_after(q, &q->ms[k + 1], w))
+			return 0;
+	}
+	return 1;
+}
+
 int sy_match_run(struct sy_session *s, struct sy_queue *q, int final)
 {
 	while (q->pend_pos < q->nr_pend) {
@@ -266,22 +288,38 @@ int sy_match_run(struct sy_session *s, struct sy_queue *q, int final)
 				decided = 1;
 			}
 		} else {
-			/* a stretch that began before the pause sample either
-			 * ends at it, or ran through it when a later pause
-			 * sample is the one it stops at */
-			for (; b < q->nr_ms; b++) {
+			/* runs of joined stretches (excursions that came back
+			 * where they left) are owned whole.  A run that began
+			 * before the pause sample either ends at it, or ran
+			 * through it when a later pause sample is the one it
+			 * stops at. */
+			while (b < q->nr_ms) {
 				const struct sy_mstretch *m = &q->ms[b];
+				size_t e = b + 1;
 				int later;
 
+				while (e < q->nr_ms && sy_run_joins(q, e - 1))
+					e++;
 				if (!m->timed || sy_starts_after(q, m, w)) {
 					decided = 1;
 					break;
 				}
-				/* interrupts that came back where they left
-				 * stop the trace at this IP too: keep going */
+				m = &q->ms[e - 1];
+				if (e == q->nr_ms && !all && !final &&
+				    (m->st.flags & SY_SF_STOPPED) &&
+				    !sy_pinned_ip(m, w->pub.pause_ip))
+					break; /* the run may go on in the next
+						* unit: wait */
+				/* the run ends at this pause sample, or is cut
+				 * by a discontinuity, or trace started again
+				 * before the pause sample: it ended before it */
 				if (sy_pinned_ip(m, w->pub.pause_ip) ||
-				    !(m->st.flags & SY_SF_STOPPED))
+				    !(m->st.flags & SY_SF_STOPPED) ||
+				    (e < q->nr_ms && q->ms[e].timed &&
+				     !sy_starts_after(q, &q->ms[e], w))) {
+					b = e;
 					continue;
+				}
 				later = all ? 0 : sy_later_owner(q, m, final);
 				if (later < 0)
 					break;
@@ -290,6 +328,7 @@ int sy_match_run(struct sy_session *s, struct sy_queue *q, int final)
 					decided = 1;
 					break;
 				}
+				b = e;
 			}
 			if (b == q->nr_ms && all)
 				decided = 1;

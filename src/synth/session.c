@@ -563,6 +563,24 @@ static const char *sy_comm_of(struct sy_session *s, uint32_t pid)
 	return c ? c->comm : NULL;
 }
 
+/* Threads perf saw start before the recording have no FORK record: learn
+ * them from any record naming pid and tid, so the trace's context ID (a
+ * thread id on Linux) finds its process's code. */
+static int sy_learn_thread(struct sy_session *s, uint32_t pid, uint32_t tid)
+{
+	struct sy_ev_task k;
+
+	if (pid == tid || pid == (uint32_t)-1 || !pid ||
+	    sy_proc_table_aspace(s->procs, tid) ||
+	    !sy_proc_table_aspace(s->procs, pid))
+		return 0;
+	memset(&k, 0, sizeof(k));
+	k.pid = k.ppid = pid;
+	k.tid = tid;
+	k.ptid = pid;
+	return sy_proc_table_fork(s->procs, &k);
+}
+
 static int sy_on_sample(struct sy_session *s, const struct sy_record *rec)
 {
 	uint8_t role = s->attr_role[rec->attr->index];
@@ -578,6 +596,11 @@ static int sy_on_sample(struct sy_session *s, const struct sy_record *rec)
 			    rec->offset)) {
 		sy_session_warn(s, d.err, d.offset, "%s", d.msg);
 		return 0;
+	}
+	if (sm.type & SY_SAMPLE_TID) {
+		err = sy_learn_thread(s, sm.pid, sm.tid);
+		if (err)
+			return err;
 	}
 	q = sy_queue_get(s, s->sum.per_thread ? sm.tid : sm.cpu, 1);
 	if (!q)
@@ -766,6 +789,10 @@ static int sy_on_record(struct sy_session *s, const struct sy_record *rec)
 	case SY_REC_SWITCH_CPU_WIDE:
 		if (!ev.has_sid)
 			return 0;
+		if (ev.u.sw.cpu_wide &&
+		    sy_learn_thread(s, ev.u.sw.next_prev_pid,
+				    ev.u.sw.next_prev_tid))
+			return -SY_E_NOMEM;
 		q = sy_queue_get(s, s->sum.per_thread ? ev.sid.tid : ev.sid.cpu,
 				 0);
 		return q ? sy_match_event(q, SY_QEV_SWITCH, ev.sid.time, 0) : 0;

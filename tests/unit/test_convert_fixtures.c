@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "fx_sidecar.h"
+#include "sy_perf.h"
 #include "sy_profgen.h"
 #include "sy_synth.h"
 #include "sy_test.h"
@@ -131,24 +132,67 @@ static void convert(const char *name, const struct fx_sidecar *sc,
 	}
 }
 
-/* The truth's rendering of the same samples, through the same writer. */
-static char *render_truth(const struct fx_sidecar *sc, uint32_t depth)
+/* The order strobe-synth writes samples in is the order of the pause
+ * samples in the file: read it with the reader, which knows nothing of
+ * windows. */
+static size_t file_order(const char *name, uint64_t *time, uint32_t *cpu,
+			 size_t max)
 {
+	char path[512];
+	struct sy_perf_reader *r;
+	struct sy_record rec;
+	size_t n = 0;
+
+	snprintf(path, sizeof(path), GEN "/%s.data", name);
+	cr_assert_eq(sy_perf_open(&r, path, NULL), 0);
+	while (sy_perf_next(r, &rec) == 0) {
+		struct sy_sample sm;
+
+		if (rec.type != SY_REC_SAMPLE || !rec.attr ||
+		    !(rec.attr->aux_action & SY_AUX_ACTION_PAUSE))
+			continue;
+		cr_assert_eq(sy_sample_parse(rec.attr, rec.data, rec.size, &sm,
+					     NULL, 0),
+			     0);
+		cr_assert_lt(n, max);
+		time[n] = sm.time;
+		cpu[n] = sm.cpu;
+		n++;
+	}
+	sy_perf_close(r);
+	return n;
+}
+
+/* The truth's rendering of the same samples, in file order, through the
+ * same writer. */
+static char *render_truth(const char *name, const struct fx_sidecar *sc,
+			  uint32_t depth)
+{
+	static uint64_t time[4096];
+	static uint32_t cpu[4096];
+	size_t norder = file_order(name, time, cpu, 4096);
 	char *buf = NULL;
 	size_t len;
 	FILE *f = open_memstream(&buf, &len);
 	struct sy_profgen *w;
 	struct sy_agg *a;
 
+	cr_assert_eq(norder, sc->npauses);
 	cr_assert_eq(sy_profgen_open_file(&w, f, SY_PROFGEN_HYBRID), 0);
 	cr_assert_eq(sy_agg_new(&a, w, 0), 0);
-	for (size_t i = 0; i < sc->npauses; i++) {
-		const struct fx_sc_sample *p = &sc->pauses[i];
+	for (size_t o = 0; o < norder; o++) {
+		const struct fx_sc_sample *p = NULL;
 		struct sy_br *st;
-		size_t n = p->nbr < depth ? p->nbr : depth;
+		size_t n;
 
+		for (size_t i = 0; i < sc->npauses; i++)
+			if (sc->pauses[i].time == time[o] &&
+			    sc->pauses[i].cpu == cpu[o])
+				p = &sc->pauses[i];
+		cr_assert_not_null(p);
 		if (p->status != FX_ST_OK || !p->nbr)
 			continue;
+		n = p->nbr < depth ? p->nbr : depth;
 		st = calloc(n, sizeof(*st));
 		for (size_t k = 0; k < n; k++) {
 			st[k].from = p->br[k].from;
@@ -304,7 +348,7 @@ Test(convert_fixtures, perfscript_is_the_truths_whatever_the_threads,
 		cr_assert_eq(fx_sidecar_load(&sc, path, &d), 0);
 		convert(names[f], &sc, 64, 1, &r1, &ours1);
 		convert(names[f], &sc, 64, 3, &r3, &ours3);
-		want = render_truth(&sc, 64);
+		want = render_truth(names[f], &sc, 64);
 		if (strcmp(ours1, want))
 			FAIL("%s: perfscript differs from the truth's",
 			     names[f]);
