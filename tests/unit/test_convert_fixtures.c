@@ -19,6 +19,7 @@
 #include "sy_test.h"
 
 #define GEN "tests/fixtures/generated"
+#define SY_ARRAY_SIZE_T(a) (sizeof(a) / sizeof((a)[0]))
 
 /* Every mismatch is listed, then the test fails once. */
 #define FAIL(...)                          \
@@ -364,4 +365,102 @@ Test(convert_fixtures, perfscript_is_the_truths_whatever_the_threads,
 	}
 	cr_assert_eq(failures, 0, "%zu fixtures differ (listed above)",
 		     failures);
+}
+
+/* llvm-profgen 19 reads what convert writes as hybrid samples, without
+ * complaining about mismatched samples, and builds the profile it builds
+ * from the truth's samples. */
+Test(convert_fixtures, llvm_profgen_builds_the_truths_profile, .timeout = 600)
+{
+	static const char *const names[] = {
+		"demo-etm",	   "etm4-etr-basic", "etm4-etr-pie",
+		"etm4-etr-pac",	   "ete-trbe-basic", "ete-trbe-smp",
+		"pt-basic",	   "pt-smp",	     "pt-missed",
+	};
+	const char *dir;
+	size_t hybrid = 0;
+
+	sy_test_require_tool("llvm-profgen-19");
+	dir = sy_test_mkdtemp();
+	for (size_t f = 0; f < SY_ARRAY_SIZE_T(names); f++) {
+		struct fx_sidecar sc;
+		struct sy_diag d = { 0 };
+		char path[512], cmd[4096], ours[512], want[512], pours[600],
+			pwant[600];
+		char *out = NULL, *truth, *a, *b;
+		size_t len;
+		int rc;
+
+		snprintf(path, sizeof(path), GEN "/%s.truth", names[f]);
+		cr_assert_eq(fx_sidecar_load(&sc, path, &d), 0);
+		snprintf(ours, sizeof(ours), "%s/%s.ours", dir, names[f]);
+		snprintf(want, sizeof(want), "%s/%s.truth", dir, names[f]);
+		snprintf(cmd, sizeof(cmd),
+			 "%s convert -q --symfs . -o %s " GEN "/%s.data",
+			 sy_test_prog(), ours, names[f]);
+		cr_assert_eq(sy_test_run(cmd, NULL, NULL), 0, "%s", cmd);
+
+		/* the truth's samples after the same MMAP2 lines */
+		out = (char *)sy_test_read_file(ours, &len);
+		cr_assert_not_null(out);
+		out = realloc(out, len + 1);
+		out[len] = 0;
+		FILE *wf = fopen(want, "w");
+		for (char *l = out; *l;) {
+			char *nl = strchr(l, '\n');
+			size_t ll = nl ? (size_t)(nl - l) + 1 : strlen(l);
+
+			if (!strncmp(l, "PERF_RECORD_MMAP2", 17))
+				fwrite(l, 1, ll, wf);
+			l += ll;
+		}
+		truth = render_truth(names[f], &sc, 64);
+		fputs(truth, wf);
+		fclose(wf);
+		free(truth);
+		free(out);
+
+		/* stable text form: llvm-profgen.md section 2 */
+		snprintf(pours, sizeof(pours), "%s.prof", ours);
+		snprintf(pwant, sizeof(pwant), "%s.prof", want);
+		const char *flags =
+			"--format=text --profile-summary-cold-count=0 "
+			"--csspgo-preinliner=0 --gen-cs-nested-profile=0";
+		snprintf(cmd, sizeof(cmd),
+			 "llvm-profgen-19 --perfscript=%s --binary=%s %s "
+			 "--output=%s 2>&1",
+			 ours, sc.binary, flags, pours);
+		rc = sy_test_run(cmd, &out, NULL);
+		cr_assert_eq(rc, 0, "%s: %s", names[f], out);
+		cr_assert_null(strstr(out, "doesn't match call frame stack"),
+			       "%s: %s", names[f], out);
+		cr_assert_null(strstr(out, "Bogus"), "%s: %s", names[f], out);
+		cr_assert_null(strstr(out, "Invalid"), "%s: %s", names[f], out);
+		free(out);
+		snprintf(cmd, sizeof(cmd),
+			 "llvm-profgen-19 --perfscript=%s --binary=%s %s "
+			 "--output=%s 2>&1",
+			 want, sc.binary, flags, pwant);
+		rc = sy_test_run(cmd, &out, NULL);
+		cr_assert_eq(rc, 0, "%s (truth): %s", names[f], out);
+		free(out);
+
+		a = (char *)sy_test_read_file(pours, &len);
+		a = realloc(a, len + 1);
+		a[len] = 0;
+		b = (char *)sy_test_read_file(pwant, &len);
+		b = realloc(b, len + 1);
+		b[len] = 0;
+		cr_assert_gt(strlen(a), 0, "%s: empty profile", names[f]);
+		cr_assert_str_eq(a, b, "%s: profiles differ", names[f]);
+		/* hybrid: context-sensitive profile entries "[a @ b]" */
+		if (strstr(a, " @ "))
+			hybrid++;
+		free(a);
+		free(b);
+		fx_sidecar_fini(&sc);
+	}
+	cr_assert_eq(hybrid, SY_ARRAY_SIZE_T(names),
+		     "every profile is context-sensitive");
+	sy_test_rmtree(dir);
 }
