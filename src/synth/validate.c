@@ -215,6 +215,12 @@ void sy_validate(struct sy_session *s, struct sy_win *w)
 		sy_reason(w, SY_ST_OVERFLOW, "trace unit overflow");
 		return;
 	}
+	if (s->start_paused && p->has_pause && first && !p->has_resume) {
+		sy_reason(w, SY_ST_START_MISMATCH,
+			  "trace starts at %#" PRIx64 " with no resume sample "
+			  "before it", first->start_addr);
+		return;
+	}
 	if (p->has_resume && first &&
 	    !sy_pinned(s, w, first->start_addr, p->resume_ip, 1)) {
 		sy_reason(w, SY_ST_START_MISMATCH,
