@@ -237,6 +237,7 @@ void sy_session_close(struct sy_session *s)
 	for (size_t i = 0; i < s->nr_queues; i++)
 		sy_queue_free(s->queues[i]);
 	free(s->queues);
+	free(s->comms);
 	free(s->attr_role);
 	sy_auxtrace_info_fini(&s->info);
 	sy_proc_table_free(s->procs);
