@@ -121,14 +121,10 @@ struct sy_session_opts {
 	enum sy_unit win_unit;
 	uint64_t win_min, win_max; /* 0 = no bound */
 	uint64_t min_branches;
-	const uint32_t *pids;	/* only these processes (nr_pids == 0: all) */
-	size_t nr_pids;
-	const char *comm;	/* only processes with this comm */
 	struct sy_image_opts images;
 	/* No pause samples (a plain trace recording): cut every trace
 	 * stretch into windows of `depth` branches instead. */
 	int whole_trace;
-	int keep_insns;		/* keep the window's last instructions (disasm) */
 	FILE *items;		/* list every decoder item here (debugging) */
 	int progress;		/* progress line on stderr */
 	/* Warnings met while running (damaged records, build-id mismatches,

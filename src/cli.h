@@ -44,8 +44,9 @@ struct sy_cli_session {
 	struct sy_session_opts o;
 	const char **binaries;
 	size_t nr_binaries;
-	uint32_t *pids;
+	uint32_t *pids;		/* --pid: only these processes (none: all) */
 	size_t nr_pids;
+	const char *comm;	/* --comm: only processes with this comm */
 };
 
 void sy_cli_session_init(struct sy_cli_session *c);

@@ -166,12 +166,10 @@ int sy_cli_session_opt(struct sy_cli_session *c, int opt, const char *arg)
 			c->pids[c->nr_pids++] = (uint32_t)pid;
 			p = *end ? end + 1 : end;
 		}
-		c->o.pids = c->pids;
-		c->o.nr_pids = c->nr_pids;
 		return 1;
 	}
 	case SY_OPT_COMM:
-		c->o.comm = arg;
+		c->comm = arg;
 		return 1;
 	default:
 		return 0;
@@ -197,7 +195,7 @@ int sy_cli_selected(const struct sy_cli_session *c, const struct sy_window *w)
 		if (i == c->nr_pids)
 			return 0;
 	}
-	if (c->o.comm && (!w->comm || strcmp(w->comm, c->o.comm)))
+	if (c->comm && (!w->comm || strcmp(w->comm, c->comm)))
 		return 0;
 	return 1;
 }

@@ -115,14 +115,9 @@ static void sy_open(struct sy_stretcher *st, const struct sy_dec_item *it)
 	s->start_addr = it->to;
 	s->off0 = s->off1 = it->offset;
 	s->flags = st->pending_flags;
-	s->errors = st->pending_errors;
-	s->first_error = st->pending_error;
-	s->first_error_off = st->pending_error_off;
 	s->has_ctx = st->has_ctx;
 	s->ctxid = st->ctxid;
 	st->pending_flags = 0;
-	st->pending_errors = 0;
-	st->pending_error = 0;
 }
 
 /* An error inside a stretch ends it; one outside any stretch (bytes that
@@ -160,8 +155,6 @@ int sy_stretcher_push(struct sy_stretcher *st, const struct sy_dec_item *it)
 	if (st->open) {
 		s->insns += it->ninsn;
 		s->off1 = it->offset;
-	} else {
-		st->insns_outside += it->ninsn;
 	}
 	switch (it->kind) {
 	case SY_DEC_BRANCH:

@@ -69,15 +69,11 @@ struct sy_stretcher {
 	size_t nr, cap;
 	struct sy_stretch cur;
 	int open;
-	uint32_t pending_flags;	/* errors/overflows between stretches */
-	uint64_t pending_errors;
-	int pending_error;
-	uint64_t pending_error_off;
+	uint32_t pending_flags;	/* overflows between stretches */
 	int has_time;
 	uint64_t last_time;
 	int has_ctx;
 	uint32_t ctxid;
-	uint64_t insns_outside; /* instructions reported outside stretches */
 	int lone;		/* a timestamp outside any stretch, pending */
 	uint64_t lone_time, lone_off;
 };
