@@ -325,6 +325,12 @@ static int sy_parse_keep(struct sy_convert *c, const char *arg)
 	return 0;
 }
 
+/* Output diagnostics name the output file themselves. */
+static void sy_convert_out_error(const struct sy_diag *d)
+{
+	sy_msg_error("%s", d->msg[0] ? d->msg : sy_errstr(d->err));
+}
+
 int sy_cmd_convert(int argc, char **argv)
 {
 	static const struct option extra[] = {
@@ -451,16 +457,19 @@ int sy_cmd_convert(int argc, char **argv)
 				"%u branches\n",
 				c.input, c.lbr_depth);
 	}
+	memset(&d, 0, sizeof(d));
 	err = sy_profgen_open(&c.w, c.output, c.fmt, &d);
-	if (!err)
-		err = sy_agg_new(&c.agg, c.w, 0);
+	if (!err && (err = sy_agg_new(&c.agg, c.w, 0)))
+		d.err = err;
 	if (err) {
-		sy_msg_diag(c.output, &d);
+		sy_convert_out_error(&d);
 		ret = SY_EXIT_FAILURE;
 		goto out;
 	}
 	err = sy_session_run(s, sy_convert_window, &c);
-	if (err == -SY_E_NOMEM || err == -SY_E_OUTPUT) {
+	if (err == -SY_E_OUTPUT)
+		goto write_failed;
+	if (err == -SY_E_NOMEM) {
 		sy_msg_error("convert: %s", sy_errstr(err));
 		ret = SY_EXIT_FAILURE;
 		goto out;
@@ -471,12 +480,27 @@ int sy_cmd_convert(int argc, char **argv)
 		ret = SY_EXIT_DAMAGED;
 	}
 	err = sy_agg_flush(c.agg);
-	if (!err) {
-		err = sy_profgen_commit(c.w, &d);
-		c.w = NULL;
+	if (err == -SY_E_NOMEM) {
+		sy_msg_error("convert: %s", sy_errstr(err));
+		ret = SY_EXIT_FAILURE;
+		goto out;
 	}
 	if (err) {
-		sy_msg_diag(c.output, &d);
+write_failed:
+		/* the commit names the output and the cause, and removes
+		 * the temporary file */
+		if (!sy_profgen_commit(c.w, &d))
+			sy_diag_set_nooff(&d, err, "%s: write failed",
+					  c.output);
+		c.w = NULL;
+		sy_convert_out_error(&d);
+		ret = SY_EXIT_FAILURE;
+		goto out;
+	}
+	err = sy_profgen_commit(c.w, &d);
+	c.w = NULL;
+	if (err) {
+		sy_convert_out_error(&d);
 		ret = SY_EXIT_FAILURE;
 		goto out;
 	}

@@ -282,6 +282,22 @@ static void sy_histogram(struct sy_wl *c, FILE *f)
 	}
 }
 
+/* File names go into the picture's title: & < > must not break it. */
+static void sy_xml_escape(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '&': fputs("&amp;", f); break;
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '"': fputs("&quot;", f); break;
+		default:
+			/* control bytes are not allowed in XML 1.0 */
+			fputc((unsigned char)*s < 0x20 ? '?' : *s, f);
+		}
+	}
+}
+
 static int sy_svg(struct sy_wl *c)
 {
 	uint64_t buckets[65] = { 0 }, top = 0;
@@ -305,16 +321,31 @@ static int sy_svg(struct sy_wl *c)
 	f = fopen(tmp, "w");
 	if (!f)
 		return -1;
+	/* wide enough for the title whatever the number of buckets */
 	int nb = hi - lo + 1, bw = 40, w = 80 + nb * bw, h = 320;
+	if (w < 640)
+		w = 640;
 	fprintf(f,
 		"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
 		"height=\"%d\" viewBox=\"0 0 %d %d\">\n"
 		"<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
 		"<text x=\"%d\" y=\"20\" font-family=\"sans-serif\" "
-		"font-size=\"14\" text-anchor=\"middle\">%s: %zu windows, "
-		"length in instructions (log2 buckets)</text>\n",
-		w, h, w, h, w / 2, c->input, c->insns.nr);
+		"font-size=\"14\" text-anchor=\"middle\">",
+		w, h, w, h, w / 2);
+	/* the base name: a long path would not fit */
+	const char *base = strrchr(c->input, '/');
+	sy_xml_escape(f, base && base[1] ? base + 1 : c->input);
+	fprintf(f,
+		": %zu windows, length in instructions (log2 buckets)"
+		"</text>\n"
+		"<text x=\"16\" y=\"150\" font-family=\"sans-serif\" "
+		"font-size=\"11\" transform=\"rotate(-90 16 150)\" "
+		"text-anchor=\"middle\">windows</text>\n"
+		"<text x=\"%d\" y=\"314\" font-family=\"sans-serif\" "
+		"font-size=\"11\" text-anchor=\"middle\">instructions "
+		"(the bar at N holds N .. 2N-1)</text>\n",
+		c->insns.nr, w / 2);
 	for (int b = lo; b <= hi; b++) {
 		int x = 60 + (b - lo) * bw;
 		int bh = top ? (int)(buckets[b] * 220 / top) : 0;
@@ -326,10 +357,12 @@ static int sy_svg(struct sy_wl *c)
 			"<text x=\"%d\" y=\"%d\" font-family=\"sans-serif\" "
 			"font-size=\"10\" text-anchor=\"middle\">%" PRIu64
 			"</text>\n"
-			"<text x=\"%d\" y=\"295\" font-family=\"sans-serif\" "
-			"font-size=\"10\" text-anchor=\"middle\">2^%d</text>\n",
+			"<text x=\"%d\" y=\"280\" font-family=\"sans-serif\" "
+			"font-size=\"10\" text-anchor=\"middle\">%" PRIu64
+			"</text>\n",
 			x, 260 - bh, bw - 6, bh, buckets[b], x + (bw - 6) / 2,
-			255 - bh, buckets[b], x + (bw - 6) / 2, b);
+			255 - bh, buckets[b], x + (bw - 6) / 2,
+			b ? (uint64_t)1 << (b - 1) : 0);
 	}
 	fprintf(f, "<line x1=\"55\" y1=\"260\" x2=\"%d\" y2=\"260\" "
 		   "stroke=\"black\"/>\n</svg>\n",

@@ -21,8 +21,18 @@ struct sy_profgen {
 	enum sy_profgen_format fmt;
 	struct sy_mmap_key *mm;	/* lines written, for dedup */
 	size_t nr_mm, cap_mm;
-	int err;
+	int write_errno;	/* why the first failed write failed */
 };
+
+/* stdio keeps the error flag but not its cause: keep the first errno. */
+static int sy_profgen_check(struct sy_profgen *w)
+{
+	if (!ferror(w->f))
+		return 0;
+	if (!w->write_errno)
+		w->write_errno = errno ? errno : EIO;
+	return -SY_E_OUTPUT;
+}
 
 int sy_profgen_open_file(struct sy_profgen **out, FILE *f,
 			 enum sy_profgen_format fmt)
@@ -112,7 +122,7 @@ int sy_profgen_mmap(struct sy_profgen *w, uint32_t pid, uint32_t tid,
 			"PERF_RECORD_MMAP2 %u/%u: [%#" PRIx64 "(%#" PRIx64
 			") @ 0 00:00 0 0]: r-xp %s\n",
 			pid, tid, start, len, path);
-	return 0;
+	return sy_profgen_check(w);
 }
 
 static void sy_br_list(FILE *f, const struct sy_br *stack, uint32_t n)
@@ -145,7 +155,7 @@ int sy_profgen_sample(struct sy_profgen *w, uint64_t count,
 			sy_br_list(f, stack, nr_stack);
 		}
 	}
-	return ferror(f) ? -SY_E_OUTPUT : 0;
+	return sy_profgen_check(w);
 }
 
 static void sy_profgen_free(struct sy_profgen *w)
@@ -160,10 +170,12 @@ int sy_profgen_commit(struct sy_profgen *w, struct sy_diag *diag)
 {
 	int err = 0;
 
-	if (fflush(w->f) || ferror(w->f))
+	errno = 0;
+	if (fflush(w->f) || sy_profgen_check(w))
 		err = sy_diag_set_nooff(diag, -SY_E_OUTPUT, "%s: write: %s",
-					w->path ? w->path : "stdout",
-					strerror(errno));
+					w->path ? w->path : "standard output",
+					strerror(w->write_errno ? w->write_errno
+						 : errno ? errno : EIO));
 	if (w->own) {
 		if (fclose(w->f) && !err)
 			err = sy_diag_set_nooff(diag, -SY_E_OUTPUT,

@@ -131,7 +131,7 @@ int sy_agg_add(struct sy_agg *a, const uint64_t *frames, uint32_t nr_frames,
 		const uint64_t *k = a->arena + e->off;
 		int same = e->hash == h && e->nr_frames == nr_frames &&
 			   e->nr_stack == nr_stack &&
-			   !memcmp(k, frames, nr_frames * 8);
+			   (!nr_frames || !memcmp(k, frames, nr_frames * 8));
 
 		for (uint32_t i = 0; same && i < nr_stack; i++)
 			same = k[nr_frames + 2 * i] == stack[i].from &&

@@ -126,12 +126,14 @@ int sy_match_stretches(struct sy_session *s, struct sy_queue *q,
 
 /* The resume sample a window starts at: among the unused ones up to the
  * window's first trace, the newest whose IP the trace starts at, else the
- * newest.  Earlier ones are used up with it. */
+ * newest.  Without trace to pin it (@have_addr 0), the first since the
+ * previous pause (the kernel ignores the later ones: trace already runs)
+ * and strictly between the two pauses.  Earlier ones are used up with it. */
 static void sy_pick_resume(struct sy_session *s, struct sy_queue *q,
 			   struct sy_win *w, uint64_t t_start, uint64_t addr,
 			   int have_addr)
 {
-	size_t best = SIZE_MAX, newest = SIZE_MAX;
+	size_t best = SIZE_MAX, fallback = SIZE_MAX;
 
 	for (size_t i = q->res_pos; i < q->nr_res; i++) {
 		if (q->res[i].time > t_start)
@@ -140,11 +142,18 @@ static void sy_pick_resume(struct sy_session *s, struct sy_queue *q,
 		 * even one before a pause sample whose pause was missed */
 		if (have_addr && q->res[i].ip == addr)
 			best = i;
-		if (!w->has_span_lo || q->res[i].time >= w->span_lo)
-			newest = i;
+		if (!have_addr) {
+			/* a resume tied with a pause may be either side's */
+			if (!w->has_span_lo || q->res[i].time > w->span_lo) {
+				fallback = i;
+				break;
+			}
+		} else if (!w->has_span_lo || q->res[i].time >= w->span_lo) {
+			fallback = i;
+		}
 	}
 	if (best == SIZE_MAX)
-		best = newest;
+		best = fallback;
 	if (best == SIZE_MAX)
 		return;
 	(void)s;
@@ -339,10 +348,18 @@ int sy_match_run(struct sy_session *s, struct sy_queue *q, int final)
 			return -SY_E_NOMEM;
 		q->ms_pos = b;
 		w->ran_through = ran_through && a == b;
-		if (w->nr_st)
+		if (w->nr_st && !(w->st[0].flags & SY_SF_NOTHING))
 			sy_pick_resume(s, q, w,
 				       q->ms[a].timed ? q->ms[a].pt0 : hi,
 				       w->st[0].start_addr, 1);
+		else if (!w->ran_through)
+			/* no trace (lost, never written, or bytes that
+			 * did not decode): the window
+			 * still started at its resume, if one came since
+			 * the previous pause; a window whose pause was
+			 * missed leaves its resumes to the one that owns
+			 * the trace */
+			sy_pick_resume(s, q, w, hi ? hi - 1 : 0, 0, 0);
 		/* the window's own span: from its resume (or the previous
 		 * pause) to its pause */
 		uint64_t lo = w->pub.has_resume ? w->pub.resume_time :

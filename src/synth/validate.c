@@ -180,6 +180,11 @@ void sy_validate(struct sy_session *s, struct sy_win *w)
 				  "no trace: the window's AUX data was lost");
 		else if (p->bytes)
 			sy_reason(w, SY_ST_EMPTY, "no trace decoded");
+		else if (p->has_resume)
+			sy_reason(w, SY_ST_PAUSED,
+				  "no trace before this pause sample: the "
+				  "resume sample at %" PRIu64 " did not resume "
+				  "trace", p->resume_time);
 		else
 			sy_reason(w, SY_ST_PAUSED,
 				  "no trace before this pause sample: trace was "

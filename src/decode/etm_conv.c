@@ -1,0 +1,487 @@
+/* OpenCSD generic elements -> struct sy_dec_item, per trace source.
+ *
+ * OpenCSD reports what executed as INSTR_RANGE elements: [st, en) with the
+ * type of the last instruction and whether it was executed (E atom).  A
+ * taken branch is thus known at the end of its range, but its target only
+ * when the next element says where execution went:
+ *
+ *   next element        BRANCH to                          then
+ *   INSTR_RANGE         its start address                  -
+ *   EXCEPTION           the preferred return address: the  STOP
+ *                       exception came before the target
+ *                       executed ("addr also prev br tgt")
+ *   ADDR_NACC           the inaccessible address (where    ERROR
+ *                       the decoder tried to go)
+ *   any discontinuity   direct: the target in the          START later
+ *   (TRACE_ON, NO_SYNC, instruction encoding (the E atom
+ *   overflow, errors,   proves it was taken); indirect:
+ *   end of data)        nothing, the branch is dropped
+ *
+ * A dropped branch's instructions still count: its ninsn goes to the next
+ * item.  No BRANCH ever joins a range before a discontinuity to one after
+ * it.
+ *
+ * Elements and what they become:
+ *   INSTR_RANGE    START(to = st) if the flow was not running; a range
+ *                  that does not start where the previous one ended also
+ *                  restarts the flow (START, no branch)
+ *   EXCEPTION      STOP(SY_STOP_SYSCALL for type 2 "Call" = SVC/HVC/SMC,
+ *                  else SY_STOP_EXCEPTION; to = preferred return address,
+ *                  from = last executed instruction or 0, exc = number),
+ *                  also while the flow is not running (no START first:
+ *                  a traced kernel without its image would give a START /
+ *                  STOP pair per kernel exception).
+ *   TRACE_ON       normal reason while running: trace was filtered off
+ *                  without an exception: STOP(SY_STOP_DISABLE).  Overflow
+ *                  reason: OVERFLOW unless the overflow NO_SYNC gave it.
+ *   NO_SYNC        overflow: OVERFLOW; bad packet: ERROR(
+ *                  OCSD_ERR_BAD_DECODE_PKT); other reasons while running:
+ *                  STOP(SY_STOP_DISABLE) (e.g. a 4 x FSYNC barrier reset)
+ *   ADDR_NACC      ERROR(OCSD_ERR_MEM_NACC, to = the address), once per
+ *                  gap: a traced kernel without its image gives one per
+ *                  kernel excursion, not one per kernel atom
+ *   PE_CONTEXT     CONTEXT when the context ID (or, with contextid2, the
+ *                  VMID) changes
+ *   TIMESTAMP      TIME
+ *   EO_TRACE       running: STOP(SY_STOP_END, to = the next address when
+ *                  known: the fall-through or a direct target, else 0);
+ *                  reason overflow (an Overflow packet was the last one,
+ *                  so no NO_SYNC came): OVERFLOW
+ *   I_RANGE_NOPATH instructions counted, flow restarts
+ *   others         ignored (cycle counts, events, EXCEPTION_RET: A-profile
+ *                  ERET is already the last instruction of a range)
+ * and from etm.c, not from elements:
+ *   a fatal datapath response   ERROR(OCSD_ERR_DATA_DECODE_FATAL), every
+ *                               source's flow lost (the tree is reset)
+ *   a packet kept from OpenCSD  ERROR(OCSD_ERR_BAD_PACKET_SEQ) on its
+ *   (etm_guard.c)               source, every flow lost
+ *
+ * TIME and CONTEXT items that arrive while a branch waits for its target,
+ * or while the flow waits for its restart address, are held back and
+ * delivered right after the BRANCH / START (or before any other item):
+ * OpenCSD reports a timestamp when the next atom commits, i.e. between the
+ * range that ends in the branch and the range of its target, and the
+ * branch happened before it.
+ */
+#include <string.h>
+
+#include "etm_impl.h"
+
+void etm_src_reset(struct etm_src *s)
+{
+	uint8_t id = s->id, vmid = s->pid_vmid;
+
+	memset(s, 0, sizeof(*s));
+	s->id = id;
+	s->pid_vmid = vmid;
+}
+
+static void emit(struct etm *e, struct etm_src *s, struct sy_dec_item *it)
+{
+	it->ninsn = s->ninsn;
+	s->ninsn = 0;
+	/* Decoded but not reported: the window asked to be reported from a
+	 * later byte (it was decoded from an earlier sync point). */
+	if (it->offset < e->report_from)
+		return;
+	etm_ring_push(e, it);
+}
+
+static void release_deferred(struct etm *e, struct etm_src *s)
+{
+	for (unsigned i = 0; i < s->ndefer; i++)
+		emit(e, s, &s->defer[i]);
+	s->ndefer = 0;
+}
+
+static void item_init(struct sy_dec_item *it, enum sy_dec_kind kind,
+		      uint64_t off)
+{
+	memset(it, 0, sizeof(*it));
+	it->kind = (uint8_t)kind;
+	it->offset = off;
+}
+
+/* Emits an item that must not be overtaken by held-back ones. */
+static void emit_flow(struct etm *e, struct etm_src *s,
+		      struct sy_dec_item *it)
+{
+	release_deferred(e, s);
+	emit(e, s, it);
+}
+
+/* TIME / CONTEXT: held back while the flow waits for an address. */
+static void emit_side(struct etm *e, struct etm_src *s,
+		      struct sy_dec_item *it)
+{
+	if (s->started && !s->pending) {
+		emit(e, s, it);
+		return;
+	}
+	/* A pathological stream can pile up more than we hold; then they
+	 * simply go out before the BRANCH / START they should follow. */
+	if (s->ndefer == ETM_DEFER_MAX)
+		release_deferred(e, s);
+	s->defer[s->ndefer++] = *it;
+}
+
+static void emit_branch(struct etm *e, struct etm_src *s, uint64_t to,
+			uint64_t off)
+{
+	struct sy_dec_item it;
+
+	item_init(&it, SY_DEC_BRANCH, off);
+	it.br = s->pend_br;
+	it.from = s->pend_from;
+	it.to = to;
+	s->pending = 0;
+	s->next_pc = to;
+	s->have_next = 1;
+	emit(e, s, &it);
+	release_deferred(e, s);
+}
+
+static void emit_start(struct etm *e, struct etm_src *s, uint64_t to,
+		       uint64_t off)
+{
+	struct sy_dec_item it;
+
+	item_init(&it, SY_DEC_START, off);
+	it.to = to;
+	s->started = 1;
+	s->nacc_reported = 0;
+	s->have_last = 0;
+	s->have_next = 0;
+	emit(e, s, &it);
+	release_deferred(e, s);
+}
+
+static int64_t sext(uint64_t v, unsigned bits)
+{
+	uint64_t m = 1ull << (bits - 1);
+
+	v &= (1ull << bits) - 1;
+	return (int64_t)((v ^ m) - m);
+}
+
+/* Target of the A64 direct branch @w at @pc: B, BL, B.cond, BC.cond,
+ * CBZ/CBNZ, TBZ/TBNZ.  Returns 0 if @w is none of them. */
+static int a64_direct_target(uint32_t w, uint64_t pc, uint64_t *to)
+{
+	int64_t off;
+
+	if ((w & 0x7c000000u) == 0x14000000u)		/* B, BL */
+		off = sext(w, 26) * 4;
+	else if ((w & 0xff000000u) == 0x54000000u)	/* B.cond, BC.cond */
+		off = sext(w >> 5, 19) * 4;
+	else if ((w & 0x7e000000u) == 0x34000000u)	/* CBZ, CBNZ */
+		off = sext(w >> 5, 19) * 4;
+	else if ((w & 0x7e000000u) == 0x36000000u)	/* TBZ, TBNZ */
+		off = sext(w >> 5, 14) * 4;
+	else
+		return 0;
+	*to = pc + (uint64_t)off;
+	return 1;
+}
+
+/* The flow ends without the trace saying where the pending branch went:
+ * keep it if its target is in its encoding, else drop it (its
+ * instructions stay counted in s->ninsn for the next item). */
+static void resolve_at_gap(struct etm *e, struct etm_src *s, uint64_t off)
+{
+	uint8_t b[4];
+	uint64_t to;
+
+	if (!s->pending)
+		return;
+	s->pending = 0;
+	s->have_next = 0;
+	if (!s->pend_direct || !s->pend_a64 ||
+	    etm_read_code(e, s, s->pend_from, b, 4) != 4)
+		return;
+	if (!a64_direct_target((uint32_t)b[0] | (uint32_t)b[1] << 8 |
+			       (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24,
+			       s->pend_from, &to))
+		return;
+	s->pending = 1;
+	emit_branch(e, s, to, off);
+}
+
+/* Trace stops without an exception: STOP(@code) when the flow runs. */
+static void stop_gap(struct etm *e, struct etm_src *s, uint64_t off,
+		     enum sy_stop_reason code)
+{
+	struct sy_dec_item it;
+
+	if (!s->started)
+		return;
+	resolve_at_gap(e, s, off);
+	item_init(&it, SY_DEC_STOP, off);
+	it.code = code;
+	it.from = s->have_last ? s->last_pc : 0;
+	it.to = s->have_next ? s->next_pc : 0;
+	s->started = 0;
+	emit_flow(e, s, &it);
+}
+
+static void lose_flow(struct etm *e, struct etm_src *s, uint64_t off)
+{
+	if (s->started)
+		resolve_at_gap(e, s, off);
+	s->pending = 0;
+	s->started = 0;
+}
+
+static void overflow(struct etm *e, struct etm_src *s, uint64_t off)
+{
+	struct sy_dec_item it;
+
+	lose_flow(e, s, off);
+	item_init(&it, SY_DEC_OVERFLOW, off);
+	s->ovf_reported = 1;
+	emit_flow(e, s, &it);
+}
+
+static void emit_error(struct etm *e, struct etm_src *s, uint64_t off,
+		  uint32_t code, uint64_t addr)
+{
+	struct sy_dec_item it;
+
+	lose_flow(e, s, off);
+	item_init(&it, SY_DEC_ERROR, off);
+	it.code = code;
+	it.to = addr;
+	emit_flow(e, s, &it);
+}
+
+static uint8_t branch_kind(const ocsd_generic_trace_elem *el)
+{
+	if (el->last_i_type == OCSD_INSTR_BR) {
+		if (el->last_i_subtype == OCSD_S_INSTR_BR_LINK)
+			return SY_BR_CALL;
+		return el->last_instr_cond ? SY_BR_COND : SY_BR_JUMP;
+	}
+	switch (el->last_i_subtype) {
+	case OCSD_S_INSTR_BR_LINK:
+		return SY_BR_IND_CALL;
+	case OCSD_S_INSTR_V8_RET:
+	case OCSD_S_INSTR_V7_IMPLIED_RET:
+		return SY_BR_RET;
+	case OCSD_S_INSTR_V8_ERET:
+		return SY_BR_ERET;
+	default:
+		return SY_BR_IND_JUMP;
+	}
+}
+
+static void conv_range(struct etm *e, struct etm_src *s, uint64_t off,
+		       const ocsd_generic_trace_elem *el)
+{
+	uint64_t sz = el->last_instr_sz ? el->last_instr_sz : 4;
+
+	if (s->pending) {
+		emit_branch(e, s, el->st_addr, off);
+	} else if (!s->started ||
+		   (s->have_next && s->next_pc != el->st_addr)) {
+		/* Not where the previous range said execution goes: never
+		 * splice, restart the flow. */
+		if (s->started)
+			stop_gap(e, s, off, SY_STOP_DISABLE);
+		emit_start(e, s, el->st_addr, off);
+	}
+	s->ninsn += el->num_instr_range;
+	s->last_pc = el->en_addr - sz;
+	s->have_last = 1;
+	s->next_pc = el->en_addr;
+	s->have_next = 1;
+	if (el->last_instr_exec && (el->last_i_type == OCSD_INSTR_BR ||
+				    el->last_i_type == OCSD_INSTR_BR_INDIRECT)) {
+		s->pending = 1;
+		s->pend_from = s->last_pc;
+		s->pend_br = branch_kind(el);
+		s->pend_direct = el->last_i_type == OCSD_INSTR_BR;
+		s->pend_a64 = el->isa == ocsd_isa_aarch64;
+		s->have_next = 0;
+	}
+}
+
+static void conv_exception(struct etm *e, struct etm_src *s, uint64_t off,
+			   const ocsd_generic_trace_elem *el)
+{
+	struct sy_dec_item it;
+	uint64_t ret = el->excep_ret_addr ? el->en_addr : 0;
+
+	if (s->pending) {
+		/* Nothing ran between the branch and the exception: the
+		 * return address is the branch target. */
+		if (el->excep_ret_addr)
+			emit_branch(e, s, ret, off);
+		else
+			resolve_at_gap(e, s, off);
+	}
+	item_init(&it, SY_DEC_STOP, off);
+	it.code = el->exception_number == 0x2 ? SY_STOP_SYSCALL
+					      : SY_STOP_EXCEPTION;
+	it.exc = (uint16_t)el->exception_number;
+	it.to = ret;
+	it.from = s->started && s->have_last ? s->last_pc : 0;
+	s->pending = 0;
+	s->started = 0;
+	emit_flow(e, s, &it);
+}
+
+static void conv_context(struct etm *e, struct etm_src *s, uint64_t off,
+			 const ocsd_generic_trace_elem *el)
+{
+	struct sy_dec_item it;
+	uint32_t id;
+
+	if (s->pid_vmid) {
+		if (!el->context.vmid_valid)
+			return;
+		id = el->context.vmid;
+	} else {
+		if (!el->context.ctxt_id_valid)
+			return;
+		id = el->context.context_id;
+	}
+	if (s->have_ctx && s->ctxid == id)
+		return;
+	/* Set now, not when the item is pulled: OpenCSD reads the code of
+	 * the following ranges before next() sees this item. */
+	s->have_ctx = 1;
+	s->ctxid = id;
+	item_init(&it, SY_DEC_CONTEXT, off);
+	it.code = id;
+	emit_side(e, s, &it);
+}
+
+static void conv_no_sync(struct etm *e, struct etm_src *s, uint64_t off,
+			 const ocsd_generic_trace_elem *el)
+{
+	switch (el->unsync_eot_info) {
+	case UNSYNC_OVERFLOW:
+		overflow(e, s, off);
+		break;
+	case UNSYNC_BAD_PACKET:
+		emit_error(e, s, off, OCSD_ERR_BAD_DECODE_PKT, 0);
+		break;
+	default:
+		stop_gap(e, s, off, SY_STOP_DISABLE);
+		lose_flow(e, s, off);
+		break;
+	}
+}
+
+static void conv_trace_on(struct etm *e, struct etm_src *s, uint64_t off,
+			  const ocsd_generic_trace_elem *el)
+{
+	if (el->trace_on_reason == TRACE_ON_OVERFLOW) {
+		/* Normally the overflow NO_SYNC came first. */
+		if (!s->ovf_reported)
+			overflow(e, s, off);
+		s->ovf_reported = 0;
+		return;
+	}
+	stop_gap(e, s, off, SY_STOP_DISABLE);
+}
+
+static void conv_nacc(struct etm *e, struct etm_src *s, uint64_t off,
+		      const ocsd_generic_trace_elem *el)
+{
+	/* The decoder tried to go to st_addr: that is where a pending
+	 * branch went. */
+	if (s->pending)
+		emit_branch(e, s, el->st_addr, off);
+	if (s->nacc_reported) {
+		lose_flow(e, s, off);
+		return;
+	}
+	s->nacc_reported = 1;
+	emit_error(e, s, off, OCSD_ERR_MEM_NACC, el->st_addr);
+}
+
+void etm_conv_end(struct etm *e, struct etm_src *s, uint64_t off)
+{
+	if (s->ended)
+		return;
+	s->ended = 1;
+	stop_gap(e, s, off, SY_STOP_END);
+	s->pending = 0;
+	release_deferred(e, s);
+}
+
+void etm_conv_elem(struct etm *e, struct etm_src *s, uint64_t off,
+		   const ocsd_generic_trace_elem *el)
+{
+	struct sy_dec_item it;
+
+	switch (el->elem_type) {
+	case OCSD_GEN_TRC_ELEM_INSTR_RANGE:
+		conv_range(e, s, off, el);
+		break;
+	case OCSD_GEN_TRC_ELEM_EXCEPTION:
+		conv_exception(e, s, off, el);
+		break;
+	case OCSD_GEN_TRC_ELEM_PE_CONTEXT:
+		conv_context(e, s, off, el);
+		break;
+	case OCSD_GEN_TRC_ELEM_TIMESTAMP:
+		item_init(&it, SY_DEC_TIME, off);
+		it.time = el->timestamp;
+		emit_side(e, s, &it);
+		break;
+	case OCSD_GEN_TRC_ELEM_TRACE_ON:
+		conv_trace_on(e, s, off, el);
+		break;
+	case OCSD_GEN_TRC_ELEM_NO_SYNC:
+		conv_no_sync(e, s, off, el);
+		break;
+	case OCSD_GEN_TRC_ELEM_ADDR_NACC:
+		conv_nacc(e, s, off, el);
+		break;
+	case OCSD_GEN_TRC_ELEM_ADDR_UNKNOWN:
+		lose_flow(e, s, off);
+		break;
+	case OCSD_GEN_TRC_ELEM_I_RANGE_NOPATH:
+		/* Executed, but the path is unknown: count, then restart. */
+		lose_flow(e, s, off);
+		s->ninsn += el->num_instr_range;
+		break;
+	case OCSD_GEN_TRC_ELEM_EO_TRACE:
+		/* An Overflow packet that is the last packet gives no NO_SYNC,
+		 * only this reason on the end of trace. */
+		if (el->unsync_eot_info == UNSYNC_OVERFLOW && !s->ovf_reported)
+			overflow(e, s, off);
+		etm_conv_end(e, s, off);
+		break;
+	default:
+		break;
+	}
+}
+
+void etm_conv_cut(struct etm *e, uint8_t id, uint64_t off, uint32_t code)
+{
+	for (size_t i = 0; i < e->nsrc; i++) {
+		struct etm_src *s = &e->src[i];
+
+		if (s->id == id)
+			emit_error(e, s, off, code, 0);
+		else
+			lose_flow(e, s, off);
+	}
+}
+
+void etm_conv_fatal(struct etm *e, uint64_t off, uint32_t code)
+{
+	for (size_t i = 0; i < e->nsrc; i++) {
+		struct etm_src *s = &e->src[i];
+
+		/* The error belongs to the window, but items carry no trace
+		 * ID: report it once, on the first source. */
+		if (i == 0)
+			emit_error(e, s, off, code, 0);
+		else
+			lose_flow(e, s, off);
+	}
+}

@@ -1,0 +1,160 @@
+# `strobe-synth windows` on every generated fixture, checked against
+# oracles that are not strobe-synth:
+#  - the window list (one per pause sample: status, thread, resume time)
+#    against the generator's truth sidecar; where the truth lists several
+#    statuses for a sample, the tool reports one of them;
+#  - the percentiles and histogram in the summary, recomputed here from the
+#    per-window list (nearest-rank, as the man page says);
+#  - the resume and pause periods against `perf evlist -v` (the event with
+#    a callchain is the pause event);
+#  - the SVG histogram renders to a PNG with rsvg-convert.
+. tests/e2e/lib.sh
+require_tool perf
+require_tool python3
+require_tool rsvg-convert
+
+n=0
+for f in tests/fixtures/generated/*.data; do
+	name=$(basename "$f" .data)
+	truth=tests/fixtures/generated/$name.truth
+	# the thresholds the truth validated with, as command-line options
+	set -- $(awk '$1 == "thresholds" {
+		for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+		lo = v["min_insns"] ? v["min_insns"] : ""
+		hi = v["max_insns"] ? v["max_insns"] : ""
+		if (lo != "" || hi != "") printf "--window %s:%s ", lo, hi
+		if (v["min_branches"]) printf "--min-branches %s", v["min_branches"]
+	}' "$truth")
+	"$SY" windows --json --symfs . "$@" "$f" >"$T/w.json" 2>"$T/err" ||
+		{ cat "$T/err"; fail "$name: windows --json failed"; }
+	"$SY" windows --symfs . "$@" "$f" >"$T/w.txt" 2>"$T/err" ||
+		{ cat "$T/err"; fail "$name: windows failed"; }
+	# perf 6.1 refuses 136-byte attrs; the periods of those are checked
+	# against the truth only
+	if grep -q '^file .*attr_size=136' "$truth"; then
+		: >"$T/evlist"
+	else
+		perf evlist -v -i "$f" >"$T/evlist" 2>/dev/null ||
+			fail "$name: perf evlist failed"
+	fi
+	python3 - "$name" "$truth" "$T/w.json" "$T/w.txt" "$T/evlist" <<'PY' || fail "$name: windows disagrees (above)"
+import json, re, sys
+name, truth, wj, wt, evl = sys.argv[1:]
+bad = []
+tw, tp, R, P = {}, [], None, None
+for line in open(truth):
+    f = line.split()
+    if line.startswith("window "):
+        tw[f[1]] = dict(x.split("=", 1) for x in f[2:])
+    elif line.startswith("pause "):
+        tp.append(dict(x.split("=", 1) for x in f[2:]))
+    elif line.startswith("R "):
+        R = int(f[1])
+    elif line.startswith("P "):
+        P = int(f[1])
+j = json.load(open(wj))
+wl = j["windows_list"]
+# one entry per pause sample; the truth numbers them in time order
+if len(wl) != len(tp) or j["windows"] != len(tp):
+    bad.append("%d windows listed, truth has %d pause samples" % (len(wl), len(tp)))
+else:
+    mine = {(w["end_time"], w["cpu"]): w for w in wl}
+    for t in tp:
+        w = mine.get((int(t["time"]), int(t["cpu"])))
+        if w is None:
+            bad.append("no window for the pause sample at %s" % t["time"])
+            continue
+        if w["status"] not in t["status"].split("|"):
+            bad.append("window %d: status %s, truth %s" % (w["index"], w["status"], t["status"]))
+        if int(w["tid"]) != int(t["tid"]):
+            bad.append("window %d: tid %s, truth %s" % (w["index"], w["tid"], t["tid"]))
+        tw_ = tw.get(t["window"])
+        if tw_ and tw_["resume"] != "none" and w["status"] not in ("paused", "empty") \
+           and str(w["start_time"]) != tw_["start_time"]:
+            bad.append("window %d: starts at %d, truth %s" % (w["index"], w["start_time"], tw_["start_time"]))
+counts = {}
+for w in wl:
+    counts[w["status"]] = counts.get(w["status"], 0) + 1
+for s, c in j["by_status"].items():
+    if counts.get(s, 0) != c:
+        bad.append("by_status %s = %d, list has %d" % (s, c, counts.get(s, 0)))
+# percentiles, nearest rank, over the windows with trace
+withtrace = [w for w in wl if w["bytes"] > 0 or w["instructions"] > 0]
+def rank(v, p):
+    v = sorted(v)
+    k = max(1, -(-p * len(v) // 100))
+    return v[k - 1]
+keys = {"instructions": "instructions", "branches": "branches", "bytes": "bytes",
+        "ns": None}
+for k, field in keys.items():
+    if not withtrace:
+        break
+    # time: only windows with a resume sample (start_time 0: none)
+    vals = [w[field] for w in withtrace] if field else \
+           [w["end_time"] - w["start_time"] for w in withtrace if w["start_time"]]
+    if not vals:
+        continue
+    got = j["percentiles"][k]
+    for p in (5, 50, 95):
+        if got["p%d" % p] != rank(vals, p):
+            bad.append("p%d of %s: %d, recomputed %d" % (p, k, got["p%d" % p], rank(vals, p)))
+    if got["max"] != max(vals):
+        bad.append("max of %s: %d, recomputed %d" % (k, got["max"], max(vals)))
+# terminal histogram: log2 buckets of instructions, counts sum to the list
+hist = {}
+for line in open(wt):
+    m = re.match(r"\s+(\d+) \.\. (\d+)\s+(\d+) ", line)
+    if m:
+        hist[(int(m.group(1)), int(m.group(2)))] = int(m.group(3))
+for (lo, hi), c in hist.items():
+    want = sum(1 for w in withtrace if lo <= w["instructions"] <= hi)
+    if c != want:
+        bad.append("histogram %d..%d: %d, list has %d" % (lo, hi, c, want))
+if withtrace and sum(hist.values()) != len(withtrace):
+    bad.append("histogram holds %d windows, %d have trace" % (sum(hist.values()), len(withtrace)))
+# periods: truth, and perf's own reading of the attrs
+if j["resume_period"] != R or j["pause_period"] != P:
+    bad.append("R/P %s/%s, truth %d/%d" % (j["resume_period"], j["pause_period"], R, P))
+# the AUX event is the one perf 6.1 calls "unknown attr type"
+ev = [l for l in open(evl) if "sample_period" in l
+      and not l.startswith(("unknown attr type", "dummy"))]
+if ev:
+    pp = [int(re.search(r"sample_freq \}: (\d+)", l).group(1)) for l in ev if "CALLCHAIN" in l]
+    rp = [int(re.search(r"sample_freq \}: (\d+)", l).group(1)) for l in ev if "CALLCHAIN" not in l]
+    if pp != [j["pause_period"]] or rp != [j["resume_period"]]:
+        bad.append("perf evlist says R=%s P=%s" % (rp, pp))
+for b in bad:
+    print("%s: %s" % (name, b), file=sys.stderr)
+sys.exit(1 if bad else 0)
+PY
+	n=$((n + 1))
+done
+[ "$n" -gt 0 ] || fail "no generated fixtures"
+
+# the SVG is a picture a person can open: it renders, and its bars are the
+# terminal histogram's
+f=tests/fixtures/generated/etm4-etr-damage.data
+"$SY" windows --svg "$T/h.svg" --symfs . "$f" >"$T/w.txt" 2>"$T/err" ||
+	{ cat "$T/err"; fail "windows --svg failed"; }
+rsvg-convert -o "$T/h.png" "$T/h.svg" 2>"$T/err" ||
+	{ cat "$T/err"; fail "rsvg-convert cannot render the histogram"; }
+python3 - "$T/h.png" "$T/h.svg" "$T/w.txt" <<'PY' || fail "the rendered histogram is wrong"
+import re, struct, sys
+b = open(sys.argv[1], "rb").read()
+assert b[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+w, h = struct.unpack(">II", b[16:24])
+assert w >= 320 and h >= 200, "%dx%d" % (w, h)
+svg = open(sys.argv[2]).read()
+counts = [int(x) for x in re.findall(r"<title>(\d+) windows</title>", svg)]
+lows = [int(x) for x in re.findall(r'y="280"[^>]*>(\d+)</text>', svg)]
+term = {}
+for line in open(sys.argv[3]):
+    m = re.match(r"\s+(\d+) \.\. (\d+)\s+(\d+) ", line)
+    if m:
+        term[int(m.group(1))] = int(m.group(3))
+assert term and dict(zip(lows, counts)) == term, (lows, counts, term)
+PY
+# a failed --svg leaves nothing behind
+expect_status 1 "$SY" windows --summary --svg /nonexistent-dir/h.svg --symfs . "$f" >/dev/null 2>"$T/err"
+grep -q 'h.svg' "$T/err" || fail "--svg failure does not name the file"
+echo "windows: $n fixtures agree with their truth, perf evlist and rsvg-convert"
