@@ -433,7 +433,9 @@ static void sy_summary(struct sy_wl *c, struct sy_session *s, FILE *f)
 					     "time (ns)", "bytes" };
 
 	for (size_t i = 0; i < 4; i++)
-		qsort(d[i]->v, d[i]->nr, sizeof(uint64_t), sy_cmp_u64);
+		if (d[i]->nr > 1)
+			qsort(d[i]->v, d[i]->nr, sizeof(uint64_t),
+			      sy_cmp_u64);
 	if (c->json) {
 		fprintf(f, "\n  ],\n  \"trace\": \"%s\",\n  \"sink\": \"%s\",\n"
 			   "  \"windows\": %" PRIu64 ",\n  \"by_status\": {",

@@ -118,7 +118,8 @@ static int sy_image_load_segs(struct sy_image *img, struct sy_diag *diag)
 		s->flags = ph.p_flags;
 	}
 	img->nr_segs = nx;
-	qsort(img->segs, nx, sizeof(*img->segs), sy_seg_cmp);
+	if (nx > 1)
+		qsort(img->segs, nx, sizeof(*img->segs), sy_seg_cmp);
 	return 0;
 }
 
@@ -398,7 +399,8 @@ static int sy_symtab_load_scn(const struct sy_image *img, Elf_Scn *scn,
 		st->syms[st->nr].func = type == STT_FUNC;
 		st->nr++;
 	}
-	qsort(st->syms, st->nr, sizeof(*st->syms), sy_sym_cmp);
+	if (st->nr > 1)
+		qsort(st->syms, st->nr, sizeof(*st->syms), sy_sym_cmp);
 	return 0;
 }
 

@@ -529,7 +529,8 @@ size_t sy_image_cache_missing(struct sy_image_cache *c,
 	for (size_t i = 0; i < c->cap; i++)
 		if (c->tab[i] && c->tab[i]->missing)
 			v[n++] = c->tab[i];
-	qsort(v, n, sizeof(*v), sy_missing_cmp);
+	if (n > 1)
+		qsort(v, n, sizeof(*v), sy_missing_cmp);
 	for (size_t i = 0; i < n && i < max; i++) {
 		out[i].path = v[i]->path;
 		out[i].err = v[i]->err;

@@ -275,7 +275,8 @@ int sy_proc_table_set_build_ids(struct sy_proc_table *t,
 	t->nr_bids = n;
 	/* stable enough: equal names keep no particular order, the lookup
 	 * scans all of them */
-	qsort(t->bids, n, sizeof(*t->bids), sy_bid_cmp);
+	if (n > 1)
+		qsort(t->bids, n, sizeof(*t->bids), sy_bid_cmp);
 	return 0;
 }
 

@@ -504,7 +504,9 @@ int sy_prepass(struct sy_session *s)
 	for (size_t i = 0; i < s->nr_queues; i++) {
 		struct sy_queue *q = s->queues[i];
 
-		qsort(q->bufs, q->nr_bufs, sizeof(*q->bufs), sy_cmp_buf);
+		if (q->nr_bufs)
+			qsort(q->bufs, q->nr_bufs, sizeof(*q->bufs),
+			      sy_cmp_buf);
 		err = sy_config_queue(s, q);
 		if (err)
 			goto out;

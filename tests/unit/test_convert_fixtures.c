@@ -72,10 +72,12 @@ static int on_window(void *ctx, const struct sy_window *w)
 	snprintf(g->reason, sizeof(g->reason), "%s", w->reason);
 	g->nr_stack = w->nr_stack;
 	g->stack = malloc((w->nr_stack + 1) * sizeof(*g->stack));
-	memcpy(g->stack, w->stack, w->nr_stack * sizeof(*g->stack));
+	if (w->nr_stack)
+		memcpy(g->stack, w->stack, w->nr_stack * sizeof(*g->stack));
 	g->nr_chain = w->nr_callchain;
 	g->chain = malloc((w->nr_callchain + 1) * 8);
-	memcpy(g->chain, w->callchain, w->nr_callchain * 8);
+	if (w->nr_callchain)
+		memcpy(g->chain, w->callchain, w->nr_callchain * 8);
 	return 0;
 }
 

@@ -1,0 +1,125 @@
+/* libFuzzer target: arbitrary bytes as a whole perf.data file, through the
+ * whole convert pipeline (src/synth/: prepass, decode, matching,
+ * validation, aggregation, the llvm-profgen writer), the way `strobe-synth
+ * convert` runs it: hybrid windows when some event pauses the trace, else
+ * whole-trace windows.  Binaries come from tests/fixtures/programs (the
+ * fixtures' MMAP2 paths are repository paths: symfs "."), so that mutated
+ * fixtures reach instruction decoding.
+ *
+ * Every window handed out must be self-consistent (a status in range, a
+ * stack no deeper than asked, present when its length says so, samples
+ * that reference only what the window holds), and the run must end. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "sy_profgen.h"
+#include "sy_synth.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define FZ_DEPTH 16
+
+struct fz_ctx {
+	struct sy_agg *agg;
+	int whole_trace;
+	uint64_t last_index;
+	int any;
+};
+
+static int fz_window(void *ctx, const struct sy_window *w)
+{
+	struct fz_ctx *c = ctx;
+	uint64_t sum = 0;
+
+	if (w->status >= SY_ST_NR)
+		abort();
+	if (c->any && w->index <= c->last_index)
+		abort(); /* window order is output order */
+	c->any = 1;
+	c->last_index = w->index;
+	if (!c->whole_trace && w->nr_stack > FZ_DEPTH)
+		abort();
+	if (w->nr_stack && !w->stack)
+		abort();
+	if (w->nr_callchain && !w->callchain)
+		abort();
+	if (memchr(w->reason, 0, sizeof(w->reason)) == NULL)
+		abort();
+	/* touch everything the window points at: ASan checks the bounds */
+	for (uint32_t i = 0; i < w->nr_stack; i++)
+		sum += w->stack[i].from ^ w->stack[i].to;
+	for (uint32_t i = 0; i < w->nr_callchain; i++)
+		sum += w->callchain[i];
+	if (w->comm)
+		sum += strlen(w->comm);
+	(void)sum;
+	if (w->status != SY_ST_OK || !w->nr_stack)
+		return 0;
+	return sy_agg_add(c->agg, w->nr_callchain ? w->callchain : NULL,
+			  w->nr_callchain, w->stack, w->nr_stack);
+}
+
+static void fz_run(const char *path, int whole_trace, FILE *out)
+{
+	struct sy_session_opts o;
+	struct sy_session *s = NULL;
+	struct sy_profgen *w = NULL;
+	struct fz_ctx c = { 0 };
+	struct sy_diag d;
+
+	sy_session_opts_init(&o);
+	o.input = path;
+	o.threads = 1;
+	o.depth = whole_trace ? 0 : FZ_DEPTH;
+	o.whole_trace = whole_trace;
+	o.images.symfs = ".";
+	o.images.buildid_dir = "";
+	memset(&d, 0, sizeof(d));
+	if (sy_session_open(&s, &o, &d))
+		return;
+	if (!whole_trace && !sy_session_has_pause(s)) {
+		sy_session_close(s);
+		fz_run(path, 1, out);
+		return;
+	}
+	c.whole_trace = whole_trace;
+	if (sy_profgen_open_file(&w, out, whole_trace ? SY_PROFGEN_LBR :
+							 SY_PROFGEN_HYBRID) ||
+	    sy_agg_new(&c.agg, w, 1 << 16))
+		goto out;
+	(void)sy_session_run(s, fz_window, &c);
+	(void)sy_agg_flush(c.agg);
+	(void)sy_session_summary(s);
+out:
+	sy_agg_free(c.agg);
+	if (w)
+		sy_profgen_commit(w, &d);
+	sy_session_close(s);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char path[64];
+	FILE *out;
+	int fd;
+
+	fd = memfd_create("fuzz-perf-data", 0);
+	if (fd < 0)
+		return 0;
+	if (write(fd, data, size) != (ssize_t)size) {
+		close(fd);
+		return 0;
+	}
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	out = fopen("/dev/null", "w");
+	if (out) {
+		fz_run(path, 0, out);
+		fclose(out);
+	}
+	close(fd);
+	return 0;
+}
