@@ -56,9 +56,11 @@
  *   a packet kept from OpenCSD  ERROR(OCSD_ERR_BAD_PACKET_SEQ) on its
  *   (etm_guard.c)               source, every flow lost
  *
- * TIME and CONTEXT items that arrive while a branch waits for its target,
- * or while the flow waits for its restart address, are held back and
- * delivered right after the BRANCH / START (or before any other item):
+ * TIME items that arrive while a branch waits for its target, or while
+ * the flow waits for its restart address, are held back and delivered
+ * right after the BRANCH / START (or before any other item); so are
+ * CONTEXT items behind a pending branch, while a CONTEXT that comes before
+ * a restart goes out before its START (it is the restart's context):
  * OpenCSD reports a timestamp when the next atom commits, i.e. between the
  * range that ends in the branch and the range of its target, and the
  * branch happened before it.
@@ -353,6 +355,15 @@ static void conv_context(struct etm *e, struct etm_src *s, uint64_t off,
 	s->ctxid = id;
 	item_init(&it, SY_DEC_CONTEXT, off);
 	it.code = id;
+	/* While the flow waits for its restart address the new context is
+	 * the restart's: it goes out before the START, so that the stretch
+	 * the START opens belongs to it.  Behind a pending branch it is the
+	 * target's context and follows the BRANCH. */
+	if (!s->started) {
+		release_deferred(e, s);
+		emit(e, s, &it);
+		return;
+	}
 	emit_side(e, s, &it);
 }
 

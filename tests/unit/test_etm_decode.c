@@ -1324,8 +1324,9 @@ Test(etm_truth, timestamps_as_encoded)
 	fx_truth_fini(&t);
 }
 
-/* Item order: a restart gives START, then its CONTEXT and TIME; a
- * resync timestamp after a taken branch comes after the BRANCH. */
+/* Item order: a restart gives its CONTEXT first (what the restart runs
+ * in: the stretch the START opens is that thread's), then START, then its
+ * TIME; a resync timestamp after a taken branch comes after the BRANCH. */
 Test(etm_truth, item_order)
 {
 	struct fx_truth t;
@@ -1348,10 +1349,10 @@ Test(etm_truth, item_order)
 	w.ts0 = 1000;
 	one_window(&t, &mem, &cfg, 1000, 2000, &w, NULL, &got, "order");
 	cr_assert_geq(got.n, 3);
-	cr_assert_eq(got.v[0].kind, SY_DEC_START);
-	cr_assert_eq(got.v[0].to, t.insns[1000].pc);
-	cr_assert_eq(got.v[1].kind, SY_DEC_CONTEXT);
-	cr_assert_eq(got.v[1].code, 4242);
+	cr_assert_eq(got.v[0].kind, SY_DEC_CONTEXT);
+	cr_assert_eq(got.v[0].code, 4242);
+	cr_assert_eq(got.v[1].kind, SY_DEC_START);
+	cr_assert_eq(got.v[1].to, t.insns[1000].pc);
 	cr_assert_eq(got.v[2].kind, SY_DEC_TIME);
 	cr_assert_eq(got.v[2].time, 1000);
 	for (size_t i = 3; i < got.n; i++) {

@@ -2763,30 +2763,6 @@ static void conv_run(const char *path, const struct fx_sidecar *sc,
 	sy_session_close(s);
 }
 
-/* strobe-synth gives a window that starts a thread's trace on a CPU whose
- * previous window (in the same raw TRBE stream) belonged to another thread
- * the previous window's CONTEXTID: it reports the Trace On before the
- * Address + Context packet's context (`windows --items` shows "start"
- * before "context").  Scaled TRBE recordings show it at every repetition;
- * a fix in src/ makes this return 0 everywhere. */
-static int known_trbe_context_bug(const struct fx *x,
-				  const struct fx_sc_sample *p,
-				  const struct conv_win *g)
-{
-	const struct fx_sc_window *w, *prev = NULL;
-
-	if (strcmp(x->sc.sink, "trbe") || p->status != FX_ST_OK ||
-	    g->status != SY_ST_THREAD_MISMATCH ||
-	    !strstr(g->reason, "context ID of another thread") ||
-	    p->window == FX_SC_NONE)
-		return 0;
-	w = &x->sc.windows[p->window];
-	for (size_t i = 0; i < p->window; i++)
-		if (x->sc.windows[i].cpu == w->cpu && x->sc.windows[i].nsegs)
-			prev = &x->sc.windows[i];
-	return prev && prev->segs[prev->nsegs - 1].tid != w->segs[0].tid;
-}
-
 static const struct conv_win *conv_find(const struct conv *c,
 					const struct fx_sc_sample *p)
 {
@@ -2803,7 +2779,6 @@ struct cmp {
 	const struct fx *u;	/* the unscaled fixture, or NULL */
 	const struct conv *uc;	/* strobe-synth on it */
 	int quiet;		/* negative controls: do not log */
-	size_t excused;		/* out: known_trbe_context_bug windows */
 	size_t stacks;		/* out: ok windows whose stacks matched */
 };
 
@@ -2853,10 +2828,6 @@ static size_t conv_compare(const struct fx *x, const char *path,
 		if (!(ours & p->status)) {
 			char want[128];
 
-			if (known_trbe_context_bug(x, p, g)) {
-				o->excused++;
-				continue;
-			}
 			fx_status_str(p->status, want, sizeof(want));
 			CMP_LOG(o, "%s: pause %zu: %s (%s), truth %s",
 				     x->name, i, sy_status_name(g->status),
@@ -2906,7 +2877,7 @@ static size_t conv_compare(const struct fx *x, const char *path,
 Test(fixturegen, scaled_converts_to_the_truth, .init = tmp_setup,
      .fini = tmp_teardown)
 {
-	size_t bad = 0, excused = 0, stacks = 0;
+	size_t bad = 0, stacks = 0;
 
 	for (size_t i = 0; i < NSCALED; i++) {
 		struct fx u, x;
@@ -2926,7 +2897,6 @@ Test(fixturegen, scaled_converts_to_the_truth, .init = tmp_setup,
 		o.uc = &uc;
 		for (o.threads = 1; o.threads <= 2; o.threads++)
 			bad += conv_compare(&x, x.data_path, &o);
-		excused += o.excused;
 		stacks += o.stacks;
 		conv_free(&uc);
 		fx_close(&u);
@@ -2935,11 +2905,6 @@ Test(fixturegen, scaled_converts_to_the_truth, .init = tmp_setup,
 	cr_assert_eq(bad, 0, "%zu disagreements with the truth (listed above)",
 		     bad);
 	cr_assert_gt(stacks, 100, "too few ok windows compared");
-	/* a warning would make criterion exit nonzero: info, loudly */
-	if (excused)
-		cr_log_info("KNOWN STROBE-SYNTH BUG: %zu TRBE windows get the "
-			    "previous window's context ID (see "
-			    "known_trbe_context_bug)", excused);
 }
 
 /* A repetition whose trace kept the timestamps of the repetition before
