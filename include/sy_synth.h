@@ -126,6 +126,10 @@ struct sy_session_opts {
 	 * stretch into windows of `depth` branches instead. */
 	int whole_trace;
 	FILE *items;		/* list every decoder item here (debugging) */
+	/* Bytes of stream trace (TRBE, PT) per decoding job: PT pieces are
+	 * cut at the first PSB before each multiple, ETM slices end after
+	 * it.  0: the default (256 KiB); tests make it tiny. */
+	uint64_t unit_bytes;
 	int progress;		/* progress line on stderr */
 	/* Warnings met while running (damaged records, build-id mismatches,
 	 * unsupported settings): one call each, d->err < 0 for damage;

@@ -68,6 +68,8 @@ void sy_msg_error(const char *fmt, ...) SY_PRINTF(1, 2);
 void sy_msg_warn(const char *fmt, ...) SY_PRINTF(1, 2);
 /* "strobe-synth: FILE: offset N: msg" (or without the offset). */
 void sy_msg_diag(const char *file, const struct sy_diag *d);
+/* @s as a JSON string, quoted and escaped (paths come from the input). */
+void sy_json_str(FILE *f, const char *s);
 /* Maps a reader error to the exit code. */
 int sy_exit_for(int err);
 

@@ -33,8 +33,6 @@ struct sy_convert {
 	struct sy_agg *agg;
 	uint64_t samples, filtered, not_kept, no_stack;
 	uint64_t stack_entries;
-	const struct sy_map **seen;	/* mappings with an MMAP line */
-	size_t nr_seen, cap_seen;
 	int err;
 };
 
@@ -68,23 +66,6 @@ static void sy_convert_usage(FILE *f)
 		sy_session_help);
 }
 
-static int sy_seen_map(struct sy_convert *c, const struct sy_map *m)
-{
-	for (size_t i = 0; i < c->nr_seen; i++)
-		if (c->seen[i] == m)
-			return 1;
-	if (c->nr_seen == c->cap_seen) {
-		size_t ncap = c->cap_seen ? c->cap_seen * 2 : 32;
-		const struct sy_map **n = realloc(c->seen, ncap * sizeof(*n));
-		if (!n)
-			return -1;
-		c->seen = n;
-		c->cap_seen = ncap;
-	}
-	c->seen[c->nr_seen++] = m;
-	return 0;
-}
-
 /* MMAP2 lines for the binaries a sample touches, before the sample. */
 static int sy_convert_mmaps(struct sy_convert *c, const struct sy_window *w,
 			    const uint64_t *frames, uint32_t nr_frames,
@@ -106,15 +87,10 @@ static int sy_convert_mmaps(struct sy_convert *c, const struct sy_window *w,
 		for (size_t k = 0; k < na; k++) {
 			const struct sy_map *m =
 				sy_proc_snap_find(w->snap, w->pid, addrs[k]);
-			int seen;
 
 			if (!m || !m->img || (m->flags & SY_MAP_KERNEL))
 				continue;
-			seen = sy_seen_map(c, m);
-			if (seen < 0)
-				return -SY_E_NOMEM;
-			if (seen)
-				continue;
+			/* the writer writes each mapping once */
 			int err = sy_profgen_mmap(c->w, w->pid, w->tid, m->start,
 						  m->end - m->start, m->pgoff,
 						  m->path);
@@ -207,10 +183,12 @@ static void sy_convert_summary(struct sy_convert *c, struct sy_session *s,
 			nmiss = 0;
 	}
 	if (json) {
-		fprintf(f, "{\n  \"input\": \"%s\",\n  \"trace\": \"%s\",\n"
+		fputs("{\n  \"input\": ", f);
+		sy_json_str(f, c->input);
+		fprintf(f, ",\n  \"trace\": \"%s\",\n"
 			   "  \"sink\": \"%s\",\n  \"windows\": %" PRIu64 ",\n"
 			   "  \"by_status\": {",
-			c->input, sum->trace ? sum->trace : "",
+			sum->trace ? sum->trace : "",
 			sy_sink_name(sum->sink), sum->windows);
 		for (int i = 0; i < SY_ST_NR; i++)
 			fprintf(f, "%s\n    \"%s\": %" PRIu64, i ? "," : "",
@@ -239,11 +217,14 @@ static void sy_convert_summary(struct sy_convert *c, struct sy_session *s,
 			c->filtered, sum->decode_errors, sum->overflows,
 			sum->bytes, sum->insns, sum->branches, sum->damage,
 			sum->threads, sum->seconds);
-		for (size_t i = 0; i < nmiss; i++)
-			fprintf(f, "%s\n    {\"path\": \"%s\", \"windows\": %" PRIu64
-				   ", \"reason\": \"%s\"}",
-				i ? "," : "", miss[i].path, miss[i].windows,
-				sy_errstr(miss[i].err));
+		for (size_t i = 0; i < nmiss; i++) {
+			fprintf(f, "%s\n    {\"path\": ", i ? "," : "");
+			sy_json_str(f, miss[i].path);
+			fprintf(f, ", \"windows\": %" PRIu64 ", \"reason\": ",
+				miss[i].windows);
+			sy_json_str(f, sy_errstr(miss[i].err));
+			fputc('}', f);
+		}
 		fprintf(f, "%s]\n}\n", nmiss ? "\n  " : "");
 		free(miss);
 		return;
@@ -514,7 +495,6 @@ out:
 	sy_profgen_abort(c.w);
 	sy_agg_free(c.agg);
 	sy_session_close(s);
-	free(c.seen);
 	sy_cli_session_fini(&c.cs);
 	return ret;
 }

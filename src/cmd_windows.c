@@ -222,13 +222,16 @@ static int sy_windows_cb(void *ctx, const struct sy_window *w)
 			", \"end_time\": %" PRIu64 ", \"bytes\": %" PRIu64
 			", \"instructions\": %" PRIu64 ", \"branches\": %" PRIu64
 			", \"resume_ip\": %" PRIu64 ", \"pause_ip\": %" PRIu64
-			", \"trace_start\": %" PRIu64 ", \"trace_end\": %" PRIu64
-			", \"stack\": %u, \"status\": \"%s\", \"reason\": \"%s\"}",
+			", \"trace_start_ip\": %" PRIu64
+			", \"trace_end_ip\": %" PRIu64
+			", \"stack\": %u, \"status\": \"%s\", \"reason\": ",
 			c->listed ? "," : "", w->index, (int)w->cpu, w->pid,
 			w->tid, w->resume_time, w->pause_time, w->bytes,
 			w->insns, w->branches, w->resume_ip, w->pause_ip,
 			w->start_addr, w->end_addr, w->nr_stack,
-			sy_status_name(w->status), w->reason);
+			sy_status_name(w->status));
+		sy_json_str(c->out, w->reason);
+		fputc('}', c->out);
 		c->listed++;
 		return 0;
 	}
@@ -589,13 +592,15 @@ int sy_cmd_windows(int argc, char **argv)
 				  etm ? CS_MODE_ARM : CS_MODE_64,
 				  &c.cs_h) == CS_ERR_OK;
 	}
-	if (c.json)
-		fprintf(c.out, "{\n  \"input\": \"%s\",\n  \"windows_list\": [",
-			c.input);
-	else if (c.list)
+	if (c.json) {
+		fputs("{\n  \"input\": ", c.out);
+		sy_json_str(c.out, c.input);
+		fputs(",\n  \"windows_list\": [", c.out);
+	} else if (c.list) {
 		fprintf(c.out, "%6s %4s %7s %16s %16s %8s %10s %8s %-15s %s\n",
 			"window", "cpu", "tid", "resume-time", "pause-time",
 			"bytes", "insns", "branches", "status", "reason");
+	}
 	err = sy_session_run(s, sy_windows_cb, &c);
 	if (err == -SY_E_NOMEM) {
 		sy_msg_error("windows: %s", sy_errstr(err));

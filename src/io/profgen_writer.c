@@ -21,6 +21,11 @@ struct sy_profgen {
 	enum sy_profgen_format fmt;
 	struct sy_mmap_key *mm;	/* lines written, for dedup */
 	size_t nr_mm, cap_mm;
+	/* open addressing over mm by (pid, start): index + 1, 0 = free.
+	 * Every sample asks for the mappings of all its addresses, and a
+	 * system-wide recording has thousands of processes. */
+	uint32_t *tab;
+	size_t tcap;
 	int write_errno;	/* why the first failed write failed */
 };
 
@@ -89,14 +94,55 @@ int sy_profgen_open(struct sy_profgen **out, const char *path,
 	return 0;
 }
 
+static size_t sy_mm_hash(uint32_t pid, uint64_t start)
+{
+	/* splitmix64's finaliser: every input bit reaches the low bits the
+	 * table uses (processes map the same start) */
+	uint64_t h = start ^ ((uint64_t)pid << 40) ^ pid;
+
+	h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
+	h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
+	return (size_t)(h ^ (h >> 31));
+}
+
+static int sy_mm_grow(struct sy_profgen *w)
+{
+	size_t ncap = w->tcap ? w->tcap * 2 : 64;
+	uint32_t *t = calloc(ncap, sizeof(*t));
+
+	if (!t)
+		return -SY_E_NOMEM;
+	for (size_t i = 0; i < w->nr_mm; i++) {
+		size_t j = sy_mm_hash(w->mm[i].pid, w->mm[i].start) &
+			   (ncap - 1);
+
+		while (t[j])
+			j = (j + 1) & (ncap - 1);
+		t[j] = (uint32_t)i + 1;
+	}
+	free(w->tab);
+	w->tab = t;
+	w->tcap = ncap;
+	return 0;
+}
+
 int sy_profgen_mmap(struct sy_profgen *w, uint32_t pid, uint32_t tid,
 		    uint64_t start, uint64_t len, uint64_t pgoff,
 		    const char *path)
 {
-	for (size_t i = 0; i < w->nr_mm; i++)
-		if (w->mm[i].pid == pid && w->mm[i].start == start &&
-		    !strcmp(w->mm[i].path, path))
+	size_t j;
+
+	if ((w->nr_mm + 1) * 2 > w->tcap && sy_mm_grow(w))
+		return -SY_E_NOMEM;
+	j = sy_mm_hash(pid, start) & (w->tcap - 1);
+	for (; w->tab[j]; j = (j + 1) & (w->tcap - 1)) {
+		const struct sy_mmap_key *k = &w->mm[w->tab[j] - 1];
+
+		if (k->pid == pid && k->start == start && !strcmp(k->path, path))
 			return 0;
+	}
+	if (w->nr_mm == UINT32_MAX - 1)
+		return -SY_E_NOMEM;
 	if (w->nr_mm == w->cap_mm) {
 		size_t ncap = w->cap_mm ? w->cap_mm * 2 : 16;
 		struct sy_mmap_key *n = realloc(w->mm, ncap * sizeof(*n));
@@ -108,7 +154,7 @@ int sy_profgen_mmap(struct sy_profgen *w, uint32_t pid, uint32_t tid,
 	w->mm[w->nr_mm].pid = pid;
 	w->mm[w->nr_mm].start = start;
 	w->mm[w->nr_mm].path = path;
-	w->nr_mm++;
+	w->tab[j] = (uint32_t)++w->nr_mm;
 	if (w->fmt != SY_PROFGEN_HYBRID)
 		return 0;
 	/* llvm-profgen's regex wants lowercase hex and a bare 0 offset */
@@ -161,6 +207,7 @@ int sy_profgen_sample(struct sy_profgen *w, uint64_t count,
 static void sy_profgen_free(struct sy_profgen *w)
 {
 	free(w->mm);
+	free(w->tab);
 	free(w->path);
 	free(w->tmp);
 	free(w);

@@ -35,6 +35,19 @@ static int sy_grow(void **v, size_t *cap, size_t nr, size_t elem)
 	return 0;
 }
 
+/* Drops the consumed head of an array (@pos of @nr used up): the queues
+ * live as long as the recording, so what was matched must not pile up. */
+static void sy_compact(void *v, size_t *pos, size_t *nr, size_t elem)
+{
+	if (*pos == *nr) {
+		*pos = *nr = 0;
+	} else if (*pos >= 256 && *pos * 2 >= *nr) {
+		memmove(v, (char *)v + *pos * elem, (*nr - *pos) * elem);
+		*nr -= *pos;
+		*pos = 0;
+	}
+}
+
 void sy_match_free(struct sy_queue *q)
 {
 	for (size_t i = q->ms_pos; i < q->nr_ms; i++)
@@ -98,6 +111,7 @@ int sy_match_stretches(struct sy_session *s, struct sy_queue *q,
 			    sizeof(*q->ms)))
 			return -SY_E_NOMEM;
 		m = &q->ms[q->nr_ms++];
+		s->nr_held++;
 		m->st = v[i];
 		v[i].ring = NULL;
 		if (m->st.has_time) {
@@ -197,14 +211,15 @@ static void sy_drop_events(struct sy_queue *q, uint64_t upto)
 {
 	while (q->ev_pos < q->nr_ev && q->ev[q->ev_pos].time <= upto)
 		q->ev_pos++;
-	if (q->ev_pos == q->nr_ev)
-		q->ev_pos = q->nr_ev = 0;
+	sy_compact(q->ev, &q->ev_pos, &q->nr_ev, sizeof(*q->ev));
 }
 
-static int sy_give(struct sy_win *w, struct sy_queue *q, size_t a, size_t b)
+static int sy_give(struct sy_session *s, struct sy_win *w, struct sy_queue *q,
+		   size_t a, size_t b)
 {
 	if (b <= a)
 		return 0;
+	s->nr_held -= b - a;
 	w->st = malloc((b - a) * sizeof(*w->st));
 	if (!w->st)
 		return -SY_E_NOMEM;
@@ -229,7 +244,8 @@ static int sy_starts_after(const struct sy_queue *q, const struct sy_mstretch *m
 {
 	if (m->pt0 != w->pub.pause_time)
 		return m->pt0 > w->pub.pause_time;
-	for (size_t i = q->res_pos; i < q->nr_res; i++)
+	for (size_t i = q->res_pos; i < q->nr_res && q->res[i].time <= m->pt0;
+	     i++)
 		if (q->res[i].time == m->pt0 && q->res[i].ip == m->st.start_addr)
 			return q->res[i].seq > w->seq;
 	return 0;
@@ -241,6 +257,7 @@ static int sy_starts_after(const struct sy_queue *q, const struct sy_mstretch *m
 static int sy_later_owner(const struct sy_queue *q, const struct sy_mstretch *m,
 			  int final)
 {
+	const struct sy_mstretch *next = m + 1 < q->ms + q->nr_ms ? m + 1 : NULL;
 	int later_known = 0;
 
 	for (size_t k = q->pend_pos + 1; k < q->nr_pend; k++) {
@@ -248,6 +265,11 @@ static int sy_later_owner(const struct sy_queue *q, const struct sy_mstretch *m,
 
 		if (w2->pub.pause_time < m->pt1)
 			continue;
+		/* pause samples come in time order; one after the next
+		 * stretch began cannot have stopped this one */
+		if (later_known && next && next->timed &&
+		    w2->pub.pause_time > next->pt0)
+			break;
 		later_known = 1;
 		if (sy_pinned_ip(m, w2->pub.pause_ip))
 			return 1;
@@ -261,14 +283,19 @@ static int sy_later_owner(const struct sy_queue *q, const struct sy_mstretch *m,
 static int sy_run_joins(const struct sy_queue *q, size_t k)
 {
 	const struct sy_mstretch *m = &q->ms[k];
+	const struct sy_mstretch *next = &q->ms[k + 1];
 
-	if (!sy_stretch_joins(&m->st, &q->ms[k + 1].st))
+	if (!sy_stretch_joins(&m->st, &next->st))
 		return 0;
 	for (size_t i = q->pend_pos; i < q->nr_pend; i++) {
 		const struct sy_win *w = q->pend[i];
 
 		if (m->timed && w->pub.pause_time < m->pt1)
 			continue;
+		/* in time order: later ones come after the next stretch
+		 * began, so they do not explain the gap */
+		if (next->timed && w->pub.pause_time > next->pt0)
+			break;
 		if (sy_pinned_ip(m, w->pub.pause_ip) &&
 		    sy_starts_after(q, &q->ms[k + 1], w))
 			return 0;
@@ -344,7 +371,7 @@ int sy_match_run(struct sy_session *s, struct sy_queue *q, int final)
 		}
 		if (!decided)
 			break;
-		if (sy_give(w, q, a, b))
+		if (sy_give(s, w, q, a, b))
 			return -SY_E_NOMEM;
 		q->ms_pos = b;
 		w->ran_through = ran_through && a == b;
@@ -370,18 +397,15 @@ int sy_match_run(struct sy_session *s, struct sy_queue *q, int final)
 		w->ready = 1;
 		q->pend_pos++;
 	}
-	/* compact what was consumed */
-	if (q->ms_pos == q->nr_ms)
-		q->ms_pos = q->nr_ms = 0;
-	if (q->pend_pos == q->nr_pend)
-		q->pend_pos = q->nr_pend = 0;
-	if (q->res_pos == q->nr_res)
-		q->res_pos = q->nr_res = 0;
+	sy_compact(q->ms, &q->ms_pos, &q->nr_ms, sizeof(*q->ms));
+	sy_compact(q->pend, &q->pend_pos, &q->nr_pend, sizeof(*q->pend));
+	sy_compact(q->res, &q->res_pos, &q->nr_res, sizeof(*q->res));
 	if (final && q->pend_pos == q->nr_pend) {
 		/* stretches after the last pause sample: trace the recording
 		 * ended with, no sample to attach it to */
 		for (size_t i = q->ms_pos; i < q->nr_ms; i++)
 			free(q->ms[i].st.ring);
+		s->nr_held -= q->nr_ms - q->ms_pos;
 		q->ms_pos = q->nr_ms = 0;
 	}
 	return 0;

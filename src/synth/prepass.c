@@ -60,6 +60,7 @@ void sy_queue_free(struct sy_queue *q)
 	free(q->bufs);
 	free(q->recs);
 	free(q->units);
+	sy_units_free(q);
 	free(q->sources);
 	sy_match_free(q);
 	free(q);
@@ -92,11 +93,35 @@ static uint64_t sy_buf_end(const struct sy_queue *q, size_t i)
 	return end;
 }
 
+/* The first buffer that may hold byte @a: the buffers are sorted by AUX
+ * offset, and a file has one per AUXTRACE record (hundreds of thousands in
+ * a long recording), so no scan from the start.  Steps back over earlier
+ * buffers that still reach @a (overlapping payloads). */
+static size_t sy_queue_first_buf(const struct sy_queue *q, uint64_t a)
+{
+	size_t lo = 0, hi = q->nr_bufs;
+
+	while (lo < hi) { /* first buffer starting after a */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (q->bufs[mid].aux_off <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo)
+		lo--;
+	while (lo && q->bufs[lo - 1].aux_off + q->bufs[lo - 1].size > a)
+		lo--;
+	return lo;
+}
+
 int sy_queue_covered(const struct sy_queue *q, uint64_t a, uint64_t b)
 {
 	uint64_t at = a;
 
-	for (size_t i = 0; i < q->nr_bufs && at < b; i++) {
+	for (size_t i = sy_queue_first_buf(q, a); i < q->nr_bufs && at < b;
+	     i++) {
 		const struct sy_auxbuf *bf = &q->bufs[i];
 		uint64_t end = sy_buf_end(q, i);
 
@@ -117,7 +142,8 @@ int sy_queue_chunks(struct sy_session *s, struct sy_queue *q, uint64_t a,
 	uint64_t at = a;
 
 	*out = NULL;
-	for (size_t i = 0; i < q->nr_bufs && at < b; i++) {
+	for (size_t i = sy_queue_first_buf(q, a); i < q->nr_bufs && at < b;
+	     i++) {
 		const struct sy_auxbuf *bf = &q->bufs[i];
 		uint64_t lo = bf->aux_off, hi = sy_buf_end(q, i);
 

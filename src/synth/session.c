@@ -22,6 +22,12 @@
 
 /* Decode jobs in flight per worker thread before the walk waits. */
 #define SY_INFLIGHT_PER_THREAD 8
+/* windows read but not handed out yet, before the walk waits: enough for
+ * every thread to have a few pieces of stream trace (units.c) ahead */
+#define SY_OUT_MAX(threads) (1024 + 1024 * (size_t)(threads))
+/* and stretches decoded but not given to a window (a window of a program
+ * busy with syscalls has dozens) */
+#define SY_HELD_MAX(threads) (4096 + 2048 * (size_t)(threads))
 
 void sy_session_opts_init(struct sy_session_opts *o)
 {
@@ -324,6 +330,16 @@ static struct sy_decoder *sy_wctx_decoder(struct sy_wctx *c,
 	return c->dec[c->nr_dec++].d;
 }
 
+void sy_items_print(FILE *f, const struct sy_dec_item *it)
+{
+	fprintf(f,
+		"  item %-8s from %#" PRIx64 " to %#" PRIx64 " br %-8s code %u "
+		"exc %u ninsn %" PRIu64 " off %" PRIu64 " time %" PRIu64 "\n",
+		sy_dec_kind_name(it->kind), it->from, it->to,
+		sy_branch_kind_name(it->br), it->code, it->exc, it->ninsn,
+		it->offset, it->time);
+}
+
 static void sy_job_run(void *ctx, struct sy_work *work)
 {
 	struct sy_job *j = (struct sy_job *)work;
@@ -332,6 +348,11 @@ static void sy_job_run(void *ctx, struct sy_work *work)
 	struct sy_dec_item it;
 	int err;
 
+	if (j->slice) {
+		/* the queue's own decoder and stretcher: see units.c */
+		sy_units_run_slice(c->s, j);
+		return;
+	}
 	sy_stretcher_reset(&c->st);
 	d = sy_wctx_decoder(c, j->q, &j->err);
 	if (!d)
@@ -342,14 +363,7 @@ static void sy_job_run(void *ctx, struct sy_work *work)
 	if (!err) {
 		while ((err = sy_decoder_next(d, &it)) == 0) {
 			if (c->s->o.items)
-				fprintf(c->s->o.items,
-					"  item %-8s from %#" PRIx64 " to %#" PRIx64
-					" br %-8s code %u exc %u ninsn %" PRIu64
-					" off %" PRIu64 " time %" PRIu64 "\n",
-					sy_dec_kind_name(it.kind), it.from,
-					it.to, sy_branch_kind_name(it.br),
-					it.code, it.exc, it.ninsn, it.offset,
-					it.time);
+				sy_items_print(c->s->o.items, &it);
 			if ((err = sy_stretcher_push(&c->st, &it)))
 				break;
 		}
@@ -368,6 +382,7 @@ static void sy_out_append(struct sy_session *s, struct sy_win *w)
 {
 	w->listed = 1;
 	w->pub.index = s->next_index++;
+	s->nr_out++;
 	if (s->out_tail)
 		s->out_tail->next = w;
 	else
@@ -386,6 +401,7 @@ static void sy_emit_ready(struct sy_session *s)
 		s->out_head = w->next;
 		if (!s->out_head)
 			s->out_tail = NULL;
+		s->nr_out--;
 		s->sum.windows++;
 		s->sum.by_status[p->status]++;
 		s->sum.bytes += p->bytes;
@@ -440,6 +456,18 @@ static int sy_job_done(struct sy_session *s, struct sy_job *j)
 	}
 	s->sum.overflows += j->stats.overflows;
 	s->sum.decode_errors += j->stats.errors;
+	if (!j->win) {
+		sy_units_job_done(j->q, j);
+		/* the queue's next slice decodes while this one's stretches
+		 * are matched */
+		if (j->slice && !s->kicking) {
+			s->kicking = 1;
+			err = sy_units_kick(s, j->q);
+			s->kicking = 0;
+			if (err)
+				return err;
+		}
+	}
 	if (s->o.whole_trace)
 		return sy_whole_trace_windows(s, j);
 	if (j->win) {
@@ -447,8 +475,6 @@ static int sy_job_done(struct sy_session *s, struct sy_job *j)
 		j->win->lost |= j->lost;
 		j->win->group_done = 1;
 		j->win->job = NULL;
-	} else {
-		j->q->units_pending--;
 	}
 	err = sy_match_stretches(s, j->q, j->st, j->nr_st, j->has_aux_time,
 				 j->aux_time, j->t_lo);
@@ -461,9 +487,10 @@ static int sy_job_done(struct sy_session *s, struct sy_job *j)
  * oldest one. */
 static int sy_drain(struct sy_session *s, int block)
 {
+	int err;
+
 	while (s->jobs_head) {
 		struct sy_job *j = s->jobs_head;
-		int err;
 
 		if (block)
 			sy_pool_wait(&s->pool, &j->work);
@@ -479,11 +506,22 @@ static int sy_drain(struct sy_session *s, int block)
 			return err;
 		block = 0;
 	}
+	/* ETM slices go on as soon as the previous one is done (not from
+	 * inside a submit's drain: that would nest) */
+	if (!s->kicking) {
+		s->kicking = 1;
+		for (size_t i = 0; i < s->nr_queues; i++)
+			if ((err = sy_units_kick(s, s->queues[i])))
+				break;
+		s->kicking = 0;
+		if (err)
+			return err;
+	}
 	sy_emit_ready(s);
 	return 0;
 }
 
-static int sy_submit(struct sy_session *s, struct sy_job *j)
+int sy_submit(struct sy_session *s, struct sy_job *j)
 {
 	unsigned limit = (s->pool.nr ? s->pool.nr : 1) * SY_INFLIGHT_PER_THREAD;
 
@@ -501,8 +539,8 @@ static int sy_submit(struct sy_session *s, struct sy_job *j)
 	return 0;
 }
 
-static struct sy_job *sy_job_new(struct sy_session *s, struct sy_queue *q,
-				 uint64_t a, uint64_t b, uint32_t ctxid)
+struct sy_job *sy_job_new(struct sy_session *s, struct sy_queue *q,
+			  uint64_t a, uint64_t b, uint32_t ctxid)
 {
 	struct sy_job *j = calloc(1, sizeof(*j));
 	int n;
@@ -692,23 +730,6 @@ static int sy_on_sample(struct sy_session *s, const struct sy_record *rec)
 	return sy_match_run(s, q, 0);
 }
 
-static int sy_submit_unit(struct sy_session *s, struct sy_queue *q)
-{
-	size_t first = q->units[q->next_unit].first;
-	size_t last = q->units[q->next_unit].last;
-	struct sy_job *j;
-
-	j = sy_job_new(s, q, q->recs[first].aux_off,
-		       q->recs[last].aux_off + q->recs[last].size,
-		       q->last_tid);
-	if (!j)
-		return -SY_E_NOMEM;
-	j->t_lo = first ? q->recs[first - 1].time : 0;
-	q->next_unit++;
-	q->units_pending++;
-	return sy_submit(s, j);
-}
-
 static int sy_on_aux(struct sy_session *s, const struct sy_record *rec,
 		     const struct sy_event *ev)
 {
@@ -740,14 +761,14 @@ static int sy_on_aux(struct sy_session *s, const struct sy_record *rec,
 		q->g_bytes += a->aux_size;
 		q->g_time = ev->sid.time;
 	}
-	/* stream units (and whole-trace fragments) are decoded once the walk
-	 * reaches their last AUX record: the address space is then known */
-	if (q->next_unit < q->nr_units &&
-	    (s->sum.sink != SY_SINK_ETR || s->o.whole_trace)) {
-		const struct sy_auxrec *last = &q->recs[q->units[q->next_unit].last];
-
-		if (last->rec_off == rec->offset)
-			return sy_submit_unit(s, q);
+	/* stream units (and whole-trace fragments) go as the walk reads
+	 * their AUX records: the address space is then known */
+	if (s->sum.sink != SY_SINK_ETR || s->o.whole_trace) {
+		/* collect a finished slice first, so that the queue's next
+		 * one can go now */
+		if (q->stream.busy && (err = sy_drain(s, 0)))
+			return err;
+		return sy_units_on_aux(s, q, rec->offset);
 	}
 	return 0;
 }
@@ -879,11 +900,25 @@ int sy_session_run(struct sy_session *s, sy_window_fn fn, void *ctx)
 	if (err)
 		return err;
 	s->pool_up = 1;
+	for (size_t i = 0; i < s->nr_queues; i++) {
+		err = sy_units_plan(s, s->queues[i], s->o.unit_bytes);
+		if (err)
+			goto out;
+	}
 
 	while ((rerr = sy_perf_next(s->r, &rec)) == 0 && !s->fn_ret) {
 		err = sy_on_record(s, &rec);
 		if (err)
 			goto out;
+		/* the walk waits for the decoders when too many windows
+		 * wait for their trace: memory stays bounded however far
+		 * ahead of them it could read */
+		while ((s->nr_out > SY_OUT_MAX(threads) ||
+			s->nr_held > SY_HELD_MAX(threads)) && s->jobs_head) {
+			err = sy_drain(s, 1);
+			if (err)
+				goto out;
+		}
 		if ((++n & 1023) == 0) {
 			err = sy_drain(s, 0);
 			if (err)
@@ -900,13 +935,13 @@ int sy_session_run(struct sy_session *s, sy_window_fn fn, void *ctx)
 	for (size_t i = 0; i < s->nr_queues && !s->fn_ret; i++) {
 		struct sy_queue *q = s->queues[i];
 
-		while (q->next_unit < q->nr_units &&
-		       (s->sum.sink != SY_SINK_ETR || s->o.whole_trace)) {
-			err = sy_submit_unit(s, q);
+		if (s->sum.sink != SY_SINK_ETR || s->o.whole_trace) {
+			err = sy_units_walk_end(s, q);
 			if (err)
 				goto out;
 		}
 	}
+	/* draining also sends the ETM slices still to come */
 	while (s->jobs_head) {
 		err = sy_drain(s, 1);
 		if (err)

@@ -30,6 +30,34 @@ struct sy_auxrec {
 struct sy_win;
 struct sy_job;
 
+/* Part of a stream unit decoded as one job: PT units are cut at PSBs into
+ * pieces decoded independently (in parallel, with bounded memory: libipt
+ * wants the bytes in one buffer).  An ETM unit is one piece, decoded by
+ * one stateful decoder in slices as the walk reads its AUX records (an
+ * ETM stream cut anywhere but at a restart would lose the branch whose
+ * target comes after the cut). */
+struct sy_piece {
+	uint64_t lo, hi;	/* AUX offsets */
+	size_t first_rec;	/* the AUX record holding lo */
+	size_t last_rec;	/* decodable once the walk read this record */
+	uint64_t t_lo;		/* its data came after this perf time */
+};
+
+/* ETM: the piece being decoded in slices. */
+struct sy_stream {
+	struct sy_decoder *d;
+	struct sy_mem_reader *mr;
+	struct sy_stretcher st;
+	struct sy_dec_chunk *chunks; /* the whole piece */
+	size_t nr_chunks;
+	int lost;
+	struct sy_dec_stats prev; /* the decoder's counts at the last slice */
+	int busy;		/* a slice is decoding */
+	int started;		/* the piece's first slice went out */
+	uint64_t sent;		/* bytes of the piece handed to slices */
+	uint64_t t_lo;
+};
+
 /* A stretch waiting for its pause sample, with perf times. */
 struct sy_mstretch {
 	struct sy_stretch st;
@@ -67,7 +95,11 @@ struct sy_queue {
 	struct sy_dunit {
 		size_t first, last; /* recs decoded together */
 	} *units;
-	size_t nr_units, next_unit;
+	size_t nr_units;
+	struct sy_piece *pieces;
+	size_t nr_pieces, next_piece;
+	struct sy_stream stream;
+	size_t walked;		/* AUX records the walk has read */
 	uint64_t last_aux_time;	/* of the last AUX record walked */
 	/* decoder configuration */
 	struct sy_dec_params dp;
@@ -123,7 +155,10 @@ struct sy_job {
 	struct sy_job *next;	/* submission order */
 	struct sy_session *s;
 	struct sy_queue *q;
-	struct sy_win *win;	/* NULL: a stream unit */
+	struct sy_win *win;	/* NULL: a piece of a stream unit */
+	int slice;		/* ETM: a slice of q->stream's piece */
+	int first, final;	/* the piece's first / last slice */
+	uint64_t limit;		/* stop after the item at this offset */
 	struct sy_dec_chunk *chunks;
 	size_t nr_chunks;
 	uint64_t report_from;
@@ -164,7 +199,10 @@ struct sy_session {
 	int pool_up;
 	struct sy_job *jobs_head, *jobs_tail;
 	size_t inflight;
+	int kicking;		/* sending ETM slices (units.c) */
 	struct sy_win *out_head, *out_tail;
+	size_t nr_out;		/* windows on the output list */
+	size_t nr_held;		/* stretches waiting for their window */
 	uint64_t next_index;
 	sy_window_fn fn;
 	void *fn_ctx;
@@ -203,6 +241,29 @@ int sy_queue_chunks(struct sy_session *s, struct sy_queue *q, uint64_t a,
 void sy_queue_free(struct sy_queue *q);
 /* Nonzero when AUXTRACE payloads hold every byte of [a, b). */
 int sy_queue_covered(const struct sy_queue *q, uint64_t a, uint64_t b);
+
+/* session.c: job plumbing shared with units.c. */
+struct sy_job *sy_job_new(struct sy_session *s, struct sy_queue *q,
+			  uint64_t a, uint64_t b, uint32_t ctxid);
+int sy_submit(struct sy_session *s, struct sy_job *j);
+void sy_items_print(FILE *f, const struct sy_dec_item *it);
+
+/* units.c: stream units (TRBE, PT, whole-trace fragments).  Pieces are
+ * planned when the walk starts; on_aux submits what the walk's progress
+ * allows; kick continues ETM slices (call it whenever jobs finished);
+ * walk_end releases everything left; job_done books a finished piece or
+ * slice before its stretches are matched.  @bytes 0: the default sizes. */
+int sy_units_plan(struct sy_session *s, struct sy_queue *q, uint64_t bytes);
+int sy_units_on_aux(struct sy_session *s, struct sy_queue *q,
+		    uint64_t rec_off);
+int sy_units_kick(struct sy_session *s, struct sy_queue *q);
+int sy_units_walk_end(struct sy_session *s, struct sy_queue *q);
+/* Nonzero while pieces of @q remain to be submitted or decoded. */
+int sy_units_pending(const struct sy_queue *q);
+void sy_units_job_done(struct sy_queue *q, struct sy_job *j);
+/* Worker side of an ETM slice. */
+void sy_units_run_slice(struct sy_session *s, struct sy_job *j);
+void sy_units_free(struct sy_queue *q);
 
 /* validate.c: the status of a closed window whose stretches are known. */
 void sy_validate(struct sy_session *s, struct sy_win *w);

@@ -35,7 +35,8 @@ static int sy_ring_push(struct sy_stretch *s, uint32_t depth,
 {
 	if (s->len == s->cap && (!depth || s->cap < depth)) {
 		/* grow, linearising oldest-first so head == len */
-		uint32_t ncap = s->cap ? s->cap * 2 : 64;
+		/* most stretches are short: start small */
+		uint32_t ncap = s->cap ? s->cap * 2 : 8;
 		struct sy_br *n;
 
 		if (depth && ncap > depth)

@@ -154,6 +154,12 @@ for line in open(sys.argv[3]):
         term[int(m.group(1))] = int(m.group(3))
 assert term and dict(zip(lows, counts)) == term, (lows, counts, term)
 PY
+# file names reach the JSON escaped: a quote or backslash keeps it valid
+q="$T/we\"ird\\name.data"
+cp tests/fixtures/generated/etm4-etr-damage.data "$q"
+"$SY" windows --json --symfs . "$q" >"$T/q.json" 2>/dev/null || fail "windows --json on an odd name"
+python3 -c 'import json, sys; assert json.load(open(sys.argv[1]))["input"] == sys.argv[2]' \
+	"$T/q.json" "$q" || fail "windows --json: the input name is not escaped"
 # a failed --svg leaves nothing behind
 expect_status 1 "$SY" windows --summary --svg /nonexistent-dir/h.svg --symfs . "$f" >/dev/null 2>"$T/err"
 grep -q 'h.svg' "$T/err" || fail "--svg failure does not name the file"

@@ -92,8 +92,11 @@ static void run_free(struct run *r)
 
 /* Runs a session over fixture @name; with @out, renders the ok samples as a
  * perfscript into *out (MMAP2 lines left out: the truth has no mappings). */
+/* @unit_bytes: stream decoding granularity (sy_session_opts); 1 cuts PT
+ * at every PSB and gives ETM a slice per AUX record. */
 static void convert(const char *name, const struct fx_sidecar *sc,
-		    uint32_t depth, unsigned threads, struct run *r, char **out)
+		    uint32_t depth, unsigned threads, uint64_t unit_bytes,
+		    struct run *r, char **out)
 {
 	char path[512];
 	struct sy_session_opts o;
@@ -111,6 +114,7 @@ static void convert(const char *name, const struct fx_sidecar *sc,
 	o.images.buildid_dir = "";
 	o.depth = depth;
 	o.threads = threads;
+	o.unit_bytes = unit_bytes;
 	o.win_min = sc->min_insns;
 	o.win_max = sc->max_insns;
 	o.min_branches = sc->min_branches;
@@ -247,7 +251,7 @@ static struct got *find(struct run *r, const struct fx_sc_sample *p)
 	return hit;
 }
 
-Test(convert_fixtures, statuses_and_stacks_equal_the_truth, .timeout = 300)
+static void statuses_and_stacks(uint64_t unit_bytes, unsigned threads)
 {
 	static char names[128][64];
 	size_t n = fixtures(names, 128);
@@ -262,7 +266,7 @@ Test(convert_fixtures, statuses_and_stacks_equal_the_truth, .timeout = 300)
 		snprintf(path, sizeof(path), GEN "/%s.truth", names[f]);
 		cr_assert_eq(fx_sidecar_load(&sc, path, &d), 0, "%s: %s",
 			     path, d.msg);
-		convert(names[f], &sc, 0, 1, &r, NULL);
+		convert(names[f], &sc, 0, threads, unit_bytes, &r, NULL);
 		cr_assert_eq(r.nr, sc.npauses,
 			     "%s: %zu windows end at a pause sample, truth has "
 			     "%zu pause samples", names[f], r.nr, sc.npauses);
@@ -333,6 +337,19 @@ Test(convert_fixtures, statuses_and_stacks_equal_the_truth, .timeout = 300)
 		    stacks);
 }
 
+Test(convert_fixtures, statuses_and_stacks_equal_the_truth, .timeout = 300)
+{
+	statuses_and_stacks(0, 1);
+}
+
+/* The same with stream trace decoded in the smallest pieces (PT cut at
+ * every PSB, matched back together; ETM in a slice per AUX record) on
+ * three threads: what bounds memory must not change a single window. */
+Test(convert_fixtures, statuses_and_stacks_with_tiny_units, .timeout = 300)
+{
+	statuses_and_stacks(1, 3);
+}
+
 Test(convert_fixtures, perfscript_is_the_truths_whatever_the_threads,
      .timeout = 300)
 {
@@ -349,14 +366,15 @@ Test(convert_fixtures, perfscript_is_the_truths_whatever_the_threads,
 
 		snprintf(path, sizeof(path), GEN "/%s.truth", names[f]);
 		cr_assert_eq(fx_sidecar_load(&sc, path, &d), 0);
-		convert(names[f], &sc, 64, 1, &r1, &ours1);
-		convert(names[f], &sc, 64, 3, &r3, &ours3);
+		convert(names[f], &sc, 64, 1, 0, &r1, &ours1);
+		convert(names[f], &sc, 64, 3, 1, &r3, &ours3);
 		want = render_truth(names[f], &sc, 64);
 		if (strcmp(ours1, want))
 			FAIL("%s: perfscript differs from the truth's",
 			     names[f]);
 		if (strcmp(ours1, ours3))
-			FAIL("%s: 1 vs 3 threads give different output",
+			FAIL("%s: 1 thread vs 3 threads with tiny units "
+			     "give different output",
 			     names[f]);
 		free(ours1);
 		free(ours3);
