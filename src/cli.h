@@ -54,6 +54,11 @@ void sy_cli_session_fini(struct sy_cli_session *c);
 /* 1: @opt was a session option (applied); 0: not one; -1: bad value
  * (reported). */
 int sy_cli_session_opt(struct sy_cli_session *c, int opt, const char *arg);
+/* After option parsing: the input from the positional arguments from
+ * @first on (default perf.data), the warning printer, the progress line
+ * when stderr is a terminal.  -1: bad command line (reported). */
+int sy_cli_session_finish(struct sy_cli_session *c, const char *cmd,
+			  int argc, char **argv, int first);
 /* Whether --pid / --comm select the window's process. */
 int sy_cli_selected(const struct sy_cli_session *c, const struct sy_window *w);
 /* Warning printer for sessions: @ctx is the struct sy_cli_session. */

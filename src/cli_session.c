@@ -224,3 +224,21 @@ void sy_cli_longopts(struct option *out, size_t cap,
 		out[n++] = extra[i];
 	memset(&out[n], 0, sizeof(out[n]));
 }
+
+int sy_cli_session_finish(struct sy_cli_session *c, const char *cmd,
+			  int argc, char **argv, int first)
+{
+	if (first < argc) {
+		if (c->o.input || first + 1 < argc) {
+			sy_msg_error("%s: one input file only", cmd);
+			return -1;
+		}
+		c->o.input = argv[first];
+	}
+	if (!c->o.input)
+		c->o.input = "perf.data";
+	c->o.warn = sy_cli_warn;
+	c->o.warn_ctx = c;
+	c->o.progress = isatty(STDERR_FILENO);
+	return 0;
+}

@@ -1,13 +1,12 @@
 /* strobe-synth convert: windows -> llvm-profgen input. */
-#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli.h"
+#include "sy_atomic_file.h"
 #include "sy_profgen.h"
 #include "sy_synth.h"
 
@@ -266,24 +265,16 @@ static void sy_convert_summary(struct sy_convert *c, struct sy_session *s,
 
 static int sy_write_json(struct sy_convert *c, struct sy_session *s)
 {
-	char tmp[4096];
-	FILE *f;
+	struct sy_atomic_file af;
+	struct sy_diag d = { 0 };
 
-	snprintf(tmp, sizeof(tmp), "%s.tmp-%ld", c->stats_json, (long)getpid());
-	f = fopen(tmp, "w");
-	if (!f) {
-		sy_msg_error("%s: cannot write: %s", c->stats_json,
-			     strerror(errno));
-		return -1;
+	if (!sy_atomic_open(&af, c->stats_json, &d)) {
+		sy_convert_summary(c, s, af.f, 1);
+		if (!sy_atomic_commit(&af, 0, &d))
+			return 0;
 	}
-	sy_convert_summary(c, s, f, 1);
-	if (fclose(f) || rename(tmp, c->stats_json)) {
-		sy_msg_error("%s: cannot write: %s", c->stats_json,
-			     strerror(errno));
-		unlink(tmp);
-		return -1;
-	}
-	return 0;
+	sy_msg_error("%s", d.msg[0] ? d.msg : sy_errstr(d.err));
+	return -1;
 }
 
 static int sy_parse_keep(struct sy_convert *c, const char *arg)
@@ -384,20 +375,11 @@ int sy_cmd_convert(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (optind < argc) {
-		if (c.cs.o.input || optind + 1 < argc) {
-			sy_msg_error("convert: one input file only");
-			ret = SY_EXIT_USAGE;
-			goto out;
-		}
-		c.cs.o.input = argv[optind];
+	if (sy_cli_session_finish(&c.cs, "convert", argc, argv, optind)) {
+		ret = SY_EXIT_USAGE;
+		goto out;
 	}
-	if (!c.cs.o.input)
-		c.cs.o.input = "perf.data";
 	c.input = c.cs.o.input;
-	c.cs.o.warn = sy_cli_warn;
-	c.cs.o.warn_ctx = &c.cs;
-	c.cs.o.progress = isatty(STDERR_FILENO);
 
 	err = sy_session_open(&s, &c.cs.o, &d);
 	if (err) {

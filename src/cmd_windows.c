@@ -9,9 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli.h"
+#include "sy_atomic_file.h"
 #include "sy_image.h"
 #include "sy_synth.h"
 
@@ -301,11 +301,11 @@ static void sy_xml_escape(FILE *f, const char *s)
 	}
 }
 
-static int sy_svg(struct sy_wl *c)
+static int sy_svg(struct sy_wl *c, struct sy_diag *d)
 {
 	uint64_t buckets[65] = { 0 }, top = 0;
 	int lo = 64, hi = 0;
-	char tmp[4096];
+	struct sy_atomic_file af;
 	FILE *f;
 
 	for (size_t i = 0; i < c->insns.nr; i++) {
@@ -320,10 +320,9 @@ static int sy_svg(struct sy_wl *c)
 		lo = hi = 0;
 	for (int b = lo; b <= hi; b++)
 		top = buckets[b] > top ? buckets[b] : top;
-	snprintf(tmp, sizeof(tmp), "%s.tmp-%ld", c->svg, (long)getpid());
-	f = fopen(tmp, "w");
-	if (!f)
+	if (sy_atomic_open(&af, c->svg, d))
 		return -1;
+	f = af.f;
 	/* wide enough for the title whatever the number of buckets */
 	int nb = hi - lo + 1, bw = 40, w = 80 + nb * bw, h = 320;
 	if (w < 640)
@@ -370,11 +369,7 @@ static int sy_svg(struct sy_wl *c)
 	fprintf(f, "<line x1=\"55\" y1=\"260\" x2=\"%d\" y2=\"260\" "
 		   "stroke=\"black\"/>\n</svg>\n",
 		w - 10);
-	if (fclose(f) || rename(tmp, c->svg)) {
-		unlink(tmp);
-		return -1;
-	}
-	return 0;
+	return sy_atomic_commit(&af, 0, d) ? -1 : 0;
 }
 
 /* What R and P imply, next to what was observed. */
@@ -556,20 +551,11 @@ int sy_cmd_windows(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (optind < argc) {
-		if (c.cs.o.input || optind + 1 < argc) {
-			sy_msg_error("windows: one input file only");
-			ret = SY_EXIT_USAGE;
-			goto out;
-		}
-		c.cs.o.input = argv[optind];
+	if (sy_cli_session_finish(&c.cs, "windows", argc, argv, optind)) {
+		ret = SY_EXIT_USAGE;
+		goto out;
 	}
-	if (!c.cs.o.input)
-		c.cs.o.input = "perf.data";
 	c.input = c.cs.o.input;
-	c.cs.o.warn = sy_cli_warn;
-	c.cs.o.warn_ctx = &c.cs;
-	c.cs.o.progress = isatty(STDERR_FILENO);
 	if (c.disasm && c.cs.o.depth && c.cs.o.depth < 8)
 		c.cs.o.depth = 8;
 
@@ -614,8 +600,8 @@ int sy_cmd_windows(int argc, char **argv)
 		ret = SY_EXIT_DAMAGED;
 	}
 	sy_summary(&c, s, c.out);
-	if (c.svg && sy_svg(&c)) {
-		sy_msg_error("%s: cannot write: %s", c.svg, strerror(errno));
+	if (c.svg && sy_svg(&c, &d)) {
+		sy_msg_error("%s", d.msg[0] ? d.msg : sy_errstr(d.err));
 		ret = SY_EXIT_FAILURE;
 	}
 	if (fflush(c.out) || ferror(c.out)) {

@@ -3,8 +3,8 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "sy_atomic_file.h"
 #include "sy_profgen.h"
 
 struct sy_mmap_key {
@@ -15,9 +15,7 @@ struct sy_mmap_key {
 
 struct sy_profgen {
 	FILE *f;
-	int own;		/* we opened f */
-	char *path;		/* destination */
-	char *tmp;		/* temporary file beside it */
+	struct sy_atomic_file af; /* when we opened f */
 	enum sy_profgen_format fmt;
 	struct sy_mmap_key *mm;	/* lines written, for dedup */
 	size_t nr_mm, cap_mm;
@@ -56,38 +54,19 @@ int sy_profgen_open(struct sy_profgen **out, const char *path,
 		    enum sy_profgen_format fmt, struct sy_diag *diag)
 {
 	struct sy_profgen *w;
-	size_t n;
-	int fd, err;
+	int err;
 
 	if (!strcmp(path, "-"))
 		return sy_profgen_open_file(out, stdout, fmt);
 	err = sy_profgen_open_file(&w, NULL, fmt);
 	if (err)
 		return err;
-	n = strlen(path);
-	w->path = strdup(path);
-	w->tmp = malloc(n + 32);
-	if (!w->path || !w->tmp) {
+	err = sy_atomic_open(&w->af, path, diag);
+	if (err) {
 		sy_profgen_abort(w);
-		return -SY_E_NOMEM;
+		return err;
 	}
-	snprintf(w->tmp, n + 32, "%s.tmp-XXXXXX", path);
-	fd = mkstemp(w->tmp);
-	if (fd < 0 || !(w->f = fdopen(fd, "w"))) {
-		int e = errno;
-
-		if (fd >= 0) {
-			close(fd);
-			unlink(w->tmp);
-		}
-		free(w->tmp);
-		w->tmp = NULL;
-		sy_profgen_abort(w);
-		return sy_diag_set_nooff(diag, -SY_E_OUTPUT,
-					 "%s: cannot create output: %s", path,
-					 strerror(e));
-	}
-	w->own = 1;
+	w->f = w->af.f;
 	/* big buffer: profiles are written in long lines */
 	setvbuf(w->f, NULL, _IOFBF, 1 << 20);
 	*out = w;
@@ -208,8 +187,6 @@ static void sy_profgen_free(struct sy_profgen *w)
 {
 	free(w->mm);
 	free(w->tab);
-	free(w->path);
-	free(w->tmp);
 	free(w);
 }
 
@@ -217,24 +194,16 @@ int sy_profgen_commit(struct sy_profgen *w, struct sy_diag *diag)
 {
 	int err = 0;
 
-	errno = 0;
-	if (fflush(w->f) || sy_profgen_check(w))
-		err = sy_diag_set_nooff(diag, -SY_E_OUTPUT, "%s: write: %s",
-					w->path ? w->path : "standard output",
-					strerror(w->write_errno ? w->write_errno
-						 : errno ? errno : EIO));
-	if (w->own) {
-		if (fclose(w->f) && !err)
+	if (w->af.f) {
+		err = sy_atomic_commit(&w->af, w->write_errno, diag);
+	} else {
+		errno = 0;
+		if (fflush(w->f) || sy_profgen_check(w))
 			err = sy_diag_set_nooff(diag, -SY_E_OUTPUT,
-						"%s: write: %s", w->path,
-						strerror(errno));
-		w->f = NULL;
-		if (!err && rename(w->tmp, w->path))
-			err = sy_diag_set_nooff(diag, -SY_E_OUTPUT,
-						"%s: cannot rename into place: "
-						"%s", w->path, strerror(errno));
-		if (err)
-			unlink(w->tmp);
+						"standard output: write: %s",
+						strerror(w->write_errno ?
+							 w->write_errno :
+						 errno ? errno : EIO));
 	}
 	sy_profgen_free(w);
 	return err;
@@ -244,9 +213,6 @@ void sy_profgen_abort(struct sy_profgen *w)
 {
 	if (!w)
 		return;
-	if (w->own && w->f) {
-		fclose(w->f);
-		unlink(w->tmp);
-	}
+	sy_atomic_abort(&w->af);
 	sy_profgen_free(w);
 }

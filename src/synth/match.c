@@ -21,20 +21,6 @@
 
 #include "session.h"
 
-static int sy_grow(void **v, size_t *cap, size_t nr, size_t elem)
-{
-	if (nr < *cap)
-		return 0;
-	size_t ncap = *cap ? *cap * 2 : 32;
-	void *n = realloc(*v, ncap * elem);
-
-	if (!n)
-		return -SY_E_NOMEM;
-	*v = n;
-	*cap = ncap;
-	return 0;
-}
-
 /* Drops the consumed head of an array (@pos of @nr used up): the queues
  * live as long as the recording, so what was matched must not pile up. */
 static void sy_compact(void *v, size_t *pos, size_t *nr, size_t elem)
@@ -143,9 +129,8 @@ int sy_match_stretches(struct sy_session *s, struct sy_queue *q,
  * newest.  Without trace to pin it (@have_addr 0), the first since the
  * previous pause (the kernel ignores the later ones: trace already runs)
  * and strictly between the two pauses.  Earlier ones are used up with it. */
-static void sy_pick_resume(struct sy_session *s, struct sy_queue *q,
-			   struct sy_win *w, uint64_t t_start, uint64_t addr,
-			   int have_addr)
+static void sy_pick_resume(struct sy_queue *q, struct sy_win *w,
+			   uint64_t t_start, uint64_t addr, int have_addr)
 {
 	size_t best = SIZE_MAX, fallback = SIZE_MAX;
 
@@ -170,7 +155,6 @@ static void sy_pick_resume(struct sy_session *s, struct sy_queue *q,
 		best = fallback;
 	if (best == SIZE_MAX)
 		return;
-	(void)s;
 	w->pub.has_resume = 1;
 	w->pub.resume_time = q->res[best].time;
 	w->pub.resume_ip = q->res[best].ip;
@@ -376,7 +360,7 @@ int sy_match_run(struct sy_session *s, struct sy_queue *q, int final)
 		q->ms_pos = b;
 		w->ran_through = ran_through && a == b;
 		if (w->nr_st && !(w->st[0].flags & SY_SF_NOTHING))
-			sy_pick_resume(s, q, w,
+			sy_pick_resume(q, w,
 				       q->ms[a].timed ? q->ms[a].pt0 : hi,
 				       w->st[0].start_addr, 1);
 		else if (!w->ran_through)
@@ -386,7 +370,7 @@ int sy_match_run(struct sy_session *s, struct sy_queue *q, int final)
 			 * the previous pause; a window whose pause was
 			 * missed leaves its resumes to the one that owns
 			 * the trace */
-			sy_pick_resume(s, q, w, hi ? hi - 1 : 0, 0, 0);
+			sy_pick_resume(q, w, hi ? hi - 1 : 0, 0, 0);
 		/* the window's own span: from its resume (or the previous
 		 * pause) to its pause */
 		uint64_t lo = w->pub.has_resume ? w->pub.resume_time :

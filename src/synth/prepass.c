@@ -66,7 +66,7 @@ void sy_queue_free(struct sy_queue *q)
 	free(q);
 }
 
-static int sy_grow(void **v, size_t *cap, size_t nr, size_t elem)
+int sy_grow(void **v, size_t *cap, size_t nr, size_t elem)
 {
 	if (nr < *cap)
 		return 0;
@@ -97,7 +97,7 @@ static uint64_t sy_buf_end(const struct sy_queue *q, size_t i)
  * offset, and a file has one per AUXTRACE record (hundreds of thousands in
  * a long recording), so no scan from the start.  Steps back over earlier
  * buffers that still reach @a (overlapping payloads). */
-static size_t sy_queue_first_buf(const struct sy_queue *q, uint64_t a)
+size_t sy_queue_first_buf(const struct sy_queue *q, uint64_t a)
 {
 	size_t lo = 0, hi = q->nr_bufs;
 

@@ -227,6 +227,9 @@ struct sy_comm {
 #define SY_ROLE_RESUME 0x4u
 #define SY_ROLE_CALLCHAIN 0x8u
 
+/* Room for element @nr of the array *@v (capacity *@cap, doubled). */
+int sy_grow(void **v, size_t *cap, size_t nr, size_t elem);
+
 void sy_session_warn(struct sy_session *s, int err, uint64_t off,
 		     const char *fmt, ...) SY_PRINTF(4, 5);
 
@@ -239,6 +242,8 @@ struct sy_queue *sy_queue_get(struct sy_session *s, uint32_t key, int create);
 int sy_queue_chunks(struct sy_session *s, struct sy_queue *q, uint64_t a,
 		    uint64_t b, struct sy_dec_chunk **out, int *lost);
 void sy_queue_free(struct sy_queue *q);
+/* The first of q->bufs (sorted by AUX offset) that may hold byte @a. */
+size_t sy_queue_first_buf(const struct sy_queue *q, uint64_t a);
 /* Nonzero when AUXTRACE payloads hold every byte of [a, b). */
 int sy_queue_covered(const struct sy_queue *q, uint64_t a, uint64_t b);
 

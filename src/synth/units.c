@@ -53,15 +53,8 @@ static int sy_add_piece(struct sy_queue *q, size_t *cap, uint64_t lo,
 	struct sy_piece *p;
 	size_t r_lo = sy_rec_at(q, first, last, lo);
 
-	if (q->nr_pieces == *cap) {
-		size_t ncap = *cap ? *cap * 2 : 8;
-		struct sy_piece *n = realloc(q->pieces, ncap * sizeof(*n));
-
-		if (!n)
-			return -SY_E_NOMEM;
-		q->pieces = n;
-		*cap = ncap;
-	}
+	if (sy_grow((void **)&q->pieces, cap, q->nr_pieces, sizeof(*p)))
+		return -SY_E_NOMEM;
 	p = &q->pieces[q->nr_pieces++];
 	p->lo = lo;
 	p->hi = hi;
@@ -76,13 +69,15 @@ static int sy_add_piece(struct sy_queue *q, size_t *cap, uint64_t lo,
 static uint64_t sy_psb_before(struct sy_session *s, const struct sy_queue *q,
 			      uint64_t floor, uint64_t at)
 {
-	for (size_t i = 0; i < q->nr_bufs; i++) {
+	for (size_t i = sy_queue_first_buf(q, at); i < q->nr_bufs; i++) {
 		const struct sy_auxbuf *b = &q->bufs[i];
 		uint64_t lo = b->aux_off > floor ? b->aux_off : floor;
 		const uint8_t *p;
 		uint64_t sync;
 
-		if (at < b->aux_off || at >= b->aux_off + b->size)
+		if (at < b->aux_off)
+			break;
+		if (at >= b->aux_off + b->size)
 			continue;
 		if (lo > at)
 			return 0;
