@@ -169,6 +169,15 @@ int sy_decoder_reset(struct sy_decoder *d, const struct sy_dec_chunk *chunks,
 int sy_decode_find_sync(enum sy_trace_kind kind, const uint8_t *data,
 			size_t len, uint64_t offset, uint64_t *sync);
 
+/* Offset just past the synchronisation header that starts at byte @sync
+ * of @data (PT: the PSB+ up to its PSBEND), in *end.  Decoding trace that
+ * stops at @sync with this header added proves execution up to the
+ * header's IP (the PSB+ FUP), which the trace after @sync starts from: how
+ * two pieces cut at @sync are joined without a gap.  Returns 0, -SY_E_EOS
+ * when @data does not hold the whole header, -SY_E_INVALID, -SY_E_NOMEM. */
+int sy_decode_sync_end(enum sy_trace_kind kind, const uint8_t *data,
+		       size_t len, uint64_t sync, uint64_t *end);
+
 /* Context ID passed to read_mem until the trace reports one (PT never
  * does). */
 void sy_decoder_set_context(struct sy_decoder *d, uint32_t ctxid);

@@ -78,6 +78,18 @@ struct sy_br {
 	uint8_t kind; /* enum sy_branch_kind */
 };
 
+/* A callchain sample of another event (neither pause nor resume) that
+ * interrupted the window's trace, placed where the trace shows that
+ * interrupt: its stack holds the window's branches up to that point. */
+struct sy_inner_sample {
+	uint64_t time, ip, period;
+	uint32_t pid, tid;
+	const uint64_t *callchain; /* user frames, leaf first (ip) */
+	uint32_t nr_callchain;
+	const struct sy_br *stack; /* newest first, as the window's */
+	uint32_t nr_stack;
+};
+
 /* One window, as handed to the callback.  Pointers are valid during the
  * callback only. */
 struct sy_window {
@@ -107,7 +119,10 @@ struct sy_window {
 	 * newest discontinuity, at most depth entries */
 	const struct sy_br *stack;
 	uint32_t nr_stack;
-	/* samples inside the window that could not be placed */
+	/* other callchain samples inside the window, in time order: those
+	 * placed in its trace, and how many could not be */
+	const struct sy_inner_sample *inner;
+	uint32_t nr_inner;
 	uint32_t unplaced;
 	/* the address space at the window, for images and symbols */
 	const struct sy_proc_snap *snap;
@@ -149,7 +164,9 @@ struct sy_session_summary {
 	uint64_t by_status[SY_ST_NR];
 	uint64_t pause_samples, resume_samples;
 	uint64_t resume_while_running; /* resume on running trace: no-op */
-	uint64_t unplaced;	/* callchain samples inside windows, not placed */
+	uint64_t inner_samples;	/* other callchain samples while trace ran */
+	uint64_t placed;	/* of those, placed in a window's trace */
+	uint64_t unplaced;	/* of those, not placed */
 	uint64_t decode_errors;
 	uint64_t overflows;
 	uint64_t bytes, insns, branches;

@@ -42,7 +42,9 @@ static void sy_convert_usage(FILE *f)
 		"\n"
 		"Turns the trace windows of a perf.data file (FILE, default\n"
 		"perf.data) into llvm-profgen input: each window's branch stack\n"
-		"attached to the callchain sample that paused it.\n"
+		"attached to the callchain sample that paused it, and the\n"
+		"window's branches up to each callchain sample of another event\n"
+		"that interrupted it, where the trace places that sample.\n"
 		"\n"
 		"  -o, --output FILE      output (default '-': standard output);\n"
 		"                         written to a temporary file and renamed\n"
@@ -100,10 +102,56 @@ static int sy_convert_mmaps(struct sy_convert *c, const struct sy_window *w,
 	return 0;
 }
 
+/* Whether --binary-filter selects the sample whose leaf is @addr. */
+static int sy_convert_binary_ok(const struct sy_convert *c,
+				const struct sy_window *w, uint64_t addr)
+{
+	const struct sy_map *m;
+
+	if (!c->binary_filter)
+		return 1;
+	m = w->snap ? sy_proc_snap_find(w->snap, w->pid, addr) : NULL;
+	return m && m->path && strstr(m->path, c->binary_filter);
+}
+
+/* One hybrid (or branch-only) sample: its callchain and its stack. */
+static int sy_convert_sample(struct sy_convert *c, const struct sy_window *w,
+			     const uint64_t *leaf, const uint64_t *chain,
+			     uint32_t nr_chain, const struct sy_br *stack,
+			     uint32_t nr_stack)
+{
+	const uint64_t *frames = nr_chain ? chain : leaf;
+	uint32_t nr_frames = nr_chain ? nr_chain : 1;
+	int err;
+
+	if (!sy_convert_binary_ok(c, w, *leaf)) {
+		c->filtered++;
+		return 0;
+	}
+	if (!nr_stack) {
+		c->no_stack++;
+		return 0;
+	}
+	if (c->fmt == SY_PROFGEN_LBR) {
+		frames = leaf;
+		nr_frames = 1;
+	}
+	err = sy_convert_mmaps(c, w, frames, nr_frames, stack, nr_stack);
+	if (err)
+		return err;
+	err = sy_agg_add(c->agg, frames, c->fmt == SY_PROFGEN_HYBRID ?
+					      nr_frames : 1,
+			 stack, nr_stack);
+	if (err)
+		return err;
+	c->samples++;
+	c->stack_entries += nr_stack;
+	return 0;
+}
+
 static int sy_convert_window(void *ctx, const struct sy_window *w)
 {
 	struct sy_convert *c = ctx;
-	uint64_t leaf;
 	int err;
 
 	if (!sy_cli_selected(&c->cs, w)) {
@@ -114,18 +162,12 @@ static int sy_convert_window(void *ctx, const struct sy_window *w)
 		c->not_kept++;
 		return 0;
 	}
-	if (c->binary_filter) {
-		uint64_t addr = w->has_pause ? w->pause_ip :
-				w->nr_stack ? w->stack[0].to : 0;
-		const struct sy_map *m =
-			w->snap ? sy_proc_snap_find(w->snap, w->pid, addr) :
-				  NULL;
-		if (!m || !m->path || !strstr(m->path, c->binary_filter)) {
+	if (c->whole_trace) {
+		if (!sy_convert_binary_ok(c, w, w->nr_stack ? w->stack[0].to :
+							      0)) {
 			c->filtered++;
 			return 0;
 		}
-	}
-	if (c->whole_trace) {
 		/* branch-only samples of depth entries, back to back, so each
 		 * taken branch is counted exactly once */
 		for (uint32_t i = 0; i < w->nr_stack; i += c->lbr_depth) {
@@ -141,29 +183,23 @@ static int sy_convert_window(void *ctx, const struct sy_window *w)
 		}
 		return 0;
 	}
-	if (!w->has_pause || !w->nr_stack) {
+	/* the samples that interrupted the window, then the pause sample:
+	 * time order */
+	for (uint32_t i = 0; i < w->nr_inner; i++) {
+		const struct sy_inner_sample *in = &w->inner[i];
+
+		err = sy_convert_sample(c, w, &in->ip, in->callchain,
+					in->nr_callchain, in->stack,
+					in->nr_stack);
+		if (err)
+			return err;
+	}
+	if (!w->has_pause) {
 		c->no_stack++;
 		return 0;
 	}
-	leaf = w->pause_ip;
-	const uint64_t *frames = w->nr_callchain ? w->callchain : &leaf;
-	uint32_t nr_frames = w->nr_callchain ? w->nr_callchain : 1;
-
-	if (c->fmt == SY_PROFGEN_LBR) {
-		frames = &leaf;
-		nr_frames = 1;
-	}
-	err = sy_convert_mmaps(c, w, frames, nr_frames, w->stack, w->nr_stack);
-	if (err)
-		return err;
-	err = sy_agg_add(c->agg, frames, c->fmt == SY_PROFGEN_HYBRID ?
-					      nr_frames : 1,
-			 w->stack, w->nr_stack);
-	if (err)
-		return err;
-	c->samples++;
-	c->stack_entries += w->nr_stack;
-	return 0;
+	return sy_convert_sample(c, w, &w->pause_ip, w->callchain,
+				 w->nr_callchain, w->stack, w->nr_stack);
 }
 
 static void sy_convert_summary(struct sy_convert *c, struct sy_session *s,
@@ -198,6 +234,8 @@ static void sy_convert_summary(struct sy_convert *c, struct sy_session *s,
 			"  \"branches_per_sample\": %.2f,\n"
 			"  \"pause_samples\": %" PRIu64 ",\n"
 			"  \"resume_samples\": %" PRIu64 ",\n"
+			"  \"inner_samples\": %" PRIu64 ",\n"
+			"  \"placed\": %" PRIu64 ",\n"
 			"  \"unplaced\": %" PRIu64 ",\n"
 			"  \"filtered\": %" PRIu64 ",\n"
 			"  \"decode_errors\": %" PRIu64 ",\n"
@@ -212,7 +250,8 @@ static void sy_convert_summary(struct sy_convert *c, struct sy_session *s,
 			c->samples ? (double)c->stack_entries /
 					     (double)c->samples :
 				     0.0,
-			sum->pause_samples, sum->resume_samples, sum->unplaced,
+			sum->pause_samples, sum->resume_samples,
+			sum->inner_samples, sum->placed, sum->unplaced,
 			c->filtered, sum->decode_errors, sum->overflows,
 			sum->bytes, sum->insns, sum->branches, sum->damage,
 			sum->threads, sum->seconds);
@@ -243,6 +282,13 @@ static void sy_convert_summary(struct sy_convert *c, struct sy_session *s,
 		c->input, c->samples, as->unique,
 		c->samples ? (double)c->stack_entries / (double)c->samples : 0.0,
 		sum->unplaced, sum->decode_errors);
+	if (sum->inner_samples)
+		fprintf(f,
+			"strobe-synth: %s: %" PRIu64 " callchain samples of "
+			"other events while trace ran: %" PRIu64 " placed in "
+			"windows, %" PRIu64 " unplaced\n",
+			c->input, sum->inner_samples, sum->placed,
+			sum->unplaced);
 	size_t unused = 0;
 	for (size_t i = 0; i < nmiss; i++) {
 		if (!miss[i].windows) {

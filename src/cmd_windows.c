@@ -224,12 +224,14 @@ static int sy_windows_cb(void *ctx, const struct sy_window *w)
 			", \"resume_ip\": %" PRIu64 ", \"pause_ip\": %" PRIu64
 			", \"trace_start_ip\": %" PRIu64
 			", \"trace_end_ip\": %" PRIu64
-			", \"stack\": %u, \"status\": \"%s\", \"reason\": ",
+			", \"stack\": %u, \"inner_placed\": %u"
+			", \"inner_unplaced\": %u, \"status\": \"%s\""
+			", \"reason\": ",
 			c->listed ? "," : "", w->index, (int)w->cpu, w->pid,
 			w->tid, w->resume_time, w->pause_time, w->bytes,
 			w->insns, w->branches, w->resume_ip, w->pause_ip,
-			w->start_addr, w->end_addr, w->nr_stack,
-			sy_status_name(w->status));
+			w->start_addr, w->end_addr, w->nr_stack, w->nr_inner,
+			w->unplaced, sy_status_name(w->status));
 		sy_json_str(c->out, w->reason);
 		fputc('}', c->out);
 		c->listed++;
@@ -455,10 +457,14 @@ static void sy_summary(struct sy_wl *c, struct sy_session *s, FILE *f)
 			   ",\n  \"pause_period\": %" PRIu64
 			   ",\n  \"pause_samples\": %" PRIu64
 			   ",\n  \"resume_samples\": %" PRIu64
-			   ",\n  \"resume_while_running\": %" PRIu64 "\n}\n",
+			   ",\n  \"resume_while_running\": %" PRIu64
+			   ",\n  \"inner_samples\": %" PRIu64
+			   ",\n  \"placed\": %" PRIu64
+			   ",\n  \"unplaced\": %" PRIu64 "\n}\n",
 			sum->resume_period, sum->pause_period,
 			sum->pause_samples, sum->resume_samples,
-			sum->resume_while_running);
+			sum->resume_while_running, sum->inner_samples,
+			sum->placed, sum->unplaced);
 		return;
 	}
 	fprintf(f, "\n%s: %s (%s), %" PRIu64 " windows:", c->input,
@@ -472,6 +478,11 @@ static void sy_summary(struct sy_wl *c, struct sy_session *s, FILE *f)
 		   " resume samples (%" PRIu64 " on running trace)\n",
 		sum->pause_samples, sum->resume_samples,
 		sum->resume_while_running);
+	if (sum->inner_samples)
+		fprintf(f, "%" PRIu64 " callchain samples of other events while "
+			   "trace ran: %" PRIu64 " placed in windows, %" PRIu64
+			   " unplaced\n",
+			sum->inner_samples, sum->placed, sum->unplaced);
 	fprintf(f, "length of windows with trace:  %10s %10s %10s %10s\n", "p5",
 		"p50", "p95", "max");
 	for (size_t i = 0; i < 4; i++)

@@ -68,6 +68,22 @@ int sy_decode_find_sync(enum sy_trace_kind kind, const uint8_t *data,
 	}
 }
 
+int sy_decode_sync_end(enum sy_trace_kind kind, const uint8_t *data,
+		       size_t len, uint64_t sync, uint64_t *end)
+{
+	if (!data || !end || sync >= len)
+		return -SY_E_INVALID;
+	switch (kind) {
+	case SY_TRACE_ETM:
+		*end = sync; /* an A-Sync proves nothing about execution */
+		return 0;
+	case SY_TRACE_PT:
+		return sy_pt_sync_end(data, len, sync, end);
+	default:
+		return -SY_E_INVALID;
+	}
+}
+
 void sy_decoder_set_context(struct sy_decoder *d, uint32_t ctxid)
 {
 	d->ctxid = ctxid;

@@ -33,5 +33,7 @@ int sy_etm_find_sync(const uint8_t *data, size_t len, uint64_t offset,
 		     uint64_t *sync);
 int sy_pt_find_sync(const uint8_t *data, size_t len, uint64_t offset,
 		    uint64_t *sync);
+int sy_pt_sync_end(const uint8_t *data, size_t len, uint64_t sync,
+		   uint64_t *end);
 
 #endif

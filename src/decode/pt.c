@@ -1113,3 +1113,40 @@ int sy_pt_find_sync(const uint8_t *data, size_t len, uint64_t offset,
 		s--;
 	}
 }
+
+/* A PSB+ header holds a handful of packets; anything longer is not one. */
+#define SY_PT_PSB_PLUS_MAX_PACKETS 32
+
+int sy_pt_sync_end(const uint8_t *data, size_t len, uint64_t sync,
+		   uint64_t *end)
+{
+	struct pt_packet_decoder *pd;
+	struct pt_packet pkt;
+	struct pt_config cfg;
+	uint64_t off;
+	int err = -SY_E_EOS;
+
+	pt_config_init(&cfg);
+	cfg.begin = (uint8_t *)(uintptr_t)data;
+	cfg.end = cfg.begin + len;
+	pd = pt_pkt_alloc_decoder(&cfg);
+	if (!pd)
+		return -SY_E_NOMEM;
+	if (pt_pkt_sync_set(pd, sync) < 0)
+		goto out;
+	for (int i = 0; i < SY_PT_PSB_PLUS_MAX_PACKETS; i++) {
+		if (pt_pkt_next(pd, &pkt, sizeof(pkt)) < 0 ||
+		    (i == 0 && pkt.type != ppt_psb))
+			break;
+		if (pkt.type == ppt_psbend) {
+			if (pt_pkt_get_offset(pd, &off) >= 0) {
+				*end = off;
+				err = 0;
+			}
+			break;
+		}
+	}
+out:
+	pt_pkt_free_decoder(pd);
+	return err;
+}

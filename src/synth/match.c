@@ -21,19 +21,6 @@
 
 #include "session.h"
 
-/* Drops the consumed head of an array (@pos of @nr used up): the queues
- * live as long as the recording, so what was matched must not pile up. */
-static void sy_compact(void *v, size_t *pos, size_t *nr, size_t elem)
-{
-	if (*pos == *nr) {
-		*pos = *nr = 0;
-	} else if (*pos >= 256 && *pos * 2 >= *nr) {
-		memmove(v, (char *)v + *pos * elem, (*nr - *pos) * elem);
-		*nr -= *pos;
-		*pos = 0;
-	}
-}
-
 void sy_match_free(struct sy_queue *q)
 {
 	for (size_t i = q->ms_pos; i < q->nr_ms; i++)
@@ -42,6 +29,10 @@ void sy_match_free(struct sy_queue *q)
 	free(q->pend);
 	free(q->res);
 	free(q->ev);
+	for (size_t i = q->qs_pos; i < q->nr_qs; i++)
+		free(q->qs[i].chain);
+	free(q->qs);
+	q->qs = NULL;
 	q->ms = NULL;
 	q->pend = NULL;
 	q->res = NULL;
@@ -138,8 +129,13 @@ static void sy_pick_resume(struct sy_queue *q, struct sy_win *w,
 		if (q->res[i].time > t_start)
 			break;
 		/* the trace starting at its IP proves a resume took effect,
-		 * even one before a pause sample whose pause was missed */
-		if (have_addr && q->res[i].ip == addr)
+		 * even one before a pause sample whose pause was missed; not
+		 * one before a pause that stopped the trace (a resume on
+		 * running trace at the same instruction of a loop) */
+		if (have_addr && q->res[i].ip == addr &&
+		    (!q->has_res_lo || q->res[i].time > q->res_lo ||
+		     (q->res[i].time == q->res_lo &&
+		      q->res[i].seq > q->res_lo_seq)))
 			best = i;
 		if (!have_addr) {
 			/* a resume tied with a pause may be either side's */
@@ -377,7 +373,14 @@ int sy_match_run(struct sy_session *s, struct sy_queue *q, int final)
 			      w->has_span_lo ? w->span_lo : 0;
 		sy_span_events(q, w, lo, hi);
 		sy_drop_events(q, hi);
+		if (!w->ran_through) {
+			q->has_res_lo = 1;
+			q->res_lo = hi;
+			q->res_lo_seq = w->seq;
+		}
 		sy_validate(s, w);
+		if (sy_place_window(s, q, w))
+			return -SY_E_NOMEM;
 		w->ready = 1;
 		q->pend_pos++;
 	}
@@ -391,6 +394,7 @@ int sy_match_run(struct sy_session *s, struct sy_queue *q, int final)
 			free(q->ms[i].st.ring);
 		s->nr_held -= q->nr_ms - q->ms_pos;
 		q->ms_pos = q->nr_ms = 0;
+		sy_place_drop(s, q);
 	}
 	return 0;
 }

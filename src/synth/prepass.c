@@ -66,6 +66,17 @@ void sy_queue_free(struct sy_queue *q)
 	free(q);
 }
 
+void sy_compact(void *v, size_t *pos, size_t *nr, size_t elem)
+{
+	if (*pos == *nr) {
+		*pos = *nr = 0;
+	} else if (*pos >= 256 && *pos * 2 >= *nr) {
+		memmove(v, (char *)v + *pos * elem, (*nr - *pos) * elem);
+		*nr -= *pos;
+		*pos = 0;
+	}
+}
+
 int sy_grow(void **v, size_t *cap, size_t nr, size_t elem)
 {
 	if (nr < *cap)

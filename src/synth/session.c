@@ -207,6 +207,7 @@ static void sy_win_free(struct sy_win *w)
 	free(w->chain);
 	sy_stretch_free_all(w->st, w->nr_st);
 	free(w->stack);
+	sy_place_free_window(w);
 	sy_proc_snap_put(w->snap);
 	free(w);
 }
@@ -408,6 +409,7 @@ static void sy_emit_ready(struct sy_session *s)
 		s->sum.insns += p->insns;
 		s->sum.branches += p->branches;
 		s->sum.unplaced += p->unplaced;
+		s->sum.placed += p->nr_inner;
 		p->snap = w->snap;
 		p->comm = sy_comm_of(s, p->pid);
 		if (s->fn && !s->fn_ret)
@@ -467,6 +469,12 @@ static int sy_job_done(struct sy_session *s, struct sy_job *j)
 			if (err)
 				return err;
 		}
+	}
+	/* item offsets count from the job's first byte: make them AUX
+	 * offsets, so that a window decoded in two pieces has a length */
+	for (size_t i = 0; i < j->nr_st; i++) {
+		j->st[i].off0 += j->aux_lo;
+		j->st[i].off1 += j->aux_lo;
 	}
 	if (s->o.whole_trace)
 		return sy_whole_trace_windows(s, j);
@@ -554,6 +562,7 @@ struct sy_job *sy_job_new(struct sy_session *s, struct sy_queue *q,
 		free(j);
 		return NULL;
 	}
+	j->aux_lo = a;
 	j->nr_chunks = (size_t)n;
 	j->bytes = b - a;
 	j->snap = sy_proc_table_snapshot(s->procs);
@@ -620,6 +629,31 @@ static int sy_learn_thread(struct sy_session *s, uint32_t pid, uint32_t tid)
 	return sy_proc_table_fork(s->procs, &k);
 }
 
+/* The user frames of a sample's callchain, leaf first, in a new array. */
+static int sy_user_chain(const struct sy_sample *sm, uint64_t **out,
+			 uint32_t *nr)
+{
+	uint64_t n = 0;
+	int user = 0;
+
+	*nr = 0;
+	*out = malloc((sm->callchain_nr ? sm->callchain_nr : 1) * 8);
+	if (!*out)
+		return -SY_E_NOMEM;
+	for (uint64_t i = 0; i < sm->callchain_nr; i++) {
+		uint64_t ip = sy_sample_callchain(sm, i);
+
+		if (ip >= SY_CONTEXT_MAX) {
+			user = ip == SY_CONTEXT_USER;
+			continue;
+		}
+		if (user)
+			(*out)[n++] = ip;
+	}
+	*nr = (uint32_t)n;
+	return 0;
+}
+
 static int sy_on_sample(struct sy_session *s, const struct sy_record *rec)
 {
 	uint8_t role = s->attr_role[rec->attr->index];
@@ -651,11 +685,22 @@ static int sy_on_sample(struct sy_session *s, const struct sy_record *rec)
 			q->cpu = (uint32_t)-1;
 	}
 	if (!(role & (SY_ROLE_PAUSE | SY_ROLE_RESUME))) {
-		/* another callchain sample while trace runs: without trace
-		 * timestamps fine enough to place it, it stays unplaced */
-		if (q->running)
+		uint64_t *chain;
+		uint32_t n;
+
+		/* another callchain sample: one taken while trace ran
+		 * interrupted it somewhere in the window (place.c) */
+		if (!q->running)
+			return 0;
+		s->sum.inner_samples++;
+		if (s->o.whole_trace) {
 			s->sum.unplaced++;
-		return 0;
+			return 0;
+		}
+		if (sy_user_chain(&sm, &chain, &n))
+			return -SY_E_NOMEM;
+		return sy_place_add(s, q, sm.time, sm.ip, sm.period, sm.pid,
+				    sm.tid, chain, n);
 	}
 	q->last_tid = sm.tid;
 	if (role & SY_ROLE_RESUME) {
@@ -684,25 +729,9 @@ static int sy_on_sample(struct sy_session *s, const struct sy_record *rec)
 	w->seq = s->sample_seq++;
 	sy_out_append(s, w);
 	if (sm.type & SY_SAMPLE_CALLCHAIN) {
-		/* user frames only, leaf first */
-		uint64_t n = 0;
-		int user = 0;
-
-		w->chain = malloc((sm.callchain_nr ? sm.callchain_nr : 1) * 8);
-		if (!w->chain)
+		if (sy_user_chain(&sm, &w->chain, &w->pub.nr_callchain))
 			return -SY_E_NOMEM;
-		for (uint64_t i = 0; i < sm.callchain_nr; i++) {
-			uint64_t ip = sy_sample_callchain(&sm, i);
-
-			if (ip >= SY_CONTEXT_MAX) {
-				user = ip == SY_CONTEXT_USER;
-				continue;
-			}
-			if (user)
-				w->chain[n++] = ip;
-		}
 		w->pub.callchain = w->chain;
-		w->pub.nr_callchain = (uint32_t)n;
 	}
 	w->snap = sy_proc_table_snapshot(s->procs);
 	err = sy_match_pause(q, w);

@@ -38,6 +38,7 @@ struct sy_job;
  * target comes after the cut). */
 struct sy_piece {
 	uint64_t lo, hi;	/* AUX offsets */
+	uint64_t dec_hi;	/* decoded up to here: PT adds the PSB+ at hi */
 	size_t first_rec;	/* the AUX record holding lo */
 	size_t last_rec;	/* decodable once the walk read this record */
 	uint64_t t_lo;		/* its data came after this perf time */
@@ -69,6 +70,15 @@ struct sy_resume {
 	uint64_t time, ip;
 	uint32_t tid;
 	uint64_t seq;		/* sample order in the file */
+};
+
+/* A callchain sample of another event taken while the queue's trace ran,
+ * waiting for the window whose trace it interrupted (place.c). */
+struct sy_qsample {
+	uint64_t time, ip, period;
+	uint32_t pid, tid;
+	uint64_t *chain;	/* user frames, leaf first */
+	uint32_t nr_chain;
 };
 
 /* LOST is a point in time; LOST_RANGE covers (flags, time]. */
@@ -120,8 +130,14 @@ struct sy_queue {
 	size_t nr_res, cap_res, res_pos;
 	struct sy_qevent *ev;
 	size_t nr_ev, cap_ev, ev_pos;
+	struct sy_qsample *qs;
+	size_t nr_qs, cap_qs, qs_pos;
 	uint64_t last_pause_time;
 	int has_last_pause;
+	/* resumes before this pause sample (time, file order) cannot start
+	 * the next window: it stopped the trace (unless it was missed) */
+	int has_res_lo;
+	uint64_t res_lo, res_lo_seq;
 	uint64_t units_pending;
 	int seen;		/* a sample of this queue was read */
 };
@@ -146,6 +162,11 @@ struct sy_win {
 	struct sy_stretch *st;
 	size_t nr_st;
 	struct sy_br *stack;
+	struct sy_inner_sample *inner;
+	struct sy_inner_mem {	/* what inner[i]'s pointers own */
+		uint64_t *chain;
+		struct sy_br *stack;
+	} *inner_mem;
 	struct sy_proc_snap *snap;
 	struct sy_job *job;
 };
@@ -159,6 +180,7 @@ struct sy_job {
 	int slice;		/* ETM: a slice of q->stream's piece */
 	int first, final;	/* the piece's first / last slice */
 	uint64_t limit;		/* stop after the item at this offset */
+	uint64_t aux_lo;	/* AUX offset of the chunks' first byte */
 	struct sy_dec_chunk *chunks;
 	size_t nr_chunks;
 	uint64_t report_from;
@@ -229,6 +251,9 @@ struct sy_comm {
 
 /* Room for element @nr of the array *@v (capacity *@cap, doubled). */
 int sy_grow(void **v, size_t *cap, size_t nr, size_t elem);
+/* Drops the consumed head of an array (@pos of @nr used up): the queues
+ * live as long as the recording, so what was matched must not pile up. */
+void sy_compact(void *v, size_t *pos, size_t *nr, size_t elem);
 
 void sy_session_warn(struct sy_session *s, int err, uint64_t off,
 		     const char *fmt, ...) SY_PRINTF(4, 5);
@@ -272,6 +297,23 @@ void sy_units_free(struct sy_queue *q);
 
 /* validate.c: the status of a closed window whose stretches are known. */
 void sy_validate(struct sy_session *s, struct sy_win *w);
+
+/* place.c: other callchain samples.  sy_place_add queues one (taking
+ * @chain); sy_place_window gives window @w, whose stretches are known, the
+ * queued samples up to its pause sample (those of a window whose pause was
+ * missed wait for the window that owns the trace); sy_place_drop counts
+ * the samples no window took. */
+int sy_place_add(struct sy_session *s, struct sy_queue *q, uint64_t time,
+		 uint64_t ip, uint64_t period, uint32_t pid, uint32_t tid,
+		 uint64_t *chain, uint32_t nr_chain);
+int sy_place_window(struct sy_session *s, struct sy_queue *q,
+		    struct sy_win *w);
+void sy_place_drop(struct sy_session *s, struct sy_queue *q);
+void sy_place_free_window(struct sy_win *w);
+/* The newest branches of the joined run of stretches ending at
+ * @v[@last], at most @depth (0: all), newest first, in a new array. */
+int sy_stack_upto(const struct sy_stretch *v, size_t last, uint32_t depth,
+		  struct sy_br **out, uint32_t *nr);
 
 /* match.c: trace to pause samples. */
 int sy_match_resume(struct sy_queue *q, uint64_t time, uint64_t ip,

@@ -48,7 +48,7 @@ static size_t sy_rec_at(const struct sy_queue *q, size_t first, size_t last,
 }
 
 static int sy_add_piece(struct sy_queue *q, size_t *cap, uint64_t lo,
-			uint64_t hi, size_t first, size_t last)
+			uint64_t hi, uint64_t dec_hi, size_t first, size_t last)
 {
 	struct sy_piece *p;
 	size_t r_lo = sy_rec_at(q, first, last, lo);
@@ -58,16 +58,18 @@ static int sy_add_piece(struct sy_queue *q, size_t *cap, uint64_t lo,
 	p = &q->pieces[q->nr_pieces++];
 	p->lo = lo;
 	p->hi = hi;
+	p->dec_hi = dec_hi;
 	p->first_rec = r_lo;
-	p->last_rec = hi > lo ? sy_rec_at(q, first, last, hi - 1) : last;
+	p->last_rec = dec_hi > lo ? sy_rec_at(q, first, last, dec_hi - 1) : last;
 	p->t_lo = r_lo ? q->recs[r_lo - 1].time : 0;
 	return 0;
 }
 
 /* The last PSB at or before AUX offset @at, inside the buffer holding @at
- * and not before @floor; 0 when there is none. */
+ * and not before @floor; 0 when there is none.  *@end: past its PSB+
+ * (the PSB itself when the header is not whole in the buffer). */
 static uint64_t sy_psb_before(struct sy_session *s, const struct sy_queue *q,
-			      uint64_t floor, uint64_t at)
+			      uint64_t floor, uint64_t at, uint64_t *end)
 {
 	for (size_t i = sy_queue_first_buf(q, at); i < q->nr_bufs; i++) {
 		const struct sy_auxbuf *b = &q->bufs[i];
@@ -87,6 +89,12 @@ static uint64_t sy_psb_before(struct sy_session *s, const struct sy_queue *q,
 					      b->aux_off + b->size - lo,
 					      at - lo, &sync))
 			return 0;
+		/* the piece before decodes through the PSB+: its FUP proves
+		 * the straight-line code up to where the next piece starts */
+		if (sy_decode_sync_end(SY_TRACE_PT, p, b->aux_off + b->size - lo,
+				       sync, end))
+			*end = sync;
+		*end += lo;
 		return lo + sync;
 	}
 	return 0;
@@ -107,18 +115,20 @@ int sy_units_plan(struct sy_session *s, struct sy_queue *q, uint64_t bytes)
 
 		if (s->kind == SY_TRACE_PT) {
 			for (uint64_t at = lo + bytes; at < end; at += bytes) {
-				uint64_t psb = sy_psb_before(s, q, lo, at);
+				uint64_t psb_end;
+				uint64_t psb = sy_psb_before(s, q, lo, at,
+							     &psb_end);
 
 				if (!psb || psb <= lo)
 					continue;
-				err = sy_add_piece(q, &cap, lo, psb, first,
-						   last);
+				err = sy_add_piece(q, &cap, lo, psb, psb_end,
+						   first, last);
 				if (err)
 					return err;
 				lo = psb;
 			}
 		}
-		err = sy_add_piece(q, &cap, lo, end, first, last);
+		err = sy_add_piece(q, &cap, lo, end, end, first, last);
 		if (err)
 			return err;
 	}
@@ -142,10 +152,11 @@ int sy_units_pending(const struct sy_queue *q)
 static int sy_submit_piece(struct sy_session *s, struct sy_queue *q)
 {
 	const struct sy_piece *p = &q->pieces[q->next_piece];
-	struct sy_job *j = sy_job_new(s, q, p->lo, p->hi, q->last_tid);
+	struct sy_job *j = sy_job_new(s, q, p->lo, p->dec_hi, q->last_tid);
 
 	if (!j)
 		return -SY_E_NOMEM;
+	j->bytes = p->hi - p->lo;
 	j->t_lo = p->t_lo;
 	j->final = 1;
 	q->next_piece++;
@@ -192,6 +203,7 @@ int sy_units_kick(struct sy_session *s, struct sy_queue *q)
 	j->first = !st->started;
 	j->final = final;
 	j->limit = limit - p->lo;
+	j->aux_lo = p->lo;
 	j->bytes = limit - p->lo - st->sent;
 	j->t_lo = st->started ? st->t_lo : p->t_lo;
 	if (!st->started) {

@@ -149,25 +149,10 @@ void sy_validate(struct sy_session *s, struct sy_win *w)
 	 * ones it continues (untraced excursions that came back where they
 	 * left); never across a discontinuity */
 	p->nr_stack = 0;
-	if (last && !(w->st[w->nr_st - 1].flags & SY_SF_NOTHING)) {
-		size_t k = w->nr_st - 1;
-		uint64_t total = last->len;
-
-		while (k > 0 && sy_stretch_joins(&w->st[k - 1], &w->st[k]))
-			total += w->st[--k].len;
-		uint32_t max = s->o.depth ? s->o.depth :
-				(uint32_t)(total < UINT32_MAX ? total : UINT32_MAX);
-
-		w->stack = max ? malloc((size_t)max * sizeof(*w->stack)) : NULL;
-		for (size_t i = w->nr_st; w->stack && i-- > k;) {
-			if (p->nr_stack >= max)
-				break;
-			p->nr_stack += sy_stretch_stack(&w->st[i],
-							w->stack + p->nr_stack,
-							max - p->nr_stack);
-		}
+	if (last && !(w->st[w->nr_st - 1].flags & SY_SF_NOTHING) &&
+	    !sy_stack_upto(w->st, w->nr_st - 1, s->o.depth, &w->stack,
+			   &p->nr_stack))
 		p->stack = w->stack;
-	}
 
 	if (!w->nr_st && !p->decode_errors) {
 		if (w->ran_through)

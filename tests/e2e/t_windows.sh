@@ -5,8 +5,11 @@
 #    statuses for a sample, the tool reports one of them;
 #  - the percentiles and histogram in the summary, recomputed here from the
 #    per-window list (nearest-rank, as the man page says);
-#  - the resume and pause periods against `perf evlist -v` (the event with
-#    a callchain is the pause event);
+#  - the resume and pause periods against `perf evlist -v` (the events
+#    with a callchain are the pause event and, when the truth has S, the
+#    sampling event of period S; perf 6.1 does not show aux_action);
+#  - callchain samples of other events: the summary's placed count is the
+#    listing's, and placed + unplaced are the samples it saw;
 #  - the SVG histogram renders to a PNG with rsvg-convert.
 . tests/e2e/lib.sh
 require_tool perf
@@ -41,7 +44,7 @@ for f in tests/fixtures/generated/*.data; do
 import json, re, sys
 name, truth, wj, wt, evl = sys.argv[1:]
 bad = []
-tw, tp, R, P = {}, [], None, None
+tw, tp, R, P, S = {}, [], None, None, 0
 for line in open(truth):
     f = line.split()
     if line.startswith("window "):
@@ -52,6 +55,8 @@ for line in open(truth):
         R = int(f[1])
     elif line.startswith("P "):
         P = int(f[1])
+    elif line.startswith("S "):
+        S = int(f[1])
 j = json.load(open(wj))
 wl = j["windows_list"]
 # one entry per pause sample; the truth numbers them in time order
@@ -121,8 +126,18 @@ ev = [l for l in open(evl) if "sample_period" in l
 if ev:
     pp = [int(re.search(r"sample_freq \}: (\d+)", l).group(1)) for l in ev if "CALLCHAIN" in l]
     rp = [int(re.search(r"sample_freq \}: (\d+)", l).group(1)) for l in ev if "CALLCHAIN" not in l]
-    if pp != [j["pause_period"]] or rp != [j["resume_period"]]:
-        bad.append("perf evlist says R=%s P=%s" % (rp, pp))
+    want = sorted([j["pause_period"]] + ([S] if S else []))
+    if sorted(pp) != want or rp != [j["resume_period"]]:
+        bad.append("perf evlist says R=%s P(,S)=%s" % (rp, pp))
+# samples of other events placed in windows
+placed = sum(w["inner_placed"] for w in wl)
+unplaced = sum(w["inner_unplaced"] for w in wl)
+if j["placed"] != placed or j["unplaced"] < unplaced or \
+        j["placed"] + j["unplaced"] != j["inner_samples"]:
+    bad.append("placed %d unplaced %d of %d; the list has %d and %d" %
+               (j["placed"], j["unplaced"], j["inner_samples"], placed, unplaced))
+if bool(S) != bool(j["inner_samples"]):
+    bad.append("%d samples of other events, truth S = %d" % (j["inner_samples"], S))
 for b in bad:
     print("%s: %s" % (name, b), file=sys.stderr)
 sys.exit(1 if bad else 0)

@@ -9,9 +9,11 @@
  *                  sample's IP and ends at its pause sample's IP, the
  *                  branch stacks are the slice's taken branches, the
  *                  callchains match the shadow stack; for one-CPU
- *                  scenarios the samples are recomputed here from R, P and
- *                  the cycle model (an implementation written again, from
- *                  the documentation in fx_gen.h);
+ *                  scenarios the samples are recomputed here from R, P, S
+ *                  and the cycle model (an implementation written again,
+ *                  from the documentation in fx_gen.h); a sampling-event
+ *                  sample is inside the window that ran at its time, with
+ *                  that window's branches up to its interrupt;
  *   perf_*         Debian perf 6.1 (OpenCSD / its own PT decoder) decodes
  *                  every fixture to exactly the truth's taken branches,
  *                  window by window;
@@ -21,8 +23,15 @@
  *                  trc_pkt_lister -decode to the truth's instruction ranges;
  *   libipt_*       the PT AUX stream of every CPU decodes with libipt's
  *                  block decoder to exactly the truth's instructions;
+ *                  lister and libipt show an interrupt at every
+ *                  sampling-event sample inside a window, after its
+ *                  branches;
+ *   perf_lists_the_samples  perf script lists exactly the sidecar's
+ *                  sampling-event samples (time, CPU, thread, IP,
+ *                  callchain);
  *   *_negative     the same comparisons catch a sidecar that is off by one
- *                  branch, a flipped atom and a flipped TNT bit;
+ *                  branch, a flipped atom and a flipped TNT bit, a
+ *                  sampling-event sample whose IP moved;
  *   scaled_*       sy-fixturegen --scale: N repetitions of a scenario in one
  *                  streamed perf.data, proven against the fixture, perf,
  *                  strobe-synth, trc_pkt_lister and libipt (see the section
@@ -51,7 +60,11 @@
  *    timeless (--itrace=Z) and with trc_pkt_lister, so ETR fixtures are
  *    compared with --itrace=bZ;
  *  - it warns "Reserved bits are set unexpectedly" (aux_action sits in its
- *    __reserved_3) and then ignores EVENT_DESC; harmless.
+ *    __reserved_3) and then ignores EVENT_DESC: every cycles event is
+ *    "cycles:u", the sampling event's samples are known by their period;
+ *  - timeless, it loses the end of an AUX record when the WAIT it asks for
+ *    at a timestamp comes on the call that took the record's last bytes:
+ *    perf61_cuts finds those windows by driving OpenCSD the same way.
  */
 #include <criterion/criterion.h>
 #include <dirent.h>
@@ -61,6 +74,7 @@
 #include <intel-pt.h>
 #include <inttypes.h>
 #include <libelf.h>
+#include <opencsd/c_api/opencsd_c_api.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -134,6 +148,8 @@ struct fx {
 	struct fx_insn *in;
 	size_t nin;
 	uint64_t load_base;
+	uint64_t *perf_insns;	/* per window: instructions perf 6.1 sees
+				 * (UINT64_MAX: all), see perf61_cuts */
 };
 
 static void fx_load_run(struct fx *f);
@@ -187,6 +203,7 @@ static void fx_load_run(struct fx *f)
 
 static void fx_close(struct fx *f)
 {
+	free(f->perf_insns);
 	fx_sidecar_fini(&f->sc);
 	fx_truth_fini(&f->truth);
 	free(f->in);
@@ -323,7 +340,15 @@ static void exp_perf(const struct fx *f, const struct fx_sc_window *w,
 {
 	struct part p[MAX_PARTS];
 	size_t np = win_parts(f, w, p, MAX_PARTS);
+	uint64_t left = f->perf_insns ? f->perf_insns[w->idx] : UINT64_MAX;
 
+	/* perf 6.1 may see only the first instructions (perf61_cuts): the
+	 * window then ends where its decoder stopped, after an exception */
+	for (size_t k = 0; k < np; k++) {
+		if (p[k].hi - p[k].lo > left)
+			p[k].hi = p[k].lo + left;
+		left -= p[k].hi - p[k].lo;
+	}
 	for (size_t k = 0; k < np; k++)
 		for (uint64_t i = p[k].lo; i < p[k].hi; i++)
 			if (taken(&f->in[i]) &&
@@ -374,6 +399,36 @@ static void exp_ranges(const struct fx *f, const struct fx_sc_window *w,
 			}
 		}
 	}
+}
+
+/* The segment of @w that the interrupt of sampling-event sample @x ends:
+ * one of @x's thread whose next instruction is @x's IP and whose taken
+ * branches, with those of the segments before it, newest first, are
+ * @x's br lines.  Returns its index, or -1. */
+static long sample_segment(const struct fx *f, const struct fx_sc_window *w,
+			   const struct fx_sc_sample *x)
+{
+	for (size_t s = 0; s < w->nsegs; s++) {
+		const struct fx_sc_seg *sg = &w->segs[s];
+		size_t j = 0;
+		int same = 1;
+
+		if (sg->tid != x->tid || f->in[sg->end - 1].next != x->ip)
+			continue;
+		for (size_t q = s + 1; q-- > 0 && same;)
+			for (uint64_t i = w->segs[q].end;
+			     i-- > w->segs[q].start && same;) {
+				if (!taken(&f->in[i]))
+					continue;
+				same = j < x->nbr &&
+				       x->br[j].from == f->in[i].pc &&
+				       x->br[j].to == f->in[i].next;
+				j++;
+			}
+		if (same && j == x->nbr)
+			return (long)s;
+	}
+	return -1;
 }
 
 /* Windows the decoders cannot be expected to reproduce exactly. */
@@ -432,7 +487,8 @@ static void match_cpu_at(const struct fx *f, uint32_t cpu,
 
 		if (w->cpu != cpu)
 			continue;
-		if (!w->nsegs || win_damaged(w)) {
+		if (!w->nsegs || win_damaged(w) ||
+		    (f->perf_insns && !f->perf_insns[w->idx])) {
 			/* nothing decodable, or nothing predictable */
 			prev_damaged |= win_damaged(w);
 			r->windows_skipped++;
@@ -617,8 +673,10 @@ static int perf_readable(const struct fx *f)
 	return f->sc.attr_size <= 128;
 }
 
+static void perf61_cuts(struct fx *f, const uint8_t *data, size_t len);
+
 /* Runs perf on @data (the fixture or a mutated copy) and matches. */
-static void perf_check(const struct fx *f, const uint8_t *data, size_t len,
+static void perf_check(struct fx *f, const uint8_t *data, size_t len,
 		       struct report *r)
 {
 	char file[4200], cmd[32768], root[4096];
@@ -649,6 +707,10 @@ static void perf_check(const struct fx *f, const uint8_t *data, size_t len,
 	cr_assert_eq(st, 0, "%s: perf script exit %d", f->name, st);
 	perf_parse(out, cpu, FX_SCN_MAX_CPUS);
 	free(out);
+	free(f->perf_insns);
+	f->perf_insns = NULL;
+	if (!strcmp(f->sc.sink, "etr") || trbe_smp)	/* timeless: Z */
+		perf61_cuts(f, data, len);
 	if (trbe_smp) {
 		/* every line says CPU 0; timeless, the queues come one
 		 * after the other */
@@ -665,6 +727,8 @@ static void perf_check(const struct fx *f, const uint8_t *data, size_t len,
 	}
 	for (uint32_t c = 0; c < FX_SCN_MAX_CPUS; c++)
 		it_free(&cpu[c]);
+	free(f->perf_insns);
+	f->perf_insns = NULL;
 }
 
 /* ------------------------------------------------------------------------
@@ -799,11 +863,278 @@ static void img_close(struct img *m)
 }
 
 /* ------------------------------------------------------------------------
+ * What perf 6.1 loses when it decodes CoreSight trace timeless.
+ *
+ * perf decodes each AUX record's bytes (a "fragment") on its own, after an
+ * OCSD_OP_RESET.  Its element callback answers OCSD_RESP_WAIT at the first
+ * Timestamp after every discontinuity (Trace On, NO_SYNC, end of trace:
+ * cs_etm_decoder__do_hard_timestamp) and when its packet queue is full
+ * (1023 packets); after a WAIT it drains the queue and sends
+ * OCSD_OP_FLUSH, but only while bytes of the fragment remain: its loop is
+ * `do { decode; process queue } while (buf_len)`.  When the WAIT comes on
+ * the OCSD_OP_DATA call that took the fragment's last bytes (the frame
+ * deformatter takes whole frames, so with ETR frames a Timestamp in the
+ * last frame or two does it), nothing flushes the elements OpenCSD still
+ * holds, and the next fragment's reset drops them: perf never sees the
+ * rest of that window (e.g. etm4-etr-samples window 0, whose third
+ * segment starts 3 bytes before the end of its last frame).  trc_pkt_lister
+ * decodes the same bytes completely.
+ *
+ * perf61_cuts drives OpenCSD through the C API exactly that way over each
+ * fragment of the file and counts the instructions of the ranges perf gets;
+ * the windows of a fragment that loses elements are then compared with
+ * perf only up to there (exp_perf).  A window perf sees nothing of is
+ * skipped.
+ * ---------------------------------------------------------------------- */
+
+#define PERF61_QUEUE 1024	/* CS_ETM_PACKET_MAX_BUFFER */
+
+struct perf61_sim {
+	const struct img *m;
+	int ts_wait;		/* the next Timestamp makes perf WAIT */
+	unsigned queued;	/* packets perf holds, drained at each return */
+	uint64_t insns;		/* instructions of the ranges delivered */
+};
+
+static uint32_t perf61_mem(const void *ctx, const ocsd_vaddr_t addr,
+			   const ocsd_mem_space_acc_t space,
+			   const uint32_t n, uint8_t *buf)
+{
+	const struct img *m = ctx;
+
+	(void)space;
+	for (size_t i = 0; i < m->n; i++)
+		if (addr >= m->s[i].addr && addr < m->s[i].addr + m->s[i].len) {
+			uint64_t k = m->s[i].addr + m->s[i].len - addr;
+
+			if (k > n)
+				k = n;
+			memcpy(buf, m->s[i].data + (addr - m->s[i].addr), k);
+			return (uint32_t)k;
+		}
+	return 0;
+}
+
+static ocsd_datapath_resp_t perf61_queue(struct perf61_sim *p)
+{
+	return ++p->queued >= PERF61_QUEUE - 1 ? OCSD_RESP_WAIT :
+						  OCSD_RESP_CONT;
+}
+
+static ocsd_datapath_resp_t perf61_elem(const void *ctx,
+					const ocsd_trc_index_t idx,
+					const uint8_t id,
+					const ocsd_generic_trace_elem *el)
+{
+	struct perf61_sim *p = (struct perf61_sim *)(uintptr_t)ctx;
+
+	(void)idx;
+	(void)id;
+	switch (el->elem_type) {
+	case OCSD_GEN_TRC_ELEM_EO_TRACE:
+	case OCSD_GEN_TRC_ELEM_NO_SYNC:
+	case OCSD_GEN_TRC_ELEM_TRACE_ON:
+		p->ts_wait = 1;
+		return perf61_queue(p);
+	case OCSD_GEN_TRC_ELEM_INSTR_RANGE:
+		p->insns += el->num_instr_range;
+		return perf61_queue(p);
+	case OCSD_GEN_TRC_ELEM_EXCEPTION:
+	case OCSD_GEN_TRC_ELEM_EXCEPTION_RET:
+		return perf61_queue(p);
+	case OCSD_GEN_TRC_ELEM_TIMESTAMP:
+		if (p->ts_wait) {
+			p->ts_wait = 0;
+			return OCSD_RESP_WAIT;
+		}
+		return OCSD_RESP_CONT;
+	default:
+		return OCSD_RESP_CONT;
+	}
+}
+
+/* Instructions perf 6.1 sees of fragment @b of @cpu (UINT64_MAX: all). */
+static uint64_t perf61_fragment(const struct fx *f, const struct img *m,
+				uint32_t cpu, const uint8_t *b, size_t len)
+{
+	int etr = !strcmp(f->sc.sink, "etr");
+	struct perf61_sim p;
+	struct fx_etm_config cfg;
+	struct fx_etm_regs r;
+	dcd_tree_handle_t dt;
+	ocsd_datapath_resp_t prev = OCSD_RESP_CONT;
+	size_t used = 0;
+	uint8_t csid;
+
+	memset(&p, 0, sizeof(p));
+	p.m = m;
+	p.ts_wait = 1;
+	fx_etm_config_init(&cfg);
+	cfg.arch = !strcmp(f->sc.trace, "ete") ? FX_ETM_ETE : FX_ETM_V4;
+	cfg.trace_id = (uint8_t)(0x10 + 2 * cpu);
+	cfg.timestamps = f->scn.timestamps;
+	cfg.context_id = f->scn.context_id;
+	fx_etm_regs(&cfg, &r);
+	dt = ocsd_create_dcd_tree(etr ? OCSD_TRC_SRC_FRAME_FORMATTED :
+					OCSD_TRC_SRC_SINGLE,
+				  etr ? OCSD_DFRMTR_FRAME_MEM_ALIGN |
+						OCSD_DFRMTR_RESET_ON_4X_FSYNC :
+					0);
+	cr_assert_not_null(dt);
+	if (cfg.arch == FX_ETM_ETE) {
+		ocsd_ete_cfg c;
+
+		memset(&c, 0, sizeof(c));
+		c.reg_configr = r.trcconfigr;
+		c.reg_traceidr = r.trctraceidr;
+		c.reg_idr0 = r.trcidr0;
+		c.reg_idr1 = r.trcidr1;
+		c.reg_idr2 = r.trcidr2;
+		c.reg_idr8 = r.trcidr8;
+		c.reg_devarch = r.trcdevarch;
+		c.arch_ver = ARCH_AA64;
+		c.core_prof = profile_CortexA;
+		cr_assert_eq(ocsd_dt_create_decoder(dt, OCSD_BUILTIN_DCD_ETE,
+						    OCSD_CREATE_FLG_FULL_DECODER,
+						    &c, &csid),
+			     OCSD_OK);
+	} else {
+		ocsd_etmv4_cfg c;
+
+		memset(&c, 0, sizeof(c));
+		c.reg_configr = r.trcconfigr;
+		c.reg_traceidr = r.trctraceidr;
+		c.reg_idr0 = r.trcidr0;
+		c.reg_idr1 = r.trcidr1;
+		c.reg_idr2 = r.trcidr2;
+		c.reg_idr8 = r.trcidr8;
+		c.arch_ver = ARCH_AA64;
+		c.core_prof = profile_CortexA;
+		cr_assert_eq(ocsd_dt_create_decoder(dt, OCSD_BUILTIN_DCD_ETMV4I,
+						    OCSD_CREATE_FLG_FULL_DECODER,
+						    &c, &csid),
+			     OCSD_OK);
+	}
+	cr_assert_eq(ocsd_dt_add_callback_mem_acc(dt, 0, UINT64_MAX - 0x1000,
+						  OCSD_MEM_SPACE_ANY,
+						  perf61_mem, m),
+		     OCSD_OK);
+	cr_assert_eq(ocsd_dt_set_gen_elem_outfn(dt, perf61_elem, &p),
+		     OCSD_OK);
+	ocsd_dt_process_data(dt, OCSD_OP_RESET, 0, 0, NULL, NULL);
+	/* cs_etm__decode_data_block + cs_etm_decoder__process_data_block */
+	while (used < len && !OCSD_DATA_RESP_IS_FATAL(prev)) {
+		size_t done = 0;
+
+		while (done < len - used) {
+			ocsd_datapath_resp_t cur;
+			uint32_t n = 0;
+
+			if (OCSD_DATA_RESP_IS_WAIT(prev))
+				cur = ocsd_dt_process_data(dt, OCSD_OP_FLUSH, 0,
+							   0, NULL, NULL);
+			else
+				cur = ocsd_dt_process_data(
+					dt, OCSD_OP_DATA, used + done,
+					(uint32_t)(len - used - done),
+					b + used + done, &n);
+			done += n;
+			prev = cur;
+			if (!OCSD_DATA_RESP_IS_CONT(cur))
+				break;
+		}
+		used += done;
+		p.queued = 0;	/* cs_etm__process_traceid_queue */
+	}
+	ocsd_destroy_dcd_tree(dt);
+	return OCSD_DATA_RESP_IS_WAIT(prev) ? p.insns : UINT64_MAX;
+}
+
+/* Instructions of window @w that a decoder can see (overflow-lost ones
+ * are not in the trace). */
+static uint64_t win_traced(const struct fx *f, const struct fx_sc_window *w)
+{
+	struct part p[MAX_PARTS];
+	size_t np = win_parts(f, w, p, MAX_PARTS);
+	uint64_t n = 0;
+
+	for (size_t k = 0; k < np; k++)
+		n += p[k].hi - p[k].lo;
+	return n;
+}
+
+/* Sets f->perf_insns from the AUX records of @data (see above). */
+static void perf61_cuts(struct fx *f, const uint8_t *data, size_t len)
+{
+	struct sy_perf_reader *r;
+	struct sy_record rec;
+	struct sy_event ev;
+	struct sy_diag d;
+	struct aux a;
+	struct img m;
+	int err;
+
+	f->perf_insns = malloc((f->sc.nwindows + 1) * sizeof(uint64_t));
+	cr_assert_not_null(f->perf_insns);
+	for (size_t k = 0; k < f->sc.nwindows; k++)
+		f->perf_insns[k] = UINT64_MAX;
+	aux_open(&a, data, len, f->name);
+	img_open(&m, f);
+	cr_assert_eq(sy_perf_open_mem(&r, data, len, f->name, &d), 0, "%s",
+		     d.msg);
+	while ((err = sy_perf_next(r, &rec)) == 0) {
+		uint64_t off, size, seen;
+		struct fx_buf b;
+
+		if (rec.type != SY_REC_AUX)
+			continue;
+		cr_assert_eq(sy_event_parse(&rec, &ev, &d), 0);
+		off = ev.u.aux.aux_offset;
+		size = ev.u.aux.aux_size;
+		fx_buf_init(&b);
+		if (!size || aux_get(&a, ev.sid.cpu, off, size, &b) < 0) {
+			fx_buf_fini(&b);	/* lost: those windows are
+						 * truncated, not compared */
+			continue;
+		}
+		seen = perf61_fragment(f, &m, ev.sid.cpu, b.data, b.len);
+		fx_buf_fini(&b);
+		if (seen == UINT64_MAX)
+			continue;
+		/* the fragment's windows, in order, get what perf saw */
+		for (size_t k = 0; k < f->sc.nwindows; k++) {
+			const struct fx_sc_window *w = &f->sc.windows[k];
+			uint64_t t;
+
+			if (w->cpu != ev.sid.cpu || w->aux_off < off ||
+			    w->aux_off >= off + size)
+				continue;
+			t = win_traced(f, w);
+			f->perf_insns[k] = seen < t ? seen : UINT64_MAX;
+			seen -= seen < t ? seen : t;
+			if (!win_damaged(w))	/* those are not compared */
+				cr_log_info("%s: perf 6.1 sees %" PRIu64
+					    " of the %" PRIu64 " instructions "
+					    "of window %zu", f->name,
+					    f->perf_insns[k] == UINT64_MAX ?
+						    t :
+						    f->perf_insns[k],
+					    t, k);
+		}
+	}
+	cr_assert_eq(err, -SY_E_EOS, "%s", sy_perf_diag(r)->msg);
+	sy_perf_close(r);
+	img_close(&m);
+	aux_close(&a);
+}
+
+/* ------------------------------------------------------------------------
  * trc_pkt_lister on one window.
  * ---------------------------------------------------------------------- */
 
 /* Ranges into @l; the preferred return addresses of IRQ exceptions (the
- * interrupts that end segments) into @irq. */
+ * interrupts that end segments) into @irq, each with the number of ranges
+ * decoded before it (b). */
 static void lister_ranges(const char *out, struct items *l, struct items *irq,
 			  int *errors)
 {
@@ -827,7 +1158,7 @@ static void lister_ranges(const char *out, struct items *l, struct items *irq,
 			cr_assert(en && sscanf(en, "excep num (0x%x)", &num) ==
 					       1, "%.120s", x);
 			if (num == 0x0e)
-				it_push(irq, IT_DATA, ret, 0, 0);
+				it_push(irq, IT_DATA, ret, l->n, 0);
 		}
 		const char *nl = strchr(line, '\n');
 		const char *r = strstr(line, "OCSD_GEN_TRC_ELEM_INSTR_RANGE(");
@@ -888,6 +1219,81 @@ static int irq_check(const struct fx *f, const struct fx_sc_window *w,
 			    ", pause sample ip %#" PRIx64, f->name, k,
 			 irq->v[irq->n - 1].a, f->sc.pauses[w->pause].ip);
 		return 0;
+	}
+	return 1;
+}
+
+/* A taken branch at static-or-relocated @pc in the decoders' view: a
+ * branch instruction other than a syscall (the truth's taken() for the
+ * instruction, whose successor the caller knows to differ from the fall
+ * through). */
+static int branch_at(const struct fx *f, uint64_t pc, struct fx_class *c)
+{
+	int err = fx_classify_at(f->truth.cls, pc - f->sc.load_base, c);
+
+	cr_assert_eq(err, 0, "%s: classify %#" PRIx64, f->name, pc);
+	return c->kind != SY_BR_NONE && c->kind != SY_BR_SYSCALL;
+}
+
+/* The sampling-event samples of window @k, in time order, through @fn. */
+static const struct fx_sc_sample *win_sample(const struct fx *f, size_t k,
+					     size_t *at)
+{
+	while (*at < f->sc.nsamples)
+		if (f->sc.samples[(*at)++].window == k)
+			return &f->sc.samples[*at - 1];
+	return NULL;
+}
+
+/* Does the interrupt of sampling-event sample @x show as an exception?
+ * Not when the instruction before it was a syscall: the kernel had been
+ * entered already and the trace shows that instead (fx_sidecar.h). */
+static int sample_irq_shows(const struct fx *f, const struct fx_sc_window *w,
+			    const struct fx_sc_sample *x)
+{
+	long s = sample_segment(f, w, x);
+
+	return s < 0 || w->segs[s].end_kind == FX_SEG_IRQ;
+}
+
+/* Every sampling-event sample inside window @k shows in its decode by
+ * trc_pkt_lister (@got ranges, @irq exceptions): an IRQ exception whose
+ * return address is the sample's IP, after exactly the sample's nbr taken
+ * branches of the window (E ranges ending with a branch).  Returns 1 if
+ * so. */
+static int lister_samples_check(const struct fx *f, size_t k,
+				const struct items *got,
+				const struct items *irq, struct report *r)
+{
+	const struct fx_sc_window *w = &f->sc.windows[k];
+	const struct fx_sc_sample *x;
+	size_t at = 0, j = 0;
+
+	while ((x = win_sample(f, k, &at)) != NULL) {
+		if (!sample_irq_shows(f, w, x))
+			continue;
+		for (; j < irq->n; j++) {
+			uint64_t nbr = 0;
+
+			if (irq->v[j].a != x->ip)
+				continue;
+			for (size_t q = 0; q < irq->v[j].b; q++) {
+				struct fx_class c;
+				uint64_t last = got->v[q].b - 4;	/* A64 */
+
+				nbr += (got->v[q].c >> 40) &&
+				       branch_at(f, last, &c);
+			}
+			if (nbr == x->nbr)
+				break;
+		}
+		if (j == irq->n) {
+			rep_fail(r, "%s lister: window %zu: no IRQ at %#" PRIx64
+				    " after %zu branches (sample %u)", f->name,
+				 k, x->ip, x->nbr, x->idx);
+			return 0;
+		}
+		j++;
 	}
 	return 1;
 }
@@ -987,7 +1393,8 @@ static void lister_window(const struct fx *f, const struct aux *a,
 					 e.v[j].a, e.v[j].b, e.v[j].c);
 				break;
 			}
-		if (j == e.n && irq_check(f, w, &irq, k, r))
+		if (j == e.n && irq_check(f, w, &irq, k, r) &&
+		    lister_samples_check(f, k, &got, &irq, r))
 			r->windows_ok++;
 	}
 	it_free(&got);
@@ -1122,6 +1529,75 @@ static void pt_decode(const struct fx *f, const uint8_t *buf, size_t len,
 	pt_blk_free_decoder(d);
 }
 
+/* Every sampling-event sample inside an intact window of @cpu shows in
+ * libipt's decode @got: a FUP + TIP.PGD at the sample's IP after exactly
+ * the sample's nbr taken branches since the window's first instruction
+ * (counted from the decoded instructions: a branch whose successor is not
+ * its fall-through).  Windows are found as match_cpu finds them: an
+ * anchor at the first instruction, then as many instructions as the
+ * window traced. */
+static void libipt_samples_check(const struct fx *f, uint32_t cpu,
+				 const struct items *got, struct report *r)
+{
+	size_t q = 0;
+
+	for (size_t k = 0; k < f->sc.nwindows; k++) {
+		const struct fx_sc_window *w = &f->sc.windows[k];
+		const struct fx_sc_sample *x;
+		uint64_t left = win_traced(f, w), nbr = 0, prev = 0;
+		size_t at = 0;
+		int have_prev = 0;
+
+		if (w->cpu != cpu || win_damaged(w) || !w->nsegs ||
+		    w->has_lost)
+			continue;
+		while (q < got->n && !(got->v[q].kind == IT_ANCHOR &&
+				       got->v[q].a == w->start_ip))
+			q++;
+		if (q == got->n) {
+			rep_fail(r, "%s libipt: window %zu not found", f->name,
+				 k);
+			return;
+		}
+		do
+			x = win_sample(f, k, &at);
+		while (x && !sample_irq_shows(f, w, x));
+		/* its instructions, and the marks up to the next one */
+		for (; q < got->n; q++) {
+			const struct item *it = &got->v[q];
+			struct fx_class c;
+
+			if (!left && (it->kind == IT_DATA ||
+				      it->kind == IT_ANCHOR))
+				break;
+			if (it->kind == IT_DATA) {
+				left--;
+				if (have_prev && branch_at(f, prev, &c) &&
+				    it->a != prev + c.size)
+					nbr++;
+				prev = it->a;
+				have_prev = 1;
+			}
+			/* a FUP's IP is the next instruction: the branch
+			 * before it counts if that is not its fall-through */
+			if (x && it->kind == IT_MARK && it->b == 1 &&
+			    it->a == x->ip &&
+			    nbr + (have_prev && branch_at(f, prev, &c) &&
+				   it->a != prev + c.size) == x->nbr) {
+				do
+					x = win_sample(f, k, &at);
+				while (x && !sample_irq_shows(f, w, x));
+			}
+		}
+		if (x) {
+			rep_fail(r, "%s libipt: window %zu: no FUP+PGD at %#"
+				    PRIx64 " after %zu branches (sample %u)",
+				 f->name, k, x->ip, x->nbr, x->idx);
+			return;
+		}
+	}
+}
+
 static void libipt_check(const struct fx *f, const uint8_t *data,
 			 size_t len, struct report *r)
 {
@@ -1211,6 +1687,7 @@ static void libipt_check(const struct fx *f, const uint8_t *data,
 						 k);
 			}
 		}
+		libipt_samples_check(f, c, &got, r);
 		it_free(&got);
 	}
 	img_close(&m);
@@ -1333,27 +1810,19 @@ Test(fixturegen, sidecar_round_trip)
 	}
 }
 
-/* The parser rejects damage with a line number. */
-Test(fixturegen, sidecar_parser_rejects_damage)
+/* Each edit (first occurrence of [0] replaced by [1]) of the sidecar
+ * @name makes the parser fail with a line number. */
+static void sidecar_rejects(const char *name, const char *const (*edits)[2],
+			    size_t n)
 {
-	static const char *const edits[][2] = {
-		{ "fxtruth 1", "fxtruth 2" },
-		{ "status=ok", "status=fine" },
-		{ "segs=1", "segs=2" },
-		{ "window 1 ", "window 7 " },
-		{ "br 0x", "br 0xzz" },
-		{ "\nend\n", "\n" },
-		{ "cpu=0 tid", "cpu=9 tid" },
-		{ "R ", "Rx " },
-	};
 	char path[512];
 	uint8_t *c;
 	size_t clen;
 
-	snprintf(path, sizeof(path), GEN_DIR "/etm4-etr-basic.truth");
+	snprintf(path, sizeof(path), GEN_DIR "/%s.truth", name);
 	c = sy_test_read_file(path, &clen);
 	cr_assert_not_null(c, "%s", path);
-	for (size_t i = 0; i < sizeof(edits) / sizeof(edits[0]); i++) {
+	for (size_t i = 0; i < n; i++) {
 		const char *at = strstr((char *)c, edits[i][0]);
 		size_t pre, ol = strlen(edits[i][0]), nl = strlen(edits[i][1]);
 		char *m = malloc(clen + 64);
@@ -1368,12 +1837,87 @@ Test(fixturegen, sidecar_parser_rejects_damage)
 		memcpy(m + pre + nl, at + ol, clen - pre - ol);
 		memset(&d, 0, sizeof(d));
 		err = fx_sidecar_parse(&sc, m, clen - ol + nl, &d);
-		cr_expect_eq(err, -SY_E_INVALID, "edit %zu (%s) accepted", i,
-			     edits[i][1]);
+		cr_expect_eq(err, -SY_E_INVALID, "%s: edit %zu (%s) accepted",
+			     name, i, edits[i][1]);
 		cr_expect(strstr(d.msg, "line ") != NULL, "%s", d.msg);
 		free(m);
 	}
 	free(c);
+}
+
+/* The parser rejects damage with a line number. */
+Test(fixturegen, sidecar_parser_rejects_damage)
+{
+	static const char *const edits[][2] = {
+		{ "fxtruth 1", "fxtruth 2" },
+		{ "status=ok", "status=fine" },
+		{ "segs=1", "segs=2" },
+		{ "window 1 ", "window 7 " },
+		{ "br 0x", "br 0xzz" },
+		{ "\nend\n", "\n" },
+		{ "cpu=0 tid", "cpu=9 tid" },
+		{ "R ", "Rx " },
+	};
+	/* sampling-event samples: only with S, after the pauses, numbered,
+	 * no status, branches only inside a window */
+	static const char *const sample_edits[][2] = {
+		{ "\nS 90\n", "\nS 0\n" },
+		{ "\nS 90\n", "\n" },
+		{ "sample 1 ", "sample 2 " },
+		{ "window=none nbr=0 ncc=5",
+		  "window=none nbr=0 ncc=5 status=ok" },
+		{ "window=none nbr=0 ncc=5", "window=none nbr=1 ncc=5" },
+		{ "window=0 nbr=3 ncc=12", "window=0 nbr=3 ncc=11" },
+		{ "\nsample 0 ", "\npause 0 " },
+	};
+
+	sidecar_rejects("etm4-etr-basic", edits,
+			sizeof(edits) / sizeof(edits[0]));
+	sidecar_rejects("etm4-etr-samples", sample_edits,
+			sizeof(sample_edits) / sizeof(sample_edits[0]));
+}
+
+/* Does the trace of window @w run at @time (perf ns) on its CPU?  From
+ * its first instruction on (a sample at the boundary where the resume
+ * starts it comes before it) up to the pause that ends it (a sample there
+ * comes after it), or up to the end of the recording that stops it. */
+static int win_running_at(const struct fx_sc_window *w, uint64_t time)
+{
+	return w->nsegs && w->start_time < time &&
+	       (time < w->end_time ||
+		(w->pause == FX_SC_NONE && time == w->end_time));
+}
+
+/* A sampling-event sample agrees with the windows: inside the one whose
+ * trace ran on its CPU at its time, where a segment ends at its IP with
+ * its branch stack as the prefix; none (no branches, status 0) when no
+ * trace ran. */
+static void sample_in_window(const struct fx *f, const struct fx_sc_sample *x)
+{
+	const struct fx_sc_window *w;
+
+	cr_expect_eq(x->pause, 2);
+	cr_assert_gt(x->ncallchain, 0, "%s s%u", f->name, x->idx);
+	cr_expect_eq(x->callchain[0], x->ip, "%s s%u leaf", f->name, x->idx);
+	if (x->window == FX_SC_NONE) {
+		cr_expect_eq(x->nbr, 0, "%s s%u", f->name, x->idx);
+		cr_expect_eq(x->status, 0, "%s s%u", f->name, x->idx);
+		for (size_t k = 0; k < f->sc.nwindows; k++)
+			cr_expect(f->sc.windows[k].cpu != x->cpu ||
+					  !win_running_at(&f->sc.windows[k],
+							  x->time),
+				  "%s s%u: window %zu ran at its time", f->name,
+				  x->idx, k);
+		return;
+	}
+	w = &f->sc.windows[x->window];
+	cr_expect_eq(w->cpu, x->cpu, "%s s%u", f->name, x->idx);
+	cr_expect(win_running_at(w, x->time), "%s s%u: window %u did not run "
+		  "at %" PRIu64, f->name, x->idx, x->window, x->time);
+	cr_expect_eq(x->status, w->status, "%s s%u", f->name, x->idx);
+	cr_expect_geq(sample_segment(f, w, x), 0, "%s s%u: no segment of window "
+		      "%u ends at %#" PRIx64 " with its %zu branches", f->name,
+		      x->idx, x->window, x->ip, x->nbr);
 }
 
 /* The sidecar is consistent with the program run. */
@@ -1456,6 +2000,8 @@ Test(fixturegen, model_windows_match_the_run)
 				     f.name, k, j, p->nbr);
 			cr_expect_eq(p->status, w->status);
 		}
+		for (size_t k = 0; k < f.sc.nsamples; k++)
+			sample_in_window(&f, &f.sc.samples[k]);
 		fx_close(&f);
 	}
 }
@@ -1503,9 +2049,19 @@ Test(fixturegen, statuses_cover_every_knob)
 	}
 }
 
+/* The sidecar's samples of one kind: 0 resume, 1 pause, 2 sampling event
+ * (fx_sc_sample.pause). */
+static const struct fx_sc_sample *sc_samples(const struct fx_sidecar *sc,
+					     int kind, size_t *n)
+{
+	*n = kind == 2 ? sc->nsamples : kind ? sc->npauses : sc->nresumes;
+	return kind == 2 ? sc->samples : kind ? sc->pauses : sc->resumes;
+}
+
 /* The perf.data says what the sidecar says: samples (time, cpu, tid, ip,
- * period, callchain), attrs (aux_action, sample_type), AUX flags and the
- * ETR barrier, AUX_OUTPUT_HW_ID. */
+ * period, callchain, event id), attrs (aux_action, sample_type, the
+ * sampling event's attr before the dummy), AUX flags and the ETR barrier,
+ * AUX_OUTPUT_HW_ID. */
 Test(fixturegen, file_matches_sidecar)
 {
 	char names[MAX_FX][64];
@@ -1517,7 +2073,7 @@ Test(fixturegen, file_matches_sidecar)
 		struct sy_event ev;
 		struct sy_diag d;
 		struct fx f;
-		size_t nr = 0, np = 0, naux = 0, nhwid = 0;
+		size_t nr = 0, np = 0, ns = 0, naux = 0, nhwid = 0;
 		int etr, trbe, err;
 
 		fx_open(&f, names[i]);
@@ -1527,8 +2083,9 @@ Test(fixturegen, file_matches_sidecar)
 			     0, "%s", d.msg);
 		while ((err = sy_perf_next(r, &rec)) == 0) {
 			struct sy_sample smp;
-			const struct fx_sc_sample *x;
-			int pause;
+			const struct fx_sc_sample *x, *v;
+			size_t nv;
+			int kind;	/* fx_sc_sample.pause */
 
 			cr_assert_eq(sy_event_parse(&rec, &ev, &d), 0);
 			if (rec.type == SY_REC_AUX) {
@@ -1567,35 +2124,45 @@ Test(fixturegen, file_matches_sidecar)
 			if (rec.type != SY_REC_SAMPLE)
 				continue;
 			cr_assert_not_null(rec.attr);
-			pause = !!(rec.attr->aux_action & SY_AUX_ACTION_PAUSE);
-			cr_assert(pause || (rec.attr->aux_action &
-					    SY_AUX_ACTION_RESUME));
+			/* the sampling event is the one without aux-action */
+			kind = rec.attr->aux_action & SY_AUX_ACTION_PAUSE  ? 1 :
+			       rec.attr->aux_action & SY_AUX_ACTION_RESUME ? 0 :
+									     2;
+			cr_assert(kind < 2 || f.sc.S, "%s: a sample of an attr "
+				  "without aux-action and no S", f.name);
 			cr_assert_eq(sy_sample_parse(rec.attr, rec.data,
 						     rec.size, &smp, &d, 0),
 				     0);
 			/* file order is time order per CPU; samples of one
 			 * kind are numbered by time (cpu breaks ties) */
 			x = NULL;
-			for (size_t j = 0; j < (pause ? f.sc.npauses :
-						       f.sc.nresumes); j++) {
-				const struct fx_sc_sample *c =
-					pause ? &f.sc.pauses[j] :
-						&f.sc.resumes[j];
-
-				if (c->time == smp.time && c->cpu == smp.cpu) {
-					x = c;
+			v = sc_samples(&f.sc, kind, &nv);
+			for (size_t j = 0; j < nv; j++)
+				if (v[j].time == smp.time &&
+				    v[j].cpu == smp.cpu) {
+					x = &v[j];
 					break;
 				}
-			}
 			cr_assert_not_null(x, "%s: sample at %" PRIu64
 				     " cpu %u not in the sidecar", f.name,
 				     smp.time, smp.cpu);
 			cr_expect_eq(smp.ip, x->ip, "%s", f.name);
 			cr_expect_eq(smp.tid, x->tid, "%s", f.name);
 			cr_expect_eq(smp.pid, x->pid, "%s", f.name);
-			cr_expect_eq(smp.period, pause ? f.sc.P : f.sc.R);
-			if (pause) {
-				np++;
+			cr_expect_eq(smp.period, kind == 2 ? f.sc.S :
+						 kind	   ? f.sc.P :
+							     f.sc.R);
+			/* ids 10 + attr * ncpus + cpu, the sampling event's
+			 * attr fourth */
+			cr_expect_eq(smp.id,
+				     10 + (kind == 2 ? 3 : kind ? 2 : 1) *
+						  (uint64_t)f.sc.ncpus + smp.cpu,
+				     "%s: sample id %" PRIu64, f.name, smp.id);
+			if (kind) {
+				if (kind == 2)
+					ns++;
+				else
+					np++;
 				cr_assert_eq(smp.callchain_nr, x->ncallchain + 1,
 					     "%s p%u", f.name, x->idx);
 				cr_expect_eq(sy_sample_callchain(&smp, 0),
@@ -1613,6 +2180,7 @@ Test(fixturegen, file_matches_sidecar)
 		cr_assert_eq(err, -SY_E_EOS, "%s", sy_perf_diag(r)->msg);
 		cr_expect_eq(nr, f.sc.nresumes, "%s", f.name);
 		cr_expect_eq(np, f.sc.npauses, "%s", f.name);
+		cr_expect_eq(ns, f.sc.nsamples, "%s", f.name);
 		cr_expect_gt(naux, 0, "%s", f.name);
 		cr_expect_eq(nhwid, fx_is_pt(&f) ? 0 : f.sc.ncpus, "%s",
 			     f.name);
@@ -1623,28 +2191,92 @@ Test(fixturegen, file_matches_sidecar)
 			     SY_AUX_ACTION_RESUME);
 		cr_expect_eq(sy_perf_attr(r, 2)->aux_action,
 			     SY_AUX_ACTION_PAUSE);
+		/* the sampling event: the pause event without aux-action,
+		 * last in the group, so before the dummy perf appends */
+		cr_expect_eq(sy_perf_nr_attrs(r), f.sc.S ? 5u : 4u, "%s",
+			     f.name);
+		if (f.sc.S) {
+			const struct sy_perf_attr *pa = sy_perf_attr(r, 2),
+						  *sa = sy_perf_attr(r, 3);
+
+			cr_expect(sa->aux_action == 0 &&
+					  sa->sample_period == f.sc.S &&
+					  sa->type == pa->type &&
+					  sa->config == pa->config &&
+					  sa->sample_type == pa->sample_type &&
+					  sa->flags == pa->flags &&
+					  sa->sample_max_stack ==
+						  pa->sample_max_stack,
+				  "%s: sampling event attr", f.name);
+		}
+		cr_expect_eq(sy_perf_attr(r, f.sc.S ? 4 : 3)->config, 9,
+			     "%s: the dummy is last", f.name);
 		for (uint32_t a = 0; a < sy_perf_nr_attrs(r); a++) {
 			const struct sy_perf_attr *at = sy_perf_attr(r, a);
 
 			cr_expect(at->sample_type & SY_SAMPLE_IDENTIFIER);
 			cr_expect(sy_attr_flag(at, SY_ATTR_FLAG_SAMPLE_ID_ALL));
 			cr_expect_eq(at->size, f.sc.attr_size);
+			for (uint32_t c = 0; c < at->nr_ids; c++)
+				cr_expect_eq(at->ids[c],
+					     10 + (uint64_t)a * f.sc.ncpus + c,
+					     "%s: attr %u id %u", f.name, a, c);
 		}
 		sy_perf_close(r);
 		fx_close(&f);
 	}
 }
 
-/* The samples follow from R, P and the cycle model (one CPU). */
+/* Sampling-event sample @s of a one-CPU, one-thread run, interrupting
+ * after truth index @x at perf time @time: its time and IP, its callchain
+ * from a fresh shadow stack, and, inside window W, W's taken branches from
+ * its first instruction to @x, newest first. */
+static void sample_recomputed(const struct fx *f, const struct fx_sc_sample *s,
+			      uint64_t x, uint64_t time)
+{
+	uint64_t chain[128];
+	int nc;
+
+	cr_expect_eq(s->time, time, "%s sample %u: time %" PRIu64 ", model %"
+		     PRIu64, f->name, s->idx, s->time, time);
+	cr_expect_eq(s->ip, f->in[x].next, "%s sample %u", f->name, s->idx);
+	nc = fx_truth_callchain(f->in, f->nin, x + 1, chain, 127);
+	cr_assert_gt(nc, 0);
+	cr_expect_eq((size_t)nc, s->ncallchain, "%s sample %u: %d frames",
+		     f->name, s->idx, nc);
+	for (size_t j = 0; j < (size_t)nc && j < s->ncallchain; j++)
+		cr_expect_eq(chain[j], s->callchain[j], "%s sample %u frame %zu",
+			     f->name, s->idx, j);
+	if (s->window != FX_SC_NONE) {
+		const struct fx_sc_window *w = &f->sc.windows[s->window];
+		size_t j = 0;
+
+		cr_expect(w->start <= x && x < w->end, "%s sample %u: index %"
+			  PRIu64 " not in window %u", f->name, s->idx, x,
+			  s->window);
+		for (uint64_t i = x + 1; i-- > w->start && j <= s->nbr;) {
+			if (!taken(&f->in[i]))
+				continue;
+			cr_expect(j < s->nbr && s->br[j].from == f->in[i].pc &&
+					  s->br[j].to == f->in[i].next,
+				  "%s sample %u br %zu", f->name, s->idx, j);
+			j++;
+		}
+		cr_expect_eq(j, s->nbr, "%s sample %u: %zu branches, sidecar "
+			     "%zu", f->name, s->idx, j, s->nbr);
+	}
+}
+
+/* The samples follow from R, P, S and the cycle model (one CPU). */
 Test(fixturegen, model_samples_recomputed)
 {
 	char names[MAX_FX][64];
 	size_t n = fx_names(names);
-	unsigned checked = 0;
+	unsigned checked = 0, with_s = 0;
 
 	for (size_t i = 0; i < n; i++) {
 		struct fx f;
-		size_t nr = 0, np = 0, ord_p = 0, ord_r = 0;
+		size_t nr = 0, np = 0, ns = 0, ord_p = 0, ord_r = 0;
 		uint64_t u = 0, cyc = 0, first, last;
 
 		fx_open(&f, names[i]);
@@ -1666,13 +2298,25 @@ Test(fixturegen, model_samples_recomputed)
 				cyc += f.scn.syscall_cycles;
 			if (!in->next)
 				break;
-			for (int o = 0; o < 2; o++) {
+			/* resume, pause (coincide swaps them), then the
+			 * sampling event */
+			for (int o = 0; o < 3; o++) {
 				int pause = f.scn.pause_first ? !o : o;
-				uint64_t per = pause ? f.scn.P : f.scn.R;
+				uint64_t per = o == 2 ? f.scn.S :
+					       pause  ? f.scn.P :
+							f.scn.R;
 				const struct fx_sc_sample *s;
 
-				if (u / per == before / per)
+				if (!per || u / per == before / per)
 					continue;
+				if (o == 2) {
+					cr_assert_lt(ns, f.sc.nsamples,
+						     "%s: more samples", f.name);
+					s = &f.sc.samples[ns++];
+					sample_recomputed(&f, s, x,
+							  f.scn.t0 + cyc);
+					continue;
+				}
 				if (pause) {
 					/* a dropped pause leaves no sample */
 					if (fx_scn_list_has(&f.scn.drop_pause,
@@ -1702,10 +2346,13 @@ Test(fixturegen, model_samples_recomputed)
 		}
 		cr_expect_eq(nr, f.sc.nresumes, "%s", f.name);
 		cr_expect_eq(np, f.sc.npauses, "%s", f.name);
+		cr_expect_eq(ns, f.sc.nsamples, "%s", f.name);
 		checked++;
+		with_s += f.scn.S != 0;
 		fx_close(&f);
 	}
 	cr_expect_gt(checked, 5);
+	cr_expect_geq(with_s, 2, "one-CPU fixtures with a sampling event");
 }
 
 /* Callchains: the ideal frame chain of the shadow stack (fx_truth.h). */
@@ -1794,6 +2441,249 @@ Test(fixturegen, perf_decodes_every_fixture, .init = tmp_setup,
 	}
 	cr_log_info("perf: %u windows exact, %u damaged/empty skipped", ok,
 		    skipped);
+}
+
+/* ------------------------------------------------------------------------
+ * perf 6.1 on the samples of the sampling event.
+ *
+ * `perf script --no-itrace` lists the samples of every event without
+ * decoding the trace.  perf 6.1 ignores EVENT_DESC here (it warns about the
+ * reserved bits aux_action sits in), so the three cycles events are all
+ * "cycles:u": the sampling event's samples are told apart by their period
+ * (S differs from R and P in every fixture that has one).  perf prints a
+ * sample's callchain instead of its IP, one entry per line, relative to
+ * the mapping (ip - map start + pgoff: the MMAP2 of the text); with -G
+ * (--hide-call-graph) it prints the IP itself.
+ * ---------------------------------------------------------------------- */
+
+struct psample {
+	uint64_t time, period, ip;
+	uint32_t cpu, pid, tid;
+	uint64_t cc[128];
+	size_t ncc;
+};
+
+struct psamples {
+	struct psample *v;
+	size_t n, cap;
+};
+
+static int psample_cmp(const void *a, const void *b)
+{
+	const struct psample *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu ? -1 : 1;
+	/* samples of several events at one boundary */
+	return x->period < y->period ? -1 : x->period > y->period;
+}
+
+/* Where perf maps the text of @f's binary: the first executable PT_LOAD,
+ * page-aligned, as the generator's MMAP2 says (fx_gen.c elf_text). */
+static void text_map(const struct fx *f, uint64_t *start, uint64_t *pgoff)
+{
+	Elf *e;
+	GElf_Ehdr eh;
+	size_t nph;
+	int fd = open(f->sc.binary, O_RDONLY), found = 0;
+
+	cr_assert_geq(fd, 0, "%s", f->sc.binary);
+	cr_assert_neq(elf_version(EV_CURRENT), EV_NONE);
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	cr_assert_not_null(e);
+	cr_assert_not_null(gelf_getehdr(e, &eh));
+	cr_assert_eq(elf_getphdrnum(e, &nph), 0);
+	for (size_t i = 0; i < nph && !found; i++) {
+		GElf_Phdr ph;
+
+		cr_assert_not_null(gelf_getphdr(e, (int)i, &ph));
+		if (ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
+			continue;
+		*start = (ph.p_vaddr & ~0xfffull) +
+			 (eh.e_type == ET_DYN ? f->load_base : 0);
+		*pgoff = ph.p_offset & ~0xfffull;
+		found = 1;
+	}
+	elf_end(e);
+	close(fd);
+	cr_assert(found, "%s: no executable PT_LOAD", f->sc.binary);
+}
+
+/* The samples perf prints for @file, with callchains (@ips 0) or with
+ * their IPs (@ips 1), sorted by time and CPU. */
+static void perf_samples(const struct fx *f, const char *file, int ips,
+			 struct psamples *out)
+{
+	char cmd[9000], root[4096], *txt = NULL;
+	const char *line;
+	uint64_t start = 0, pgoff = 0;
+	struct psample *cur = NULL;
+	int st;
+
+	memset(out, 0, sizeof(*out));
+	text_map(f, &start, &pgoff);
+	cr_assert_not_null(getcwd(root, sizeof(root)));
+	snprintf(cmd, sizeof(cmd),
+		 T_PERF " --buildid-dir '%s/bid' script --no-itrace %s -i '%s' "
+		 "--symfs='%s' -F event,cpu,pid,tid,time,period,ip --ns "
+		 "2>/dev/null", g_tmp, ips ? "-G" : "", file, root);
+	st = sy_test_run(cmd, &txt, NULL);
+	cr_assert_eq(st, 0, "%s: %s", f->name, cmd);
+	for (line = txt; line && *line;) {
+		const char *nl = strchr(line, '\n');
+		uint64_t sec, nsec, a;
+		struct psample p;
+		char ev[64], buf[512];
+		int used = 0;
+
+		/* one line at a time: sscanf's blanks would eat newlines */
+		snprintf(buf, sizeof(buf), "%.*s",
+			 (int)(nl ? (size_t)(nl - line) : strlen(line)), line);
+		line = buf;
+		memset(&p, 0, sizeof(p));
+		if (line[0] == '\t' && cur) {
+			/* a callchain entry, mapping-relative */
+			cr_assert_eq(sscanf(line, " %" SCNx64, &a), 1,
+				     "%.100s", line);
+			cr_assert_lt(cur->ncc, 128);
+			cur->cc[cur->ncc++] = a - pgoff + start;
+		} else if (sscanf(line, " %u/%u [%u] %" SCNu64 ".%" SCNu64
+				  ": %" SCNu64 " %63s%n", &p.pid, &p.tid,
+				  &p.cpu, &sec, &nsec, &p.period, ev,
+				  &used) == 7) {
+			p.time = sec * 1000000000ull + nsec;
+			if (ips)
+				cr_assert_eq(sscanf(line + used, " %" SCNx64,
+						    &p.ip), 1, "%.100s", line);
+			if (out->n == out->cap) {
+				out->cap = out->cap ? 2 * out->cap : 64;
+				out->v = realloc(out->v,
+						 out->cap * sizeof(*out->v));
+				cr_assert_not_null(out->v);
+			}
+			out->v[out->n] = p;
+			cur = &out->v[out->n++];
+		} else {
+			cur = NULL;	/* blank line: the chain ended */
+		}
+		line = nl ? nl + 1 : NULL;
+	}
+	free(txt);
+	qsort(out->v, out->n, sizeof(*out->v), psample_cmp);
+}
+
+/* perf lists exactly the sidecar's sampling-event samples: time, CPU,
+ * pid / tid, IP and callchain (samples of period S; the sidecar's are in
+ * time order, CPU breaking ties). */
+static void perf_samples_check(const struct fx *f, const char *file,
+			       struct report *r)
+{
+	struct psamples cc, ip;
+	size_t j = 0;
+
+	cr_assert(f->sc.S && f->sc.S != f->sc.R && f->sc.S != f->sc.P,
+		  "%s: S must tell the events apart", f->name);
+	perf_samples(f, file, 0, &cc);
+	perf_samples(f, file, 1, &ip);
+	cr_assert_eq(cc.n, ip.n, "%s: the two listings differ (%zu, %zu)",
+		     f->name, cc.n, ip.n);
+	for (size_t i = 0; i < cc.n; i++) {
+		const struct psample *p = &cc.v[i];
+		const struct fx_sc_sample *x;
+
+		cr_assert(ip.v[i].time == p->time && ip.v[i].cpu == p->cpu &&
+			  ip.v[i].period == p->period);
+		if (p->period != f->sc.S)
+			continue;
+		if (j == f->sc.nsamples) {
+			rep_fail(r, "%s perf: sample at %" PRIu64 " cpu %u not "
+				    "in the sidecar", f->name, p->time, p->cpu);
+			break;
+		}
+		x = &f->sc.samples[j++];
+		if (p->time != x->time || p->cpu != x->cpu ||
+		    p->pid != x->pid || p->tid != x->tid ||
+		    ip.v[i].ip != x->ip) {
+			rep_fail(r, "%s perf: sample %u: time %" PRIu64
+				    " cpu %u tid %u ip %#" PRIx64 ", sidecar %"
+				    PRIu64 " %u %u %#" PRIx64, f->name, x->idx,
+				 p->time, p->cpu, p->tid, ip.v[i].ip, x->time,
+				 x->cpu, x->tid, x->ip);
+			continue;
+		}
+		if (p->ncc != x->ncallchain ||
+		    memcmp(p->cc, x->callchain, p->ncc * 8)) {
+			rep_fail(r, "%s perf: sample %u: callchain of %zu "
+				    "entries, sidecar %zu", f->name, x->idx,
+				 p->ncc, x->ncallchain);
+			continue;
+		}
+		r->windows_ok++;	/* here: samples that agree */
+	}
+	if (j != f->sc.nsamples)
+		rep_fail(r, "%s perf: %zu samples of period %" PRIu64
+			    ", sidecar %zu", f->name, j, f->sc.S,
+			 f->sc.nsamples);
+	free(cc.v);
+	free(ip.v);
+}
+
+/* The header perf reads: a group of four with the sampling event, its
+ * name on the command line. */
+static void perf_header_check(const struct fx *f, const char *file)
+{
+	char cmd[4400], want[128], *out = NULL;
+	int st;
+
+	snprintf(cmd, sizeof(cmd), T_PERF " report --header-only -i '%s' "
+		 "2>/dev/null", file);
+	st = sy_test_run(cmd, &out, NULL);
+	cr_assert_eq(st, 0, "%s", cmd);
+	snprintf(want, sizeof(want), ",cycles/period=%" PRIu64
+		 ",call-graph=fp/u}", f->sc.S);
+	cr_expect(out && strstr(out, want), "%s: cmdline lacks %s", f->name,
+		  want);
+	cr_expect(out && strstr(out, "# group: {") &&
+			  strstr(strstr(out, "# group: {"),
+				 ",cycles:u,cycles:u,cycles:u}\n"),
+		  "%s: not a group of four: %s", f->name, out ? out : "");
+	free(out);
+}
+
+Test(fixturegen, perf_lists_the_samples, .init = tmp_setup,
+     .fini = tmp_teardown)
+{
+	char names[MAX_FX][64];
+	size_t n = fx_names(names);
+	unsigned fixtures = 0, ok = 0;
+
+	sy_test_require_tool("perf");
+	for (size_t i = 0; i < n; i++) {
+		char file[4200];
+		struct report r;
+		struct fx f;
+
+		fx_open(&f, names[i]);
+		if (!f.sc.S || !perf_readable(&f)) {
+			fx_close(&f);
+			continue;
+		}
+		snprintf(file, sizeof(file), "%s/%s.data", g_tmp, f.name);
+		perf61_copy(&f, f.data, f.len, file);
+		memset(&r, 0, sizeof(r));
+		perf_samples_check(&f, file, &r);
+		report_expect(&r, f.name);
+		cr_expect_eq(r.windows_ok, f.sc.nsamples, "%s", f.name);
+		perf_header_check(&f, file);
+		ok += r.windows_ok;
+		fixtures++;
+		fx_close(&f);
+	}
+	cr_expect_geq(fixtures, 3, "fixtures with a sampling event");
+	cr_log_info("perf: %u sampling-event samples exact in %u fixtures", ok,
+		    fixtures);
 }
 
 /* perf 6.1 refuses 136-byte attrs: such fixtures are checked by the
@@ -2128,6 +3018,79 @@ Test(fixturegen, libipt_negative)
 	fx_close(&f);
 }
 
+/* Moves the IP of the first sampling-event sample whose interrupt shows
+ * in a window's trace by one instruction: every check of those samples
+ * against a decoder must notice.  Returns the sample's index. */
+static uint32_t sample_ip_moved(struct fx *f)
+{
+	for (size_t k = 0; k < f->sc.nsamples; k++) {
+		struct fx_sc_sample *x = &f->sc.samples[k];
+
+		if (x->window == FX_SC_NONE ||
+		    !sample_irq_shows(f, &f->sc.windows[x->window], x))
+			continue;
+		x->ip += fx_is_pt(f) ? 1 : 4;
+		return x->idx;
+	}
+	cr_assert_fail("%s: no sample inside a window", f->name);
+	return 0;
+}
+
+/* The checks of the sampling-event samples against trc_pkt_lister,
+ * libipt and perf catch a sidecar whose sample IP is off by one
+ * instruction. */
+Test(fixturegen, samples_negative, .init = tmp_setup, .fini = tmp_teardown)
+{
+	char file[4200];
+	struct report r;
+	struct fx f;
+	uint32_t idx;
+
+	sy_test_require_tool("trc_pkt_lister");
+	sy_test_require_tool("perf");
+	fx_open(&f, "etm4-etr-samples");
+	memset(&r, 0, sizeof(r));
+	lister_check(&f, f.data, f.len, &r);
+	cr_assert_eq(r.fails, 0, "%s", r.first);
+	idx = sample_ip_moved(&f);
+	memset(&r, 0, sizeof(r));
+	lister_check(&f, f.data, f.len, &r);
+	cr_expect_gt(r.fails, 0, "lister: moved IP of sample %u not caught",
+		     idx);
+	fx_close(&f);
+
+	fx_open(&f, "pt-samples");
+	memset(&r, 0, sizeof(r));
+	libipt_check(&f, f.data, f.len, &r);
+	cr_assert_eq(r.fails, 0, "%s", r.first);
+	idx = sample_ip_moved(&f);
+	memset(&r, 0, sizeof(r));
+	libipt_check(&f, f.data, f.len, &r);
+	cr_expect_gt(r.fails, 0, "libipt: moved IP of sample %u not caught",
+		     idx);
+	snprintf(file, sizeof(file), "%s/%s.data", g_tmp, f.name);
+	perf61_copy(&f, f.data, f.len, file);
+	memset(&r, 0, sizeof(r));
+	perf_samples_check(&f, file, &r);
+	cr_expect_gt(r.fails, 0, "perf: moved IP of sample %u not caught",
+		     idx);
+	fx_close(&f);
+
+	/* the branch count is checked too: one branch fewer fails */
+	fx_open(&f, "ete-trbe-samples");
+	for (size_t k = 0; k < f.sc.nsamples; k++)
+		if (f.sc.samples[k].nbr > 1) {
+			f.sc.samples[k].nbr--;
+			idx = f.sc.samples[k].idx;
+			break;
+		}
+	memset(&r, 0, sizeof(r));
+	lister_check(&f, f.data, f.len, &r);
+	cr_expect_gt(r.fails, 0, "lister: sample %u with a branch fewer not "
+		     "caught", idx);
+	fx_close(&f);
+}
+
 /* Bad scenarios get a clear message. */
 Test(fixturegen, scenario_errors)
 {
@@ -2151,6 +3114,10 @@ Test(fixturegen, scenario_errors)
 		  "thread = 5 5 0\nslice = 0 6 10\n", "unknown thread 6" },
 		{ "program = x\ntrace = etmv4\nR = 1\nP = 1\nattr_size = 100\n",
 		  "128 or 136" },
+		{ "program = x\ntrace = etmv4\nR = 2\nP = 2\ncpi = 2\nS = 1\n",
+		  "S must be 0 (no sampling event) or at least cpi" },
+		{ "program = x\ntrace = etmv4\nR = 2\nP = 2\n"
+		  "sample_period = x\n", "not a number" },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -2246,6 +3213,9 @@ static const struct scaled_case scaled_cases[] = {
 	{ "etm4-etr-lost", NULL },
 	{ "ete-trbe-lost", NULL },
 	{ "pt-damage", NULL },
+	/* the sampling event: every repetition replays its samples */
+	{ "etm4-etr-samples", NULL },
+	{ "pt-samples", NULL },
 	{ "scaled-smp-etr", SCALED_SMP("scaled-smp-etr", "branchy-aarch64",
 				       "etmv4", "18300", "20500", "25000") },
 	{ "scaled-smp-pt", SCALED_SMP("scaled-smp-pt", "branchy-x86_64", "pt",
@@ -2520,6 +3490,7 @@ static void idmap_add(struct idmap *m, uint32_t from, uint32_t to,
 static int sample_eq(const struct fx_sc_sample *a, const struct fx_sc_sample *b)
 {
 	if (a->cpu != b->cpu || a->ip != b->ip || a->status != b->status ||
+	    a->pause != b->pause ||
 	    a->ncallchain != b->ncallchain || a->nbr != b->nbr)
 		return 0;
 	for (size_t i = 0; i < a->ncallchain; i++)
@@ -2534,7 +3505,8 @@ static int sample_eq(const struct fx_sc_sample *a, const struct fx_sc_sample *b)
 static void sidecar_check(const struct fx *u, const struct fx *x, uint64_t n)
 {
 	const struct fx_sidecar *a = &u->sc, *b = &x->sc;
-	size_t nw = a->nwindows, nr = a->nresumes, np = a->npauses;
+	size_t nw = a->nwindows, nr = a->nresumes, np = a->npauses,
+	       ns = a->nsamples;
 	uint64_t shift[SCALE_N + 1], aux_step[FX_SCN_MAX_CPUS] = { 0 };
 	uint64_t lo[SCALE_N + 1], hi[SCALE_N + 1];
 	struct idmap maps[SCALE_N + 1];
@@ -2543,6 +3515,8 @@ static void sidecar_check(const struct fx *u, const struct fx *x, uint64_t n)
 	cr_assert_eq(b->nwindows, n * nw, "%s: windows", x->name);
 	cr_assert_eq(b->nresumes, n * nr, "%s: resumes", x->name);
 	cr_assert_eq(b->npauses, n * np, "%s: pauses", x->name);
+	cr_assert_eq(b->nsamples, n * ns, "%s: samples", x->name);
+	cr_assert_eq(b->S, a->S, "%s: S", x->name);
 	cr_assert_eq(b->nthreads, n * a->nthreads, "%s: threads", x->name);
 	cr_assert_gt(np, 0);
 	memset(maps, 0, sizeof(maps));
@@ -2596,19 +3570,20 @@ static void sidecar_check(const struct fx *u, const struct fx *x, uint64_t n)
 		lo[k] = w->start_time < lo[k] ? w->start_time : lo[k];
 		hi[k] = w->end_time > hi[k] ? w->end_time : hi[k];
 	}
-	for (int pause = 0; pause < 2; pause++) {
-		const struct fx_sc_sample *v = pause ? b->pauses : b->resumes;
-		const struct fx_sc_sample *ov = pause ? a->pauses : a->resumes;
-		size_t m = pause ? np : nr;
+	for (int kind = 0; kind < 3; kind++) {
+		static const char *const what[] = { "resume", "pause",
+						    "sample" };
+		size_t m, mb;
+		const struct fx_sc_sample *v = sc_samples(b, kind, &mb);
+		const struct fx_sc_sample *ov = sc_samples(a, kind, &m);
 
-		for (size_t j = 0; j < n * m; j++) {
+		for (size_t j = 0; j < n * m && j < mb; j++) {
 			const struct fx_sc_sample *s = &v[j], *o = &ov[j % m];
 			uint64_t k = j / m;
 
 			cr_expect(sample_eq(s, o), "%s: %s %zu is not %s %zu "
-				  "of the fixture", x->name,
-				  pause ? "pause" : "resume", j,
-				  pause ? "pause" : "resume", j % m);
+				  "of the fixture", x->name, what[kind], j,
+				  what[kind], j % m);
 			cr_expect_eq(s->time - o->time, shift[k],
 				     "%s: sample %zu time", x->name, j);
 			cr_expect_eq(s->window == FX_SC_NONE ? FX_SC_NONE :

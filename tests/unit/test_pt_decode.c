@@ -1190,6 +1190,53 @@ Test(pt_decode, find_sync_matches_packet_decoder)
 	free(st);
 }
 
+/* The end of each PSB+ (where a piece cut at its PSB decodes up to, so the
+ * header's FUP joins it to the next piece): just past the PSBEND, where a
+ * walk of the whole stream with libipt's packet decoder reads the next
+ * packet.  A header cut short is not whole. */
+Test(pt_decode, sync_end_is_past_psbend)
+{
+	struct knobs k = { .ret_compress = 1, .p_nopsb = 80, .psb_bytes = 200,
+			   .max_len = 800, .max_gap = 100 };
+	struct stream *st = malloc(sizeof(*st));
+	struct pkts p;
+	uint64_t end;
+	size_t a = 0, checked = 0;
+
+	cr_assert_not_null(st);
+	stream_build(st, &k, 9);
+	pkts_scan(st->buf.data, st->buf.len, &p);
+	for (size_t j = 0; j < p.npsb; j++) {
+		uint64_t want;
+
+		while (p.all[a].off != p.psb[j])
+			a++;
+		size_t e = a;
+		while (e < p.nall && p.all[e].type != ppt_psbend)
+			e++;
+		cr_assert_lt(e, p.nall);
+		want = e + 1 < p.nall ? p.all[e + 1].off : st->buf.len;
+		cr_assert_eq(sy_decode_sync_end(SY_TRACE_PT, st->buf.data,
+						st->buf.len, p.psb[j], &end),
+			     0);
+		cr_assert_eq(end, want, "PSB at %" PRIu64, p.psb[j]);
+		cr_assert_eq(sy_decode_sync_end(SY_TRACE_PT, st->buf.data,
+						want - 1, p.psb[j], &end),
+			     -SY_E_EOS);
+		checked++;
+	}
+	cr_assert_gt(checked, 20);
+	/* not at a PSB: nothing to find */
+	cr_assert_eq(sy_decode_sync_end(SY_TRACE_PT, st->buf.data, st->buf.len,
+					p.psb[1] + 2, &end),
+		     -SY_E_EOS);
+	cr_assert_eq(sy_decode_sync_end(SY_TRACE_PT, st->buf.data, 4, 4, &end),
+		     -SY_E_INVALID);
+	pkts_free(&p);
+	fx_buf_fini(&st->buf);
+	free(st);
+}
+
 /* Edge cases of the pattern: where 02 82 runs longer than a PSB, libipt
  * syncs at its last 16 bytes (checked with pt_pkt_sync_forward), and so do
  * we; nothing shorter than a PSB is one. */

@@ -1,0 +1,225 @@
+/* Callchain samples of other events: placing them in a window's trace.
+ *
+ * A sample of an event without aux-action (cycles/period=S,call-graph=fp/)
+ * is an interrupt like the pause: when it comes while trace runs, the trace
+ * stops at its IP (ETM exception with that preferred return address, PT
+ * FUP + TIP.PGD) and starts there again when the kernel returns, and the
+ * sample's stack is the window's branches up to that stop.
+ *
+ * Its perf time says which window it is in, not where: the trace carries
+ * timestamps only now and then.  So it goes to a stretch that stops
+ * asynchronously (not at a syscall, not at the end of the data) exactly at
+ * its IP, in its thread, no earlier than where the previous sample of the
+ * window went, and whose surrounding timestamps admit its time.  It is
+ * placed only when exactly one stop qualifies: another interrupt at the
+ * same address (a timer tick in the same loop) that the timestamps cannot
+ * tell apart leaves it unplaced rather than guessed.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "session.h"
+
+int sy_stack_upto(const struct sy_stretch *v, size_t last, uint32_t depth,
+		  struct sy_br **out, uint32_t *nr)
+{
+	size_t k = last;
+	uint64_t total = v[last].len;
+	uint32_t max, n = 0;
+
+	/* the untraced excursions the run came back from belong to it; a
+	 * discontinuity ends it */
+	while (k > 0 && sy_stretch_joins(&v[k - 1], &v[k]))
+		total += v[--k].len;
+	max = depth ? depth : (uint32_t)(total < UINT32_MAX ? total : UINT32_MAX);
+	*out = NULL;
+	*nr = 0;
+	if (!max)
+		return 0;
+	*out = malloc((size_t)max * sizeof(**out));
+	if (!*out)
+		return -SY_E_NOMEM;
+	for (size_t i = last + 1; i-- > k && n < max;)
+		n += sy_stretch_stack(&v[i], *out + n, max - n);
+	*nr = n;
+	return 0;
+}
+
+/* Samples a queue holds for a window at most: a CPU whose pause event
+ * never fires must not hold the whole recording's samples. */
+#define SY_QS_MAX 65536
+
+int sy_place_add(struct sy_session *s, struct sy_queue *q, uint64_t time,
+		 uint64_t ip, uint64_t period, uint32_t pid, uint32_t tid,
+		 uint64_t *chain, uint32_t nr_chain)
+{
+	struct sy_qsample *m;
+
+	if (q->nr_qs - q->qs_pos >= SY_QS_MAX) {
+		/* the oldest waited longest: no window is coming for it */
+		free(q->qs[q->qs_pos].chain);
+		q->qs_pos++;
+		s->sum.unplaced++;
+		sy_compact(q->qs, &q->qs_pos, &q->nr_qs, sizeof(*q->qs));
+	}
+	if (sy_grow((void **)&q->qs, &q->cap_qs, q->nr_qs, sizeof(*q->qs))) {
+		free(chain);
+		return -SY_E_NOMEM;
+	}
+	m = &q->qs[q->nr_qs++];
+	m->time = time;
+	m->ip = ip;
+	m->period = period;
+	m->pid = pid;
+	m->tid = tid;
+	m->chain = chain;
+	m->nr_chain = nr_chain;
+	return 0;
+}
+
+/* Perf-time bounds of the stop that ends each stretch: after the last
+ * timestamp seen up to it, before the first one taken after a later trace
+ * start (a stand-in timestamp predates its start, so it bounds nothing). */
+struct sy_bounds {
+	uint64_t lo, hi;
+};
+
+static void sy_place_bounds(const struct sy_session *s, const struct sy_win *w,
+			    struct sy_bounds *b)
+{
+	uint64_t lo = 0, hi = UINT64_MAX;
+
+	for (size_t i = 0; i < w->nr_st; i++) {
+		const struct sy_stretch *st = &w->st[i];
+
+		if (st->has_time) {
+			uint64_t t1 = sy_timeconv_to_perf(&s->tc, st->t1);
+
+			if (t1 > lo)
+				lo = t1;
+		}
+		b[i].lo = lo;
+	}
+	for (size_t i = w->nr_st; i-- > 0;) {
+		b[i].hi = hi;
+		const struct sy_stretch *st = &w->st[i];
+
+		if (st->has_time && !st->t0_stand_in) {
+			uint64_t t0 = sy_timeconv_to_perf(&s->tc, st->t0);
+
+			if (t0 < hi)
+				hi = t0;
+		}
+	}
+}
+
+/* The one stretch sample @m interrupted, from @from on, or -1. */
+static long sy_place_find(const struct sy_win *w, const struct sy_bounds *b,
+			  const struct sy_qsample *m, size_t from)
+{
+	long found = -1;
+
+	for (size_t i = from; i < w->nr_st; i++) {
+		const struct sy_stretch *st = &w->st[i];
+
+		if (!(st->flags & SY_SF_STOPPED) || (st->flags & SY_SF_NOTHING) ||
+		    (st->stop_reason != SY_STOP_EXCEPTION &&
+		     st->stop_reason != SY_STOP_DISABLE) ||
+		    st->end_addr != m->ip)
+			continue;
+		if (st->has_ctx && st->ctxid != m->tid && st->ctxid != m->pid)
+			continue;
+		if (m->time < b[i].lo || m->time > b[i].hi)
+			continue;
+		if (found >= 0)
+			return -1; /* ambiguous */
+		found = (long)i;
+	}
+	return found;
+}
+
+void sy_place_free_window(struct sy_win *w)
+{
+	for (uint32_t i = 0; w->inner_mem && i < w->pub.nr_inner; i++) {
+		free(w->inner_mem[i].chain);
+		free(w->inner_mem[i].stack);
+	}
+	free(w->inner_mem);
+	free(w->inner);
+	w->inner_mem = NULL;
+	w->inner = NULL;
+}
+
+int sy_place_window(struct sy_session *s, struct sy_queue *q,
+		    struct sy_win *w)
+{
+	struct sy_bounds *b = NULL;
+	size_t n = 0, from = 0;
+	int err = 0;
+
+	/* a pause that was missed stopped nothing: its samples interrupted
+	 * the trace that the next pause sample's window owns */
+	if (w->ran_through)
+		return 0;
+	while (q->qs_pos + n < q->nr_qs &&
+	       q->qs[q->qs_pos + n].time <= w->pub.pause_time)
+		n++;
+	if (!n)
+		return 0;
+	w->inner = calloc(n, sizeof(*w->inner));
+	w->inner_mem = calloc(n, sizeof(*w->inner_mem));
+	if (w->nr_st)
+		b = malloc(w->nr_st * sizeof(*b));
+	if (!w->inner || !w->inner_mem || (w->nr_st && !b)) {
+		err = -SY_E_NOMEM;
+		goto out;
+	}
+	if (w->nr_st)
+		sy_place_bounds(s, w, b);
+	for (size_t k = 0; k < n; k++) {
+		struct sy_qsample *m = &q->qs[q->qs_pos + k];
+		struct sy_inner_sample *o;
+		struct sy_br *stack;
+		uint32_t nr;
+		long i = w->nr_st ? sy_place_find(w, b, m, from) : -1;
+
+		if (i < 0) {
+			w->pub.unplaced++;
+			continue;
+		}
+		err = sy_stack_upto(w->st, (size_t)i, s->o.depth, &stack, &nr);
+		if (err)
+			goto out;
+		w->inner_mem[w->pub.nr_inner].chain = m->chain;
+		w->inner_mem[w->pub.nr_inner].stack = stack;
+		o = &w->inner[w->pub.nr_inner++];
+		o->time = m->time;
+		o->ip = m->ip;
+		o->period = m->period;
+		o->pid = m->pid;
+		o->tid = m->tid;
+		o->callchain = m->chain;
+		o->nr_callchain = m->nr_chain;
+		o->stack = stack;
+		o->nr_stack = nr;
+		m->chain = NULL;
+		from = (size_t)i;
+	}
+	w->pub.inner = w->inner;
+out:
+	for (size_t k = 0; k < n; k++)
+		free(q->qs[q->qs_pos + k].chain);
+	q->qs_pos += n;
+	sy_compact(q->qs, &q->qs_pos, &q->nr_qs, sizeof(*q->qs));
+	free(b);
+	return err;
+}
+
+void sy_place_drop(struct sy_session *s, struct sy_queue *q)
+{
+	/* after the last pause sample: no window to put them in */
+	s->sum.unplaced += q->nr_qs - q->qs_pos;
+	for (size_t i = q->qs_pos; i < q->nr_qs; i++)
+		free(q->qs[i].chain);
+	q->qs_pos = q->nr_qs = 0;
+}

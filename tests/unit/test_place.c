@@ -1,0 +1,239 @@
+/* Placing callchain samples of other events in a window's trace
+ * (src/synth/place.c).  Each case builds a window's stretches from decoder
+ * items by hand; the expected placement follows from the rules at the top
+ * of place.c: an asynchronous stop at the sample's IP, in its thread, after
+ * the previous sample's, admitted by the timestamps, and only one such
+ * stop.  The generated fixtures check the same against ground truth
+ * (test_convert_fixtures); these cases cover what they do not reach. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../src/synth/session.h"
+
+struct fx {
+	struct sy_session s;
+	struct sy_queue q;
+	struct sy_win w;
+	struct sy_stretcher st;
+};
+
+static void fx_init(struct fx *f, uint32_t depth)
+{
+	memset(f, 0, sizeof(*f));
+	f->s.o.depth = depth;	/* s.tc invalid: trace time = perf time */
+	sy_stretcher_init(&f->st, depth);
+}
+
+static void fx_fini(struct fx *f)
+{
+	sy_place_free_window(&f->w);
+	sy_stretch_free_all(f->w.st, f->w.nr_st);
+	sy_place_drop(&f->s, &f->q);
+	free(f->q.qs);
+	sy_stretcher_fini(&f->st);
+}
+
+static void it(struct fx *f, int kind, uint64_t from, uint64_t to,
+	       uint32_t code, uint64_t time)
+{
+	struct sy_dec_item i;
+
+	memset(&i, 0, sizeof(i));
+	i.kind = (uint8_t)kind;
+	i.from = from;
+	i.to = to;
+	i.code = code;
+	i.time = time;
+	i.ninsn = 1;
+	i.br = SY_BR_COND;
+	cr_assert_eq(sy_stretcher_push(&f->st, &i), 0);
+}
+
+/* A run from @start with branches @a -> @a + 0x100, @a + 0x10 -> ...,
+ * stopped by @reason at @stop. */
+static void run(struct fx *f, uint64_t start, uint64_t a, int nbr,
+		uint32_t reason, uint64_t stop)
+{
+	it(f, SY_DEC_START, 0, start, 0, 0);
+	for (int k = 0; k < nbr; k++)
+		it(f, SY_DEC_BRANCH, a + (uint64_t)k * 0x10,
+		   a + 0x100 + (uint64_t)k * 0x10, 0, 0);
+	it(f, SY_DEC_STOP, 0, stop, reason, 0);
+}
+
+static void close_window(struct fx *f, uint64_t pause_time)
+{
+	cr_assert_eq(sy_stretcher_finish(&f->st), 0);
+	f->w.st = sy_stretcher_take(&f->st, &f->w.nr_st);
+	f->w.pub.pause_time = pause_time;
+	f->w.pub.has_pause = 1;
+}
+
+static void sample(struct fx *f, uint64_t time, uint64_t ip, uint32_t tid)
+{
+	uint64_t *chain = malloc(2 * sizeof(*chain));
+
+	chain[0] = ip;
+	chain[1] = 0x4444;
+	cr_assert_eq(sy_place_add(&f->s, &f->q, time, ip, 100, tid, tid, chain,
+				  2),
+		     0);
+}
+
+Test(place, sample_gets_the_branches_up_to_its_interrupt)
+{
+	struct fx f;
+
+	fx_init(&f, 0);
+	/* an interrupt at 0x2000 splits the window's control flow, which
+	 * goes on there: the sample takes the first part only */
+	run(&f, 0x1000, 0x1000, 3, SY_STOP_EXCEPTION, 0x2000);
+	run(&f, 0x2000, 0x3000, 2, SY_STOP_EXCEPTION, 0x5000);
+	close_window(&f, 1000);
+	sample(&f, 500, 0x2000, 7);
+	cr_assert_eq(sy_place_window(&f.s, &f.q, &f.w), 0);
+	cr_assert_eq(f.w.pub.nr_inner, 1);
+	cr_assert_eq(f.w.pub.unplaced, 0);
+	const struct sy_inner_sample *in = &f.w.pub.inner[0];
+	cr_assert_eq(in->nr_stack, 3);
+	cr_assert_eq(in->stack[0].from, 0x1020); /* newest first */
+	cr_assert_eq(in->stack[2].from, 0x1000);
+	cr_assert_eq(in->nr_callchain, 2);
+	cr_assert_eq(in->callchain[1], 0x4444);
+	fx_fini(&f);
+}
+
+Test(place, later_sample_gets_the_joined_run)
+{
+	struct fx f;
+
+	fx_init(&f, 4);
+	run(&f, 0x1000, 0x1000, 3, SY_STOP_EXCEPTION, 0x2000);
+	run(&f, 0x2000, 0x3000, 2, SY_STOP_EXCEPTION, 0x2500);
+	run(&f, 0x2500, 0x6000, 1, SY_STOP_EXCEPTION, 0x5000);
+	close_window(&f, 1000);
+	sample(&f, 600, 0x2500, 7);
+	cr_assert_eq(sy_place_window(&f.s, &f.q, &f.w), 0);
+	cr_assert_eq(f.w.pub.nr_inner, 1);
+	/* depth 4: the run 0x1000 -> 0x2000 -> 0x2500 joins, newest 4 */
+	cr_assert_eq(f.w.pub.inner[0].nr_stack, 4);
+	cr_assert_eq(f.w.pub.inner[0].stack[0].from, 0x3010);
+	cr_assert_eq(f.w.pub.inner[0].stack[3].from, 0x1010);
+	fx_fini(&f);
+}
+
+Test(place, two_interrupts_at_one_address_leave_it_unplaced)
+{
+	struct fx f;
+
+	fx_init(&f, 0);
+	/* a loop interrupted twice at 0x2000 and no timestamp to tell
+	 * the two apart: guessing could give the wrong stack */
+	run(&f, 0x1000, 0x1000, 3, SY_STOP_EXCEPTION, 0x2000);
+	run(&f, 0x2000, 0x3000, 2, SY_STOP_EXCEPTION, 0x2000);
+	run(&f, 0x2000, 0x3000, 2, SY_STOP_EXCEPTION, 0x5000);
+	close_window(&f, 1000);
+	sample(&f, 500, 0x2000, 7);
+	cr_assert_eq(sy_place_window(&f.s, &f.q, &f.w), 0);
+	cr_assert_eq(f.w.pub.nr_inner, 0);
+	cr_assert_eq(f.w.pub.unplaced, 1);
+	fx_fini(&f);
+}
+
+Test(place, timestamps_tell_two_interrupts_apart)
+{
+	struct fx f;
+
+	fx_init(&f, 0);
+	it(&f, SY_DEC_START, 0, 0x1000, 0, 0);
+	it(&f, SY_DEC_TIME, 0, 0, 0, 100);
+	it(&f, SY_DEC_BRANCH, 0x1000, 0x1100, 0, 0);
+	it(&f, SY_DEC_STOP, 0, 0x2000, SY_STOP_EXCEPTION, 0);
+	it(&f, SY_DEC_START, 0, 0x2000, 0, 0);
+	it(&f, SY_DEC_TIME, 0, 0, 0, 300);
+	it(&f, SY_DEC_BRANCH, 0x2000, 0x2100, 0, 0);
+	it(&f, SY_DEC_BRANCH, 0x2100, 0x2200, 0, 0);
+	it(&f, SY_DEC_STOP, 0, 0x2000, SY_STOP_EXCEPTION, 0);
+	it(&f, SY_DEC_START, 0, 0x2000, 0, 0);
+	it(&f, SY_DEC_TIME, 0, 0, 0, 500);
+	it(&f, SY_DEC_STOP, 0, 0x5000, SY_STOP_EXCEPTION, 0);
+	close_window(&f, 1000);
+	/* before the restart stamped 300: the first stop; after it, the
+	 * second */
+	sample(&f, 200, 0x2000, 7);
+	sample(&f, 400, 0x2000, 7);
+	cr_assert_eq(sy_place_window(&f.s, &f.q, &f.w), 0);
+	cr_assert_eq(f.w.pub.nr_inner, 2);
+	cr_assert_eq(f.w.pub.inner[0].nr_stack, 1);
+	cr_assert_eq(f.w.pub.inner[1].nr_stack, 3);
+	cr_assert_eq(f.w.pub.inner[1].stack[0].from, 0x2100);
+	fx_fini(&f);
+}
+
+Test(place, syscall_stops_and_other_threads_do_not_count)
+{
+	struct fx f;
+
+	fx_init(&f, 0);
+	/* the syscall returns to 0x2000 as well, and another thread is
+	 * interrupted at 0x3000: neither is where a sample of thread 7
+	 * at those addresses interrupted the trace */
+	run(&f, 0x1000, 0x1000, 1, SY_STOP_SYSCALL, 0x2000);
+	run(&f, 0x2000, 0x1800, 1, SY_STOP_EXCEPTION, 0x2000);
+	it(&f, SY_DEC_CONTEXT, 0, 0, 9, 0);
+	run(&f, 0x2000, 0x2800, 1, SY_STOP_EXCEPTION, 0x3000);
+	close_window(&f, 1000);
+	sample(&f, 500, 0x2000, 7);
+	sample(&f, 600, 0x3000, 7);
+	cr_assert_eq(sy_place_window(&f.s, &f.q, &f.w), 0);
+	cr_assert_eq(f.w.pub.nr_inner, 1);
+	cr_assert_eq(f.w.pub.unplaced, 1);
+	cr_assert_eq(f.w.pub.inner[0].ip, 0x2000);
+	/* the syscall is an untraced excursion: the run joins across it */
+	cr_assert_eq(f.w.pub.inner[0].nr_stack, 2);
+	fx_fini(&f);
+}
+
+Test(place, samples_wait_for_the_window_that_owns_the_trace)
+{
+	struct fx f;
+	struct sy_win w2;
+
+	fx_init(&f, 0);
+	run(&f, 0x1000, 0x1000, 2, SY_STOP_EXCEPTION, 0x2000);
+	run(&f, 0x2000, 0x3000, 2, SY_STOP_EXCEPTION, 0x5000);
+	close_window(&f, 2000);
+	sample(&f, 500, 0x2000, 7);
+	sample(&f, 3000, 0x2000, 7); /* after the pause: not this window's */
+	/* a pause sample at 800 whose pause was missed: trace ran through
+	 * it, and the sample before it belongs to the window at 2000 */
+	memset(&w2, 0, sizeof(w2));
+	w2.ran_through = 1;
+	w2.pub.pause_time = 800;
+	cr_assert_eq(sy_place_window(&f.s, &f.q, &w2), 0);
+	cr_assert_eq(w2.pub.nr_inner + w2.pub.unplaced, 0);
+	cr_assert_eq(sy_place_window(&f.s, &f.q, &f.w), 0);
+	cr_assert_eq(f.w.pub.nr_inner, 1);
+	cr_assert_eq(f.w.pub.inner[0].time, 500);
+	/* the one after the last pause sample is counted, not placed */
+	sy_place_drop(&f.s, &f.q);
+	cr_assert_eq(f.s.sum.unplaced, 1);
+	fx_fini(&f);
+}
+
+Test(place, a_queue_without_pause_samples_holds_a_bounded_number)
+{
+	struct fx f;
+
+	fx_init(&f, 0);
+	for (uint64_t i = 0; i < 70000; i++)
+		sample(&f, i, 0x2000, 7);
+	/* the oldest are given up and counted */
+	cr_assert_eq(f.q.nr_qs - f.q.qs_pos, 65536);
+	cr_assert_eq(f.s.sum.unplaced, 70000 - 65536);
+	cr_assert_eq(f.q.qs[f.q.qs_pos].time, 70000 - 65536);
+	sy_place_drop(&f.s, &f.q);
+	cr_assert_eq(f.s.sum.unplaced, 70000);
+	fx_fini(&f);
+}
