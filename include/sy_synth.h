@@ -96,7 +96,7 @@ struct sy_window {
 	uint64_t index;		/* 0, 1, 2... in output order */
 	enum sy_status status;
 	char reason[160];	/* why, when not ok */
-	uint32_t cpu;		/* (uint32_t)-1 in per-thread mode */
+	uint32_t cpu;		/* per-thread recordings: the pause sample's */
 	uint32_t pid, tid;
 	const char *comm;	/* the process's comm, or NULL */
 	/* samples that open and close the window (0 when absent) */

@@ -363,6 +363,12 @@ static void sy_job_run(void *ctx, struct sy_work *work)
 	err = sy_decoder_reset(d, j->chunks, j->nr_chunks, j->report_from);
 	if (!err) {
 		while ((err = sy_decoder_next(d, &it)) == 0) {
+			/* a piece decodes through the PSB+ that starts the
+			 * next one (units.c): a timestamp in it while trace
+			 * is off dates the next piece's first stretch */
+			if (j->ext_from && it.kind == SY_DEC_TIME &&
+			    it.offset >= j->ext_from && !c->st.open)
+				continue;
 			if (c->s->o.items)
 				sy_items_print(c->s->o.items, &it);
 			if ((err = sy_stretcher_push(&c->st, &it)))
@@ -718,7 +724,8 @@ static int sy_on_sample(struct sy_session *s, const struct sy_record *rec)
 	if (!w)
 		return -SY_E_NOMEM;
 	w->q = q;
-	w->pub.cpu = q->cpu;
+	/* per thread: where the thread was when it paused */
+	w->pub.cpu = s->sum.per_thread ? sm.cpu : q->cpu;
 	w->pub.has_pause = 1;
 	w->pub.pause_time = sm.time;
 	w->pub.pause_ip = sm.ip;
@@ -844,8 +851,12 @@ static int sy_on_record(struct sy_session *s, const struct sy_record *rec)
 		    sy_learn_thread(s, ev.u.sw.next_prev_pid,
 				    ev.u.sw.next_prev_tid))
 			return -SY_E_NOMEM;
-		q = sy_queue_get(s, s->sum.per_thread ? ev.sid.tid : ev.sid.cpu,
-				 0);
+		/* per thread, a queue holds its thread's own trace: being
+		 * scheduled out and in (maybe on another CPU) is an untraced
+		 * excursion like an interrupt, not another thread inside */
+		if (s->sum.per_thread)
+			return 0;
+		q = sy_queue_get(s, ev.sid.cpu, 0);
 		return q ? sy_match_event(q, SY_QEV_SWITCH, ev.sid.time, 0) : 0;
 	case SY_REC_LOST:
 	case SY_REC_LOST_SAMPLES:

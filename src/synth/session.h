@@ -181,6 +181,8 @@ struct sy_job {
 	int first, final;	/* the piece's first / last slice */
 	uint64_t limit;		/* stop after the item at this offset */
 	uint64_t aux_lo;	/* AUX offset of the chunks' first byte */
+	uint64_t ext_from;	/* PT piece: where the next piece's PSB+
+				 * starts (0: not decoded past its end) */
 	struct sy_dec_chunk *chunks;
 	size_t nr_chunks;
 	uint64_t report_from;

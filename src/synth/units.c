@@ -157,6 +157,8 @@ static int sy_submit_piece(struct sy_session *s, struct sy_queue *q)
 	if (!j)
 		return -SY_E_NOMEM;
 	j->bytes = p->hi - p->lo;
+	if (p->dec_hi > p->hi)
+		j->ext_from = p->hi - p->lo;
 	j->t_lo = p->t_lo;
 	j->final = 1;
 	q->next_piece++;

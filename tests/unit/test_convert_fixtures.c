@@ -572,6 +572,7 @@ Test(convert_fixtures, llvm_profgen_builds_the_truths_profile, .timeout = 600)
 		"etm4-etr-pac",	   "ete-trbe-basic", "ete-trbe-smp",
 		"pt-basic",	   "pt-smp",	     "pt-missed",
 		"etm4-etr-samples", "ete-trbe-samples", "pt-samples",
+		"pt-thread",	   "etm4-etr-thread",
 	};
 	const char *dir;
 	size_t hybrid = 0;
