@@ -187,6 +187,10 @@ int sy_units_kick(struct sy_session *s, struct sy_queue *q)
 		const struct sy_auxrec *r = &q->recs[q->walked - 2];
 
 		limit = r->aux_off + r->size;
+		/* a damaged record may claim bytes far past the piece:
+		 * slices never go beyond it, or they would never end */
+		if (limit > p->hi || limit < r->aux_off)
+			limit = p->hi;
 		if (limit <= p->lo + st->sent ||
 		    limit - p->lo - st->sent < sy_unit_bytes(s))
 			return 0;
