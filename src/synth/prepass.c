@@ -523,6 +523,13 @@ int sy_prepass(struct sy_session *s)
 			q->raw = 1;
 		if (!aux[i].r.size)
 			continue; /* flags only (truncation seen later) */
+		if (aux[i].r.aux_off + aux[i].r.size < aux[i].r.aux_off) {
+			sy_session_warn(s, -SY_E_BAD_RECORD, aux[i].r.rec_off,
+					"AUX record: offset %#" PRIx64 " + size "
+					"%#" PRIx64 " wraps around; ignored",
+					aux[i].r.aux_off, aux[i].r.size);
+			continue;
+		}
 		if (sy_grow((void **)&q->recs, &q->cap_recs, q->nr_recs,
 			    sizeof(*q->recs))) {
 			err = -SY_E_NOMEM;

@@ -7,9 +7,10 @@
 n=0
 for f in tests/fuzz/regress/*.data; do
 	[ -e "$f" ] || fail "no regression inputs"
-	for cmd in convert windows dump; do
+	for cmd in convert lbr windows dump; do
 		case $cmd in
 		convert) set -- convert -q --symfs . -o "$T/out.ps" "$f" ;;
+		lbr) set -- convert -q --format lbr --symfs . -o "$T/out.ps" "$f" ;;
 		windows) set -- windows --symfs . "$f" ;;
 		dump) set -- dump "$f" ;;
 		esac
