@@ -20,31 +20,6 @@
 
 #include "session.h"
 
-int sy_stack_upto(const struct sy_stretch *v, size_t last, uint32_t depth,
-		  struct sy_br **out, uint32_t *nr)
-{
-	size_t k = last;
-	uint64_t total = v[last].len;
-	uint32_t max, n = 0;
-
-	/* the untraced excursions the run came back from belong to it; a
-	 * discontinuity ends it */
-	while (k > 0 && sy_stretch_joins(&v[k - 1], &v[k]))
-		total += v[--k].len;
-	max = depth ? depth : (uint32_t)(total < UINT32_MAX ? total : UINT32_MAX);
-	*out = NULL;
-	*nr = 0;
-	if (!max)
-		return 0;
-	*out = malloc((size_t)max * sizeof(**out));
-	if (!*out)
-		return -SY_E_NOMEM;
-	for (size_t i = last + 1; i-- > k && n < max;)
-		n += sy_stretch_stack(&v[i], *out + n, max - n);
-	*nr = n;
-	return 0;
-}
-
 /* Samples a queue holds for a window at most: a CPU whose pause event
  * never fires must not hold the whole recording's samples. */
 #define SY_QS_MAX 65536
@@ -187,7 +162,7 @@ int sy_place_window(struct sy_session *s, struct sy_queue *q,
 			w->pub.unplaced++;
 			continue;
 		}
-		err = sy_stack_upto(w->st, (size_t)i, s->o.depth, &stack, &nr);
+		err = sy_stretch_stack_upto(w->st, (size_t)i, s->o.depth, &stack, &nr);
 		if (err)
 			goto out;
 		w->inner_mem[w->pub.nr_inner].chain = m->chain;

@@ -312,10 +312,6 @@ int sy_place_window(struct sy_session *s, struct sy_queue *q,
 		    struct sy_win *w);
 void sy_place_drop(struct sy_session *s, struct sy_queue *q);
 void sy_place_free_window(struct sy_win *w);
-/* The newest branches of the joined run of stretches ending at
- * @v[@last], at most @depth (0: all), newest first, in a new array. */
-int sy_stack_upto(const struct sy_stretch *v, size_t last, uint32_t depth,
-		  struct sy_br **out, uint32_t *nr);
 
 /* match.c: trace to pause samples. */
 int sy_match_resume(struct sy_queue *q, uint64_t time, uint64_t ip,

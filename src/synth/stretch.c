@@ -275,3 +275,28 @@ int sy_stretch_joins(const struct sy_stretch *prev,
 	       (!prev->has_ctx || !next->has_ctx ||
 		prev->ctxid == next->ctxid);
 }
+
+int sy_stretch_stack_upto(const struct sy_stretch *v, size_t last,
+			  uint32_t depth, struct sy_br **out, uint32_t *nr)
+{
+	size_t k = last;
+	uint64_t total = v[last].len;
+	uint32_t max, n = 0;
+
+	/* the untraced excursions the run came back from belong to it; a
+	 * discontinuity ends it */
+	while (k > 0 && sy_stretch_joins(&v[k - 1], &v[k]))
+		total += v[--k].len;
+	max = depth ? depth : (uint32_t)(total < UINT32_MAX ? total : UINT32_MAX);
+	*out = NULL;
+	*nr = 0;
+	if (!max)
+		return 0;
+	*out = malloc((size_t)max * sizeof(**out));
+	if (!*out)
+		return -SY_E_NOMEM;
+	for (size_t i = last + 1; i-- > k && n < max;)
+		n += sy_stretch_stack(&v[i], *out + n, max - n);
+	*nr = n;
+	return 0;
+}

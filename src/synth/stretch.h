@@ -63,6 +63,12 @@ int sy_stretch_joins(const struct sy_stretch *prev,
 uint32_t sy_stretch_stack(const struct sy_stretch *s, struct sy_br *out,
 			  uint32_t max);
 
+/* The newest branches of the run of joined stretches ending at @v[@last]
+ * (a window's stack, or a placed sample's), at most @depth (0: all),
+ * newest first, in a new array *@out.  Returns 0 or -SY_E_NOMEM. */
+int sy_stretch_stack_upto(const struct sy_stretch *v, size_t last,
+			  uint32_t depth, struct sy_br **out, uint32_t *nr);
+
 struct sy_stretcher {
 	uint32_t depth;		/* 0: keep every branch */
 	struct sy_stretch *v;	/* closed stretches */

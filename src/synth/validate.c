@@ -150,8 +150,8 @@ void sy_validate(struct sy_session *s, struct sy_win *w)
 	 * left); never across a discontinuity */
 	p->nr_stack = 0;
 	if (last && !(w->st[w->nr_st - 1].flags & SY_SF_NOTHING) &&
-	    !sy_stack_upto(w->st, w->nr_st - 1, s->o.depth, &w->stack,
-			   &p->nr_stack))
+	    !sy_stretch_stack_upto(w->st, w->nr_st - 1, s->o.depth,
+				   &w->stack, &p->nr_stack))
 		p->stack = w->stack;
 
 	if (!w->nr_st && !p->decode_errors) {
