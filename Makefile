@@ -40,7 +40,7 @@ ALL_CFLAGS = $(CSTD) $(OPT) $(WARN) $(SAN) $(PKG_CFLAGS) $(CFLAGS)
 LIBS = $(OPENCSD_C_API_LIBS) $(PKG_LIBS) $(LIBIPT_LIBS) -lpthread -lm
 ALL_LDFLAGS = $(SAN) $(LDFLAGS)
 
-LIB_SRCS := $(sort $(wildcard src/io/*.c src/decode/*.c src/synth/*.c))
+LIB_SRCS := $(sort $(wildcard src/base/*.c src/io/*.c src/decode/*.c src/synth/*.c))
 CLI_SRCS := $(sort $(wildcard src/*.c))
 TESTLIB_SRCS := $(sort $(wildcard tests/lib/*.c))
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))

@@ -3,7 +3,7 @@
 #ifndef SY_PERF_INTERNAL_H
 #define SY_PERF_INTERNAL_H
 
-#include "arena.h"
+#include "sy_arena.h"
 #include "sy_perf.h"
 
 /* One EVENT_DESC entry: names an attr by its first id. */

@@ -1,115 +1,100 @@
-/* Which trace belongs to which pause sample.
- *
- * The kernel may drop a pause or a resume that coincides with another (in
- * NMI context), so the samples alone do not say when trace ran.  The trace
- * does: each stretch carries its own timestamps and its end address.  So a
- * pause sample P owns the stretches that end after the previous pause
- * sample of its queue and no later than P (the pause stops the trace before
- * P is written).  Its window starts at the resume sample, among those not
- * yet used, whose IP the first stretch starts at (the resume takes effect
- * after its sample is written): a missed pause or resume then costs only
- * the samples it really affects.
- *
- * A pause sample that owns no stretch was taken while trace was paused
- * (status paused), unless a stretch runs across its time: then its pause
- * was missed and the trace kept running (end-mismatch).  That is known only
- * once the next stretch of the queue is, so pause samples wait for it; the
- * output order does not change, only when windows are handed out.
- */
+#include "match.h"
+
 #include <stdlib.h>
 #include <string.h>
 
-#include "session.h"
+#include "sy_vec.h"
 
-void sy_match_free(struct sy_queue *q)
+void sy_matcher_init(struct sy_matcher *m, size_t *held)
 {
-	for (size_t i = q->ms_pos; i < q->nr_ms; i++)
-		free(q->ms[i].st.ring);
-	free(q->ms);
-	free(q->pend);
-	free(q->res);
-	free(q->ev);
-	for (size_t i = q->qs_pos; i < q->nr_qs; i++)
-		free(q->qs[i].chain);
-	free(q->qs);
-	q->qs = NULL;
-	q->ms = NULL;
-	q->pend = NULL;
-	q->res = NULL;
-	q->ev = NULL;
+	memset(m, 0, sizeof(*m));
+	m->held = held;
 }
 
-int sy_match_resume(struct sy_queue *q, uint64_t time, uint64_t ip,
-		    uint32_t tid, uint64_t seq)
+void sy_matcher_fini(struct sy_matcher *m)
 {
-	if (sy_grow((void **)&q->res, &q->cap_res, q->nr_res, sizeof(*q->res)))
+	for (size_t i = m->ms_pos; i < m->nr_ms; i++)
+		free(m->ms[i].st.ring);
+	free(m->ms);
+	free(m->pend);
+	free(m->res);
+	free(m->ev);
+	sy_matcher_init(m, m->held);
+}
+
+int sy_matcher_resume(struct sy_matcher *m, uint64_t time, uint64_t ip,
+		      uint32_t tid, uint64_t seq)
+{
+	if (sy_grow((void **)&m->res, &m->cap_res, m->nr_res, sizeof(*m->res)))
 		return -SY_E_NOMEM;
-	q->res[q->nr_res].time = time;
-	q->res[q->nr_res].ip = ip;
-	q->res[q->nr_res].tid = tid;
-	q->res[q->nr_res].seq = seq;
-	q->nr_res++;
+	m->res[m->nr_res].time = time;
+	m->res[m->nr_res].ip = ip;
+	m->res[m->nr_res].tid = tid;
+	m->res[m->nr_res].seq = seq;
+	m->nr_res++;
 	return 0;
 }
 
-int sy_match_event(struct sy_queue *q, int kind, uint64_t time,
-		   uint64_t flags)
+int sy_matcher_event(struct sy_matcher *m, enum sy_qev_kind kind,
+		     uint64_t time, uint64_t flags)
 {
-	if (sy_grow((void **)&q->ev, &q->cap_ev, q->nr_ev, sizeof(*q->ev)))
+	if (sy_grow((void **)&m->ev, &m->cap_ev, m->nr_ev, sizeof(*m->ev)))
 		return -SY_E_NOMEM;
-	q->ev[q->nr_ev].kind = kind;
-	q->ev[q->nr_ev].time = time;
-	q->ev[q->nr_ev].flags = flags;
-	q->nr_ev++;
+	m->ev[m->nr_ev].kind = kind;
+	m->ev[m->nr_ev].time = time;
+	m->ev[m->nr_ev].flags = flags;
+	m->nr_ev++;
 	return 0;
 }
 
-int sy_match_pause(struct sy_queue *q, struct sy_win *w)
+int sy_matcher_pause(struct sy_matcher *m, struct sy_win *w)
 {
-	if (sy_grow((void **)&q->pend, &q->cap_pend, q->nr_pend,
-		    sizeof(*q->pend)))
+	if (sy_grow((void **)&m->pend, &m->cap_pend, m->nr_pend,
+		    sizeof(*m->pend)))
 		return -SY_E_NOMEM;
-	w->span_lo = q->has_last_pause ? q->last_pause_time : 0;
-	w->has_span_lo = q->has_last_pause;
-	q->last_pause_time = w->pub.pause_time;
-	q->has_last_pause = 1;
-	q->pend[q->nr_pend++] = w;
+	w->span_lo = m->has_last_pause ? m->last_pause_time : 0;
+	w->has_span_lo = m->has_last_pause;
+	m->last_pause_time = w->pub.pause_time;
+	m->has_last_pause = 1;
+	m->pend[m->nr_pend++] = w;
 	return 0;
 }
 
-int sy_match_stretches(struct sy_session *s, struct sy_queue *q,
-		       struct sy_stretch *v, size_t n, int has_aux_time,
-		       uint64_t aux_time, uint64_t t_lo)
+int sy_matcher_stretches(struct sy_matcher *m,
+			 const struct sy_synth_config *cfg,
+			 struct sy_stretch *v, size_t n, int has_aux_time,
+			 uint64_t aux_time, uint64_t t_lo)
 {
 	for (size_t i = 0; i < n; i++) {
-		struct sy_mstretch *m;
+		struct sy_mstretch *ms;
 
-		if (sy_grow((void **)&q->ms, &q->cap_ms, q->nr_ms,
-			    sizeof(*q->ms)))
+		if (sy_grow((void **)&m->ms, &m->cap_ms, m->nr_ms,
+			    sizeof(*m->ms)))
 			return -SY_E_NOMEM;
-		m = &q->ms[q->nr_ms++];
-		s->nr_held++;
-		m->st = v[i];
+		ms = &m->ms[m->nr_ms++];
+		(*m->held)++;
+		ms->st = v[i];
 		v[i].ring = NULL;
-		if (m->st.has_time) {
-			m->timed = 1;
-			m->pt0 = sy_timeconv_to_perf(&s->tc, m->st.t0_stand_in ?
-							     m->st.t1 :
-							     m->st.t0);
-			m->pt1 = sy_timeconv_to_perf(&s->tc, m->st.t1);
+		if (ms->st.has_time) {
+			ms->timed = 1;
+			ms->pt0 = sy_timeconv_to_perf(&cfg->tc,
+						      ms->st.t0_stand_in ?
+							      ms->st.t1 :
+							      ms->st.t0);
+			ms->pt1 = sy_timeconv_to_perf(&cfg->tc, ms->st.t1);
 		} else if (has_aux_time) {
 			/* timeless ETR: the AUX record written at the pause
 			 * dates the whole group */
-			m->timed = 1;
-			m->pt0 = m->pt1 = aux_time;
-		} else if (m->st.flags & SY_SF_NOTHING) {
+			ms->timed = 1;
+			ms->pt0 = ms->pt1 = aux_time;
+		} else if (ms->st.flags & SY_SF_NOTHING) {
 			/* undecodable bytes before any timestamp: just after
 			 * the data the unit follows */
-			m->timed = 1;
-			m->pt0 = m->pt1 = t_lo + 1;
+			ms->timed = 1;
+			ms->pt0 = ms->pt1 = t_lo + 1;
 		} else {
-			m->timed = 0;
-			m->pt0 = m->pt1 = 0;
+			ms->timed = 0;
+			ms->pt0 = ms->pt1 = 0;
 		}
 	}
 	return 0;
@@ -120,30 +105,30 @@ int sy_match_stretches(struct sy_session *s, struct sy_queue *q,
  * newest.  Without trace to pin it (@have_addr 0), the first since the
  * previous pause (the kernel ignores the later ones: trace already runs)
  * and strictly between the two pauses.  Earlier ones are used up with it. */
-static void sy_pick_resume(struct sy_queue *q, struct sy_win *w,
+static void sy_pick_resume(struct sy_matcher *m, struct sy_win *w,
 			   uint64_t t_start, uint64_t addr, int have_addr)
 {
 	size_t best = SIZE_MAX, fallback = SIZE_MAX;
 
-	for (size_t i = q->res_pos; i < q->nr_res; i++) {
-		if (q->res[i].time > t_start)
+	for (size_t i = m->res_pos; i < m->nr_res; i++) {
+		if (m->res[i].time > t_start)
 			break;
 		/* the trace starting at its IP proves a resume took effect,
 		 * even one before a pause sample whose pause was missed; not
 		 * one before a pause that stopped the trace (a resume on
 		 * running trace at the same instruction of a loop) */
-		if (have_addr && q->res[i].ip == addr &&
-		    (!q->has_res_lo || q->res[i].time > q->res_lo ||
-		     (q->res[i].time == q->res_lo &&
-		      q->res[i].seq > q->res_lo_seq)))
+		if (have_addr && m->res[i].ip == addr &&
+		    (!m->has_res_lo || m->res[i].time > m->res_lo ||
+		     (m->res[i].time == m->res_lo &&
+		      m->res[i].seq > m->res_lo_seq)))
 			best = i;
 		if (!have_addr) {
 			/* a resume tied with a pause may be either side's */
-			if (!w->has_span_lo || q->res[i].time > w->span_lo) {
+			if (!w->has_span_lo || m->res[i].time > w->span_lo) {
 				fallback = i;
 				break;
 			}
-		} else if (!w->has_span_lo || q->res[i].time >= w->span_lo) {
+		} else if (!w->has_span_lo || m->res[i].time >= w->span_lo) {
 			fallback = i;
 		}
 	}
@@ -152,20 +137,20 @@ static void sy_pick_resume(struct sy_queue *q, struct sy_win *w,
 	if (best == SIZE_MAX)
 		return;
 	w->pub.has_resume = 1;
-	w->pub.resume_time = q->res[best].time;
-	w->pub.resume_ip = q->res[best].ip;
-	w->resume_tid = q->res[best].tid;
-	q->res_pos = best + 1;
+	w->pub.resume_time = m->res[best].time;
+	w->pub.resume_ip = m->res[best].ip;
+	w->resume_tid = m->res[best].tid;
+	m->res_pos = best + 1;
 }
 
 /* AUX flags, context switches and lost data inside (lo, hi].  Lost data is
  * a range: a chunk missing from the file covers every window since the
  * previous AUX record (flags holds that record's time). */
-static void sy_span_events(struct sy_queue *q, struct sy_win *w, uint64_t lo,
-			   uint64_t hi)
+static void sy_span_events(struct sy_matcher *m, struct sy_win *w,
+			   uint64_t lo, uint64_t hi)
 {
-	for (size_t i = q->ev_pos; i < q->nr_ev; i++) {
-		const struct sy_qevent *e = &q->ev[i];
+	for (size_t i = m->ev_pos; i < m->nr_ev; i++) {
+		const struct sy_qevent *e = &m->ev[i];
 
 		if (e->kind == SY_QEV_LOST_RANGE ? e->flags >= hi :
 						    e->time > hi)
@@ -187,63 +172,64 @@ static void sy_span_events(struct sy_queue *q, struct sy_win *w, uint64_t lo,
 	}
 }
 
-static void sy_drop_events(struct sy_queue *q, uint64_t upto)
+static void sy_drop_events(struct sy_matcher *m, uint64_t upto)
 {
-	while (q->ev_pos < q->nr_ev && q->ev[q->ev_pos].time <= upto)
-		q->ev_pos++;
-	sy_compact(q->ev, &q->ev_pos, &q->nr_ev, sizeof(*q->ev));
+	while (m->ev_pos < m->nr_ev && m->ev[m->ev_pos].time <= upto)
+		m->ev_pos++;
+	sy_compact(m->ev, &m->ev_pos, &m->nr_ev, sizeof(*m->ev));
 }
 
-static int sy_give(struct sy_session *s, struct sy_win *w, struct sy_queue *q,
-		   size_t a, size_t b)
+static int sy_give(struct sy_matcher *m, struct sy_win *w, size_t a, size_t b)
 {
 	if (b <= a)
 		return 0;
-	s->nr_held -= b - a;
+	*m->held -= b - a;
 	w->st = malloc((b - a) * sizeof(*w->st));
 	if (!w->st)
 		return -SY_E_NOMEM;
 	for (size_t i = a; i < b; i++) {
-		w->st[i - a] = q->ms[i].st;
-		q->ms[i].st.ring = NULL;
+		w->st[i - a] = m->ms[i].st;
+		m->ms[i].st.ring = NULL;
 	}
 	w->nr_st = b - a;
 	return 0;
 }
 
-static int sy_pinned_ip(const struct sy_mstretch *m, uint64_t ip)
+static int sy_pinned_ip(const struct sy_mstretch *ms, uint64_t ip)
 {
-	return (m->st.flags & SY_SF_STOPPED) && m->st.end_addr == ip;
+	return (ms->st.flags & SY_SF_STOPPED) && ms->st.end_addr == ip;
 }
 
 /* Timestamps tie when a pause and a resume overflow at the same cycle: then
  * the order of the samples in the file says whether the stretch began before
  * pause sample @w (its resume came first) or after it. */
-static int sy_starts_after(const struct sy_queue *q, const struct sy_mstretch *m,
-			   const struct sy_win *w)
+static int sy_starts_after(const struct sy_matcher *m,
+			   const struct sy_mstretch *ms, const struct sy_win *w)
 {
-	if (m->pt0 != w->pub.pause_time)
-		return m->pt0 > w->pub.pause_time;
-	for (size_t i = q->res_pos; i < q->nr_res && q->res[i].time <= m->pt0;
+	if (ms->pt0 != w->pub.pause_time)
+		return ms->pt0 > w->pub.pause_time;
+	for (size_t i = m->res_pos; i < m->nr_res && m->res[i].time <= ms->pt0;
 	     i++)
-		if (q->res[i].time == m->pt0 && q->res[i].ip == m->st.start_addr)
-			return q->res[i].seq > w->seq;
+		if (m->res[i].time == ms->pt0 &&
+		    m->res[i].ip == ms->st.start_addr)
+			return m->res[i].seq > w->seq;
 	return 0;
 }
 
 /* Whether a pause sample after the current one is known to stop stretch
- * @m (its time is past what @m saw and the trace stops at its IP): 1 yes,
+ * @ms (its time is past what @ms saw and the trace stops at its IP): 1 yes,
  * 0 no, -1 not known yet. */
-static int sy_later_owner(const struct sy_queue *q, const struct sy_mstretch *m,
-			  int final)
+static int sy_later_owner(const struct sy_matcher *m,
+			  const struct sy_mstretch *ms, int final)
 {
-	const struct sy_mstretch *next = m + 1 < q->ms + q->nr_ms ? m + 1 : NULL;
+	const struct sy_mstretch *next =
+		ms + 1 < m->ms + m->nr_ms ? ms + 1 : NULL;
 	int later_known = 0;
 
-	for (size_t k = q->pend_pos + 1; k < q->nr_pend; k++) {
-		const struct sy_win *w2 = q->pend[k];
+	for (size_t k = m->pend_pos + 1; k < m->nr_pend; k++) {
+		const struct sy_win *w2 = m->pend[k];
 
-		if (w2->pub.pause_time < m->pt1)
+		if (w2->pub.pause_time < ms->pt1)
 			continue;
 		/* pause samples come in time order; one after the next
 		 * stretch began cannot have stopped this one */
@@ -251,7 +237,7 @@ static int sy_later_owner(const struct sy_queue *q, const struct sy_mstretch *m,
 		    w2->pub.pause_time > next->pt0)
 			break;
 		later_known = 1;
-		if (sy_pinned_ip(m, w2->pub.pause_ip))
+		if (sy_pinned_ip(ms, w2->pub.pause_ip))
 			return 1;
 	}
 	return later_known || final ? 0 : -1;
@@ -260,141 +246,161 @@ static int sy_later_owner(const struct sy_queue *q, const struct sy_mstretch *m,
 /* Stretch @k joins stretch @k + 1 unless a pause sample explains the gap:
  * trace stopped at that sample's IP and started again only after it (a
  * pause and the next resume at the same instruction). */
-static int sy_run_joins(const struct sy_queue *q, size_t k)
+static int sy_run_joins(const struct sy_matcher *m, size_t k)
 {
-	const struct sy_mstretch *m = &q->ms[k];
-	const struct sy_mstretch *next = &q->ms[k + 1];
+	const struct sy_mstretch *ms = &m->ms[k];
+	const struct sy_mstretch *next = &m->ms[k + 1];
 
-	if (!sy_stretch_joins(&m->st, &next->st))
+	if (!sy_stretch_joins(&ms->st, &next->st))
 		return 0;
-	for (size_t i = q->pend_pos; i < q->nr_pend; i++) {
-		const struct sy_win *w = q->pend[i];
+	for (size_t i = m->pend_pos; i < m->nr_pend; i++) {
+		const struct sy_win *w = m->pend[i];
 
-		if (m->timed && w->pub.pause_time < m->pt1)
+		if (ms->timed && w->pub.pause_time < ms->pt1)
 			continue;
 		/* in time order: later ones come after the next stretch
 		 * began, so they do not explain the gap */
 		if (next->timed && w->pub.pause_time > next->pt0)
 			break;
-		if (sy_pinned_ip(m, w->pub.pause_ip) &&
-		    sy_starts_after(q, &q->ms[k + 1], w))
+		if (sy_pinned_ip(ms, w->pub.pause_ip) &&
+		    sy_starts_after(m, &m->ms[k + 1], w))
 			return 0;
 	}
 	return 1;
 }
 
-int sy_match_run(struct sy_session *s, struct sy_queue *q, int final)
+/* Without timestamps: one run (to the next stop) per pause sample, in
+ * order.  Sets *@b past it; returns whether the window is decided. */
+static int sy_decide_timeless(const struct sy_matcher *m, int all, size_t *b)
 {
-	while (q->pend_pos < q->nr_pend) {
-		struct sy_win *w = q->pend[q->pend_pos];
-		uint64_t hi = w->pub.pause_time;
-		size_t a = q->ms_pos, b = a;
-		int all = (final && !q->units_pending) || w->group_done;
-		int decided = 0, ran_through = 0;
-
-		if (b < q->nr_ms && !q->ms[b].timed) {
-			/* no timestamps at all: one run (to the next stop) per
-			 * pause sample, in order */
-			while (b < q->nr_ms && !(q->ms[b].st.flags & SY_SF_STOPPED))
-				b++;
-			if (b < q->nr_ms) {
-				b++;
-				decided = 1;
-			} else if (all) {
-				decided = 1;
-			}
-		} else {
-			/* runs of joined stretches (excursions that came back
-			 * where they left) are owned whole.  A run that began
-			 * before the pause sample either ends at it, or ran
-			 * through it when a later pause sample is the one it
-			 * stops at. */
-			while (b < q->nr_ms) {
-				const struct sy_mstretch *m = &q->ms[b];
-				size_t e = b + 1;
-				int later;
-
-				while (e < q->nr_ms && sy_run_joins(q, e - 1))
-					e++;
-				if (!m->timed || sy_starts_after(q, m, w)) {
-					decided = 1;
-					break;
-				}
-				m = &q->ms[e - 1];
-				if (e == q->nr_ms && !all && !final &&
-				    (m->st.flags & SY_SF_STOPPED) &&
-				    !sy_pinned_ip(m, w->pub.pause_ip))
-					break; /* the run may go on in the next
-						* unit: wait */
-				/* the run ends at this pause sample, or is cut
-				 * by a discontinuity, or trace started again
-				 * before the pause sample: it ended before it */
-				if (sy_pinned_ip(m, w->pub.pause_ip) ||
-				    !(m->st.flags & SY_SF_STOPPED) ||
-				    (e < q->nr_ms && q->ms[e].timed &&
-				     !sy_starts_after(q, &q->ms[e], w))) {
-					b = e;
-					continue;
-				}
-				later = all ? 0 : sy_later_owner(q, m, final);
-				if (later < 0)
-					break;
-				if (later) {
-					ran_through = 1;
-					decided = 1;
-					break;
-				}
-				b = e;
-			}
-			if (b == q->nr_ms && all)
-				decided = 1;
-		}
-		if (!decided)
-			break;
-		if (sy_give(s, w, q, a, b))
-			return -SY_E_NOMEM;
-		q->ms_pos = b;
-		w->ran_through = ran_through && a == b;
-		if (w->nr_st && !(w->st[0].flags & SY_SF_NOTHING))
-			sy_pick_resume(q, w,
-				       q->ms[a].timed ? q->ms[a].pt0 : hi,
-				       w->st[0].start_addr, 1);
-		else if (!w->ran_through)
-			/* no trace (lost, never written, or bytes that
-			 * did not decode): the window
-			 * still started at its resume, if one came since
-			 * the previous pause; a window whose pause was
-			 * missed leaves its resumes to the one that owns
-			 * the trace */
-			sy_pick_resume(q, w, hi ? hi - 1 : 0, 0, 0);
-		/* the window's own span: from its resume (or the previous
-		 * pause) to its pause */
-		uint64_t lo = w->pub.has_resume ? w->pub.resume_time :
-			      w->has_span_lo ? w->span_lo : 0;
-		sy_span_events(q, w, lo, hi);
-		sy_drop_events(q, hi);
-		if (!w->ran_through) {
-			q->has_res_lo = 1;
-			q->res_lo = hi;
-			q->res_lo_seq = w->seq;
-		}
-		sy_validate(s, w);
-		if (sy_place_window(s, q, w))
-			return -SY_E_NOMEM;
-		w->ready = 1;
-		q->pend_pos++;
+	while (*b < m->nr_ms && !(m->ms[*b].st.flags & SY_SF_STOPPED))
+		(*b)++;
+	if (*b < m->nr_ms) {
+		(*b)++;
+		return 1;
 	}
-	sy_compact(q->ms, &q->ms_pos, &q->nr_ms, sizeof(*q->ms));
-	sy_compact(q->pend, &q->pend_pos, &q->nr_pend, sizeof(*q->pend));
-	sy_compact(q->res, &q->res_pos, &q->nr_res, sizeof(*q->res));
-	if (final && q->pend_pos == q->nr_pend) {
-		/* stretches after the last pause sample: trace the recording
-		 * ended with, no sample to attach it to */
-		for (size_t i = q->ms_pos; i < q->nr_ms; i++)
-			free(q->ms[i].st.ring);
-		s->nr_held -= q->nr_ms - q->ms_pos;
-		q->ms_pos = q->nr_ms = 0;
-		sy_place_drop(s, q);
+	return all;
+}
+
+/* Runs of joined stretches (excursions that came back where they left) are
+ * owned whole.  A run that began before the pause sample either ends at
+ * it, or ran through it when a later pause sample is the one it stops at.
+ * Sets *@b past the window's stretches and *@ran_through; returns whether
+ * the window is decided. */
+static int sy_decide_timed(const struct sy_matcher *m, const struct sy_win *w,
+			   int all, int final, size_t *b, int *ran_through)
+{
+	while (*b < m->nr_ms) {
+		const struct sy_mstretch *ms = &m->ms[*b];
+		size_t e = *b + 1;
+		int later;
+
+		while (e < m->nr_ms && sy_run_joins(m, e - 1))
+			e++;
+		if (!ms->timed || sy_starts_after(m, ms, w))
+			return 1;
+		ms = &m->ms[e - 1];
+		if (e == m->nr_ms && !all && !final &&
+		    (ms->st.flags & SY_SF_STOPPED) &&
+		    !sy_pinned_ip(ms, w->pub.pause_ip))
+			return 0; /* the run may go on in the next unit: wait */
+		/* the run ends at this pause sample, or is cut by a
+		 * discontinuity, or trace started again before the pause
+		 * sample: it ended before it */
+		if (sy_pinned_ip(ms, w->pub.pause_ip) ||
+		    !(ms->st.flags & SY_SF_STOPPED) ||
+		    (e < m->nr_ms && m->ms[e].timed &&
+		     !sy_starts_after(m, &m->ms[e], w))) {
+			*b = e;
+			continue;
+		}
+		later = all ? 0 : sy_later_owner(m, ms, final);
+		if (later < 0)
+			return 0;
+		if (later) {
+			*ran_through = 1;
+			return 1;
+		}
+		*b = e;
+	}
+	return all;
+}
+
+/* Window @w owns stretches [a, b): its resume sample and the events of its
+ * span follow. */
+static int sy_resolve(struct sy_matcher *m, struct sy_win *w, size_t a,
+		      size_t b, int ran_through)
+{
+	uint64_t hi = w->pub.pause_time, lo;
+
+	if (sy_give(m, w, a, b))
+		return -SY_E_NOMEM;
+	m->ms_pos = b;
+	w->ran_through = ran_through && a == b;
+	if (w->nr_st && !(w->st[0].flags & SY_SF_NOTHING))
+		sy_pick_resume(m, w, m->ms[a].timed ? m->ms[a].pt0 : hi,
+			       w->st[0].start_addr, 1);
+	else if (!w->ran_through)
+		/* no trace (lost, never written, or bytes that did not
+		 * decode): the window still started at its resume, if one
+		 * came since the previous pause; a window whose pause was
+		 * missed leaves its resumes to the one that owns the trace */
+		sy_pick_resume(m, w, hi ? hi - 1 : 0, 0, 0);
+	/* the window's own span: from its resume (or the previous pause) to
+	 * its pause */
+	lo = w->pub.has_resume ? w->pub.resume_time :
+	     w->has_span_lo    ? w->span_lo :
+				 0;
+	sy_span_events(m, w, lo, hi);
+	sy_drop_events(m, hi);
+	if (!w->ran_through) {
+		m->has_res_lo = 1;
+		m->res_lo = hi;
+		m->res_lo_seq = w->seq;
 	}
 	return 0;
+}
+
+int sy_matcher_next(struct sy_matcher *m, unsigned done, struct sy_win **out)
+{
+	int final = !!(done & SY_MATCH_NO_SAMPLES);
+	struct sy_win *w;
+	size_t a = m->ms_pos, b = a;
+	int all, decided, ran_through = 0, err;
+
+	*out = NULL;
+	if (m->pend_pos >= m->nr_pend)
+		return 0;
+	w = m->pend[m->pend_pos];
+	/* all of its stretches are known */
+	all = (final && (done & SY_MATCH_NO_TRACE)) || w->group_done;
+	if (b < m->nr_ms && !m->ms[b].timed)
+		decided = sy_decide_timeless(m, all, &b);
+	else
+		decided = sy_decide_timed(m, w, all, final, &b, &ran_through);
+	if (!decided)
+		return 0;
+	if ((err = sy_resolve(m, w, a, b, ran_through)))
+		return err;
+	m->pend_pos++;
+	*out = w;
+	return 1;
+}
+
+int sy_matcher_settle(struct sy_matcher *m, unsigned done)
+{
+	int final = !!(done & SY_MATCH_NO_SAMPLES);
+
+	sy_compact(m->ms, &m->ms_pos, &m->nr_ms, sizeof(*m->ms));
+	sy_compact(m->pend, &m->pend_pos, &m->nr_pend, sizeof(*m->pend));
+	sy_compact(m->res, &m->res_pos, &m->nr_res, sizeof(*m->res));
+	if (!final || m->pend_pos != m->nr_pend)
+		return 0;
+	/* stretches after the last pause sample: trace the recording ended
+	 * with, no sample to attach it to */
+	for (size_t i = m->ms_pos; i < m->nr_ms; i++)
+		free(m->ms[i].st.ring);
+	*m->held -= m->nr_ms - m->ms_pos;
+	m->ms_pos = m->nr_ms = 0;
+	return 1;
 }

@@ -1,47 +1,45 @@
-/* Callchain samples of other events: placing them in a window's trace.
- *
- * A sample of an event without aux-action (cycles/period=S,call-graph=fp/)
- * is an interrupt like the pause: when it comes while trace runs, the trace
- * stops at its IP (ETM exception with that preferred return address, PT
- * FUP + TIP.PGD) and starts there again when the kernel returns, and the
- * sample's stack is the window's branches up to that stop.
- *
- * Its perf time says which window it is in, not where: the trace carries
- * timestamps only now and then.  So it goes to a stretch that stops
- * asynchronously (not at a syscall, not at the end of the data) exactly at
- * its IP, in its thread, no earlier than where the previous sample of the
- * window went, and whose surrounding timestamps admit its time.  It is
- * placed only when exactly one stop qualifies: another interrupt at the
- * same address (a timer tick in the same loop) that the timestamps cannot
- * tell apart leaves it unplaced rather than guessed.
- */
+#include "place.h"
+
 #include <stdlib.h>
 #include <string.h>
 
-#include "session.h"
+#include "sy_vec.h"
 
 /* Samples a queue holds for a window at most: a CPU whose pause event
  * never fires must not hold the whole recording's samples. */
 #define SY_QS_MAX 65536
 
-int sy_place_add(struct sy_session *s, struct sy_queue *q, uint64_t time,
-		 uint64_t ip, uint64_t period, uint32_t pid, uint32_t tid,
-		 uint64_t *chain, uint32_t nr_chain)
+void sy_placer_init(struct sy_placer *p)
+{
+	memset(p, 0, sizeof(*p));
+}
+
+void sy_placer_fini(struct sy_placer *p)
+{
+	sy_placer_drop(p);
+	free(p->qs);
+	sy_placer_init(p);
+}
+
+int sy_placer_add(struct sy_placer *p, uint64_t time, uint64_t ip,
+		  uint64_t period, uint32_t pid, uint32_t tid, uint64_t *chain,
+		  uint32_t nr_chain)
 {
 	struct sy_qsample *m;
+	int dropped = 0;
 
-	if (q->nr_qs - q->qs_pos >= SY_QS_MAX) {
+	if (p->nr_qs - p->qs_pos >= SY_QS_MAX) {
 		/* the oldest waited longest: no window is coming for it */
-		free(q->qs[q->qs_pos].chain);
-		q->qs_pos++;
-		s->sum.unplaced++;
-		sy_compact(q->qs, &q->qs_pos, &q->nr_qs, sizeof(*q->qs));
+		free(p->qs[p->qs_pos].chain);
+		p->qs_pos++;
+		dropped = 1;
+		sy_compact(p->qs, &p->qs_pos, &p->nr_qs, sizeof(*p->qs));
 	}
-	if (sy_grow((void **)&q->qs, &q->cap_qs, q->nr_qs, sizeof(*q->qs))) {
+	if (sy_grow((void **)&p->qs, &p->cap_qs, p->nr_qs, sizeof(*p->qs))) {
 		free(chain);
 		return -SY_E_NOMEM;
 	}
-	m = &q->qs[q->nr_qs++];
+	m = &p->qs[p->nr_qs++];
 	m->time = time;
 	m->ip = ip;
 	m->period = period;
@@ -49,7 +47,7 @@ int sy_place_add(struct sy_session *s, struct sy_queue *q, uint64_t time,
 	m->tid = tid;
 	m->chain = chain;
 	m->nr_chain = nr_chain;
-	return 0;
+	return dropped;
 }
 
 /* Perf-time bounds of the stop that ends each stretch: after the last
@@ -59,8 +57,8 @@ struct sy_bounds {
 	uint64_t lo, hi;
 };
 
-static void sy_place_bounds(const struct sy_session *s, const struct sy_win *w,
-			    struct sy_bounds *b)
+static void sy_place_bounds(const struct sy_synth_config *cfg,
+			    const struct sy_win *w, struct sy_bounds *b)
 {
 	uint64_t lo = 0, hi = UINT64_MAX;
 
@@ -68,7 +66,7 @@ static void sy_place_bounds(const struct sy_session *s, const struct sy_win *w,
 		const struct sy_stretch *st = &w->st[i];
 
 		if (st->has_time) {
-			uint64_t t1 = sy_timeconv_to_perf(&s->tc, st->t1);
+			uint64_t t1 = sy_timeconv_to_perf(&cfg->tc, st->t1);
 
 			if (t1 > lo)
 				lo = t1;
@@ -80,7 +78,7 @@ static void sy_place_bounds(const struct sy_session *s, const struct sy_win *w,
 		const struct sy_stretch *st = &w->st[i];
 
 		if (st->has_time && !st->t0_stand_in) {
-			uint64_t t0 = sy_timeconv_to_perf(&s->tc, st->t0);
+			uint64_t t0 = sy_timeconv_to_perf(&cfg->tc, st->t0);
 
 			if (t0 < hi)
 				hi = t0;
@@ -113,20 +111,8 @@ static long sy_place_find(const struct sy_win *w, const struct sy_bounds *b,
 	return found;
 }
 
-void sy_place_free_window(struct sy_win *w)
-{
-	for (uint32_t i = 0; w->inner_mem && i < w->pub.nr_inner; i++) {
-		free(w->inner_mem[i].chain);
-		free(w->inner_mem[i].stack);
-	}
-	free(w->inner_mem);
-	free(w->inner);
-	w->inner_mem = NULL;
-	w->inner = NULL;
-}
-
-int sy_place_window(struct sy_session *s, struct sy_queue *q,
-		    struct sy_win *w)
+int sy_placer_window(struct sy_placer *p, const struct sy_synth_config *cfg,
+		     struct sy_win *w)
 {
 	struct sy_bounds *b = NULL;
 	size_t n = 0, from = 0;
@@ -136,8 +122,8 @@ int sy_place_window(struct sy_session *s, struct sy_queue *q,
 	 * the trace that the next pause sample's window owns */
 	if (w->ran_through)
 		return 0;
-	while (q->qs_pos + n < q->nr_qs &&
-	       q->qs[q->qs_pos + n].time <= w->pub.pause_time)
+	while (p->qs_pos + n < p->nr_qs &&
+	       p->qs[p->qs_pos + n].time <= w->pub.pause_time)
 		n++;
 	if (!n)
 		return 0;
@@ -150,9 +136,9 @@ int sy_place_window(struct sy_session *s, struct sy_queue *q,
 		goto out;
 	}
 	if (w->nr_st)
-		sy_place_bounds(s, w, b);
+		sy_place_bounds(cfg, w, b);
 	for (size_t k = 0; k < n; k++) {
-		struct sy_qsample *m = &q->qs[q->qs_pos + k];
+		struct sy_qsample *m = &p->qs[p->qs_pos + k];
 		struct sy_inner_sample *o;
 		struct sy_br *stack;
 		uint32_t nr;
@@ -162,7 +148,8 @@ int sy_place_window(struct sy_session *s, struct sy_queue *q,
 			w->pub.unplaced++;
 			continue;
 		}
-		err = sy_stretch_stack_upto(w->st, (size_t)i, s->o.depth, &stack, &nr);
+		err = sy_stretch_stack_upto(w->st, (size_t)i, cfg->depth, &stack,
+					    &nr);
 		if (err)
 			goto out;
 		w->inner_mem[w->pub.nr_inner].chain = m->chain;
@@ -183,18 +170,19 @@ int sy_place_window(struct sy_session *s, struct sy_queue *q,
 	w->pub.inner = w->inner;
 out:
 	for (size_t k = 0; k < n; k++)
-		free(q->qs[q->qs_pos + k].chain);
-	q->qs_pos += n;
-	sy_compact(q->qs, &q->qs_pos, &q->nr_qs, sizeof(*q->qs));
+		free(p->qs[p->qs_pos + k].chain);
+	p->qs_pos += n;
+	sy_compact(p->qs, &p->qs_pos, &p->nr_qs, sizeof(*p->qs));
 	free(b);
 	return err;
 }
 
-void sy_place_drop(struct sy_session *s, struct sy_queue *q)
+uint64_t sy_placer_drop(struct sy_placer *p)
 {
-	/* after the last pause sample: no window to put them in */
-	s->sum.unplaced += q->nr_qs - q->qs_pos;
-	for (size_t i = q->qs_pos; i < q->nr_qs; i++)
-		free(q->qs[i].chain);
-	q->qs_pos = q->nr_qs = 0;
+	uint64_t n = p->nr_qs - p->qs_pos;
+
+	for (size_t i = p->qs_pos; i < p->nr_qs; i++)
+		free(p->qs[i].chain);
+	p->qs_pos = p->nr_qs = 0;
+	return n;
 }

@@ -9,209 +9,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "decparams.h"
 #include "session.h"
-#include "sy_bytes.h"
 #include "sy_perf_event.h"
+#include "sy_vec.h"
 
-struct sy_rawaux {
-	uint32_t cpu, tid;
-	struct sy_auxrec r;
+#define SY_UNIT_BYTES_DEFAULT (256u << 10)
+
+/* What the prepass walk collects before the queues can be set up. */
+struct sy_prewalk {
+	struct sy_rawaux {
+		uint32_t cpu, tid;
+		struct sy_auxrec r;
+	} *aux;
+	size_t nr_aux, cap_aux;
+	struct sy_hwids hw;
+	uint64_t cpuid[3];	/* PT: family, model, stepping */
+	int saw_buf;
+	int info_err;
 };
-
-struct sy_queue *sy_queue_get(struct sy_session *s, uint32_t key, int create)
-{
-	size_t lo = 0, hi = s->nr_queues;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (s->queues[mid]->key == key)
-			return s->queues[mid];
-		if (s->queues[mid]->key < key)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!create)
-		return NULL;
-	struct sy_queue *q = calloc(1, sizeof(*q));
-	struct sy_queue **nq = realloc(s->queues,
-				       (s->nr_queues + 1) * sizeof(*nq));
-	if (!q || !nq) {
-		free(q);
-		if (nq)
-			s->queues = nq;
-		return NULL;
-	}
-	s->queues = nq;
-	memmove(&s->queues[lo + 1], &s->queues[lo],
-		(s->nr_queues - lo) * sizeof(*nq));
-	s->queues[lo] = q;
-	s->nr_queues++;
-	q->key = key;
-	q->cpu = key;
-	return q;
-}
-
-void sy_queue_free(struct sy_queue *q)
-{
-	if (!q)
-		return;
-	free(q->bufs);
-	free(q->recs);
-	free(q->units);
-	sy_units_free(q);
-	free(q->sources);
-	sy_match_free(q);
-	free(q);
-}
-
-void sy_compact(void *v, size_t *pos, size_t *nr, size_t elem)
-{
-	if (*pos == *nr) {
-		*pos = *nr = 0;
-	} else if (*pos >= 256 && *pos * 2 >= *nr) {
-		memmove(v, (char *)v + *pos * elem, (*nr - *pos) * elem);
-		*nr -= *pos;
-		*pos = 0;
-	}
-}
-
-int sy_grow(void **v, size_t *cap, size_t nr, size_t elem)
-{
-	if (nr < *cap)
-		return 0;
-	size_t ncap = *cap ? *cap * 2 : 16;
-	void *n = realloc(*v, ncap * elem);
-
-	if (!n)
-		return -SY_E_NOMEM;
-	*v = n;
-	*cap = ncap;
-	return 0;
-}
-
-/* perf pads every AUXTRACE payload to 8 bytes but starts the next one where
- * the data ended: where two payloads overlap, the later one holds the real
- * bytes and the earlier one padding. */
-static uint64_t sy_buf_end(const struct sy_queue *q, size_t i)
-{
-	uint64_t end = q->bufs[i].aux_off + q->bufs[i].size;
-
-	if (i + 1 < q->nr_bufs && q->bufs[i + 1].aux_off < end &&
-	    q->bufs[i + 1].aux_off >= q->bufs[i].aux_off)
-		end = q->bufs[i + 1].aux_off;
-	return end;
-}
-
-/* The first buffer that may hold byte @a: the buffers are sorted by AUX
- * offset, and a file has one per AUXTRACE record (hundreds of thousands in
- * a long recording), so no scan from the start.  Steps back over earlier
- * buffers that still reach @a (overlapping payloads). */
-size_t sy_queue_first_buf(const struct sy_queue *q, uint64_t a)
-{
-	size_t lo = 0, hi = q->nr_bufs;
-
-	while (lo < hi) { /* first buffer starting after a */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (q->bufs[mid].aux_off <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo)
-		lo--;
-	while (lo && q->bufs[lo - 1].aux_off + q->bufs[lo - 1].size > a)
-		lo--;
-	return lo;
-}
-
-int sy_queue_covered(const struct sy_queue *q, uint64_t a, uint64_t b)
-{
-	uint64_t at = a;
-
-	for (size_t i = sy_queue_first_buf(q, a); i < q->nr_bufs && at < b;
-	     i++) {
-		const struct sy_auxbuf *bf = &q->bufs[i];
-		uint64_t end = sy_buf_end(q, i);
-
-		if (end <= at)
-			continue;
-		if (bf->aux_off > at)
-			return 0;
-		at = end;
-	}
-	return at >= b;
-}
-
-int sy_queue_chunks(struct sy_session *s, struct sy_queue *q, uint64_t a,
-		    uint64_t b, struct sy_dec_chunk **out, int *lost)
-{
-	struct sy_dec_chunk *v = NULL;
-	size_t nr = 0, cap = 0;
-	uint64_t at = a;
-
-	*out = NULL;
-	for (size_t i = sy_queue_first_buf(q, a); i < q->nr_bufs && at < b;
-	     i++) {
-		const struct sy_auxbuf *bf = &q->bufs[i];
-		uint64_t lo = bf->aux_off, hi = sy_buf_end(q, i);
-
-		if (hi <= at || lo >= b)
-			continue;
-		if (lo > at)
-			*lost = 1; /* a hole: a chunk never made it */
-		if (lo < at)
-			lo = at;
-		if (hi > b)
-			hi = b;
-		const uint8_t *p = sy_perf_bytes(s->r, bf->file_off +
-						       (lo - bf->aux_off),
-						 hi - lo);
-		if (!p) {
-			*lost = 1;
-			continue;
-		}
-		if (sy_grow((void **)&v, &cap, nr, sizeof(*v))) {
-			free(v);
-			return -SY_E_NOMEM;
-		}
-		v[nr].data = p;
-		v[nr].len = (size_t)(hi - lo);
-		nr++;
-		at = hi;
-	}
-	if (at < b)
-		*lost = 1;
-	*out = v;
-	return (int)nr;
-}
-
-static int sy_cmp_buf(const void *a, const void *b)
-{
-	const struct sy_auxbuf *x = a, *y = b;
-
-	return x->aux_off < y->aux_off ? -1 : x->aux_off > y->aux_off;
-}
-
-static int sy_add_buf(struct sy_session *s, const struct sy_ev_auxtrace *at,
-		      uint64_t file_off, int per_thread)
-{
-	uint32_t key = per_thread ? at->tid : at->cpu;
-	struct sy_queue *q = sy_queue_get(s, key, 1);
-
-	if (!q || sy_grow((void **)&q->bufs, &q->cap_bufs, q->nr_bufs,
-			  sizeof(*q->bufs)))
-		return -SY_E_NOMEM;
-	q->bufs[q->nr_bufs].aux_off = at->offset;
-	q->bufs[q->nr_bufs].size = at->size;
-	q->bufs[q->nr_bufs].file_off = file_off;
-	q->nr_bufs++;
-	if (per_thread)
-		q->cpu = (uint32_t)-1;
-	return 0;
-}
 
 /* Roles come from aux_action only, never from event names. */
 static int sy_roles(struct sy_session *s, uint32_t pmu_type)
@@ -234,7 +50,7 @@ static int sy_roles(struct sy_session *s, uint32_t pmu_type)
 		    (pmu_type && a->type == pmu_type))
 			s->attr_role[i] |= SY_ROLE_TRACE;
 		if (a->aux_action & SY_AUX_ACTION_START_PAUSED)
-			s->start_paused = 1;
+			s->cfg.start_paused = 1;
 		if (a->aux_action & SY_AUX_ACTION_PAUSE) {
 			s->attr_role[i] |= SY_ROLE_PAUSE;
 			s->sum.pause_period = a->sample_period;
@@ -260,306 +76,269 @@ static int sy_roles(struct sy_session *s, uint32_t pmu_type)
 	return 0;
 }
 
-static int sy_cpuid_parse(struct sy_session *s)
+/* "GenuineIntel,6,78,3": family, model, stepping. */
+static int sy_cpuid_parse(const struct sy_session *s, uint64_t cpuid[3])
 {
 	const char *c = sy_perf_features(s->r)->cpuid;
 	unsigned f = 0, m = 0, st = 0;
 
-	/* "GenuineIntel,6,78,3" */
 	if (c && sscanf(c, "%*[^,],%u,%u,%u", &f, &m, &st) >= 2) {
-		s->pt_cpu[0] = f;
-		s->pt_cpu[1] = m;
-		s->pt_cpu[2] = st;
+		cpuid[0] = f;
+		cpuid[1] = m;
+		cpuid[2] = st;
 		return 1;
 	}
 	return 0;
 }
 
-static int sy_config_queue(struct sy_session *s, struct sy_queue *q)
+static int sy_pre_auxtrace(struct sy_session *s, struct sy_prewalk *pw,
+			   const struct sy_record *rec,
+			   const struct sy_ev_auxtrace *at)
 {
-	struct sy_dec_params *dp = &q->dp;
+	struct sy_queue *q;
+	uint64_t size = at->size;
 
-	memset(dp, 0, sizeof(*dp));
-	dp->kind = s->kind;
-	dp->read_mem = sy_mem_read;
-	if (s->kind == SY_TRACE_PT) {
-		const struct sy_pt_info *pt = &s->info.u.pt;
-		struct sy_pt_params *pp = &dp->u.pt;
-		const struct sy_perf_attr *ta = NULL;
-
-		for (uint32_t i = 0; i < s->nr_roles; i++)
-			if (s->attr_role[i] & SY_ROLE_TRACE)
-				ta = sy_perf_attr(s->r, i);
-		pp->family = (uint16_t)s->pt_cpu[0];
-		pp->model = (uint8_t)s->pt_cpu[1];
-		pp->stepping = (uint8_t)s->pt_cpu[2];
-		if (ta && pt->nr_fields > SY_PT_MTC_FREQ_BITS &&
-		    pt->f[SY_PT_MTC_FREQ_BITS]) {
-			uint64_t mask = pt->f[SY_PT_MTC_FREQ_BITS];
-			pp->mtc_freq = (uint8_t)((ta->config & mask) >>
-						 __builtin_ctzll(mask));
-		}
-		if (pt->nr_fields > SY_PT_MAX_NONTURBO_RATIO)
-			pp->nom_freq = (uint8_t)pt->f[SY_PT_MAX_NONTURBO_RATIO];
-		if (pt->nr_fields > SY_PT_TSC_CTC_D) {
-			pp->cpuid_0x15_eax = (uint32_t)pt->f[SY_PT_TSC_CTC_D];
-			pp->cpuid_0x15_ebx = (uint32_t)pt->f[SY_PT_TSC_CTC_N];
-		}
-		return 0;
-	}
-
-	const struct sy_etm_info *e = &s->info.u.etm;
-	struct sy_etm_params *ep = &dp->u.etm;
-
-	q->sources = calloc(e->nr_cpu ? e->nr_cpu : 1, sizeof(*q->sources));
-	if (!q->sources)
+	if (!pw->saw_buf++)
+		s->cfg.per_thread = at->cpu == (uint32_t)-1;
+	if (size > rec->aux_size)
+		size = rec->aux_size;
+	q = sy_session_queue(s, sy_queue_key(&s->cfg, at->cpu, at->tid), 1);
+	if (!q)
 		return -SY_E_NOMEM;
-	size_t n = 0;
-	uint8_t mine = 0;
-	for (uint32_t i = 0; i < e->nr_cpu; i++) {
-		const struct sy_etm_cpu *c = &e->cpus[i];
-		struct sy_etm_source *src;
+	if (s->cfg.per_thread)
+		q->cpu = (uint32_t)-1;
+	return sy_auxmap_add_buf(&q->aux, at->offset, size,
+				 rec->aux_file_offset);
+}
 
-		if (c->kind == SY_ETM_KIND_V3)
-			continue; /* not decoded: ETMv3/PTM */
-		/* raw (TRBE) data holds one trace unit: its own CPU's */
-		if (q->raw && q->cpu != (uint32_t)-1 && c->cpu != q->cpu)
-			continue;
-		src = &q->sources[n++];
-		src->cpu = c->cpu;
-		src->ete = c->kind == SY_ETM_KIND_ETE;
-		src->trace_id = c->cpu < sizeof(s->hwid) && s->hwid[c->cpu] ?
-					s->hwid[c->cpu] :
-					(uint8_t)(c->trctraceidr & 0x7f);
-		src->trcconfigr = (uint32_t)c->trcconfigr;
-		src->trctraceidr = src->trace_id;
-		src->trcidr0 = (uint32_t)c->trcidr0;
-		src->trcidr1 = (uint32_t)c->trcidr1;
-		src->trcidr2 = (uint32_t)c->trcidr2;
-		src->trcidr8 = (uint32_t)c->trcidr8;
-		src->trcauthstatus = (uint32_t)c->trcauthstatus;
-		src->trcdevarch = (uint32_t)c->trcdevarch;
-		if (c->cpu == q->cpu)
-			mine = src->trace_id;
+static void sy_pre_time_conv(struct sy_session *s,
+			     const struct sy_ev_time_conv *tc)
+{
+	struct sy_timeconv *c = &s->cfg.tc;
+
+	c->valid = 1;
+	c->shift = tc->time_shift;
+	c->mult = tc->time_mult;
+	c->zero = tc->time_zero;
+	if (tc->has_ext && tc->cap_user_time_short) {
+		c->cap_short = 1;
+		c->cycles = tc->time_cycles;
+		c->mask = tc->time_mask;
 	}
-	if (!n)
-		return sy_diag_set_nooff(&s->diag, -SY_E_UNSUPPORTED,
-					 "no ETMv4/ETE trace unit describes CPU "
-					 "%u", q->cpu);
-	ep->formatted = !q->raw;
-	ep->sources = q->sources;
-	ep->nr_sources = n;
-	ep->trace_id = q->cpu == (uint32_t)-1 ? 0 : mine;
+}
+
+static int sy_pre_aux(struct sy_prewalk *pw, const struct sy_record *rec,
+		      const struct sy_event *ev)
+{
+	struct sy_rawaux *a;
+
+	if (sy_grow((void **)&pw->aux, &pw->cap_aux, pw->nr_aux,
+		    sizeof(*pw->aux)))
+		return -SY_E_NOMEM;
+	a = &pw->aux[pw->nr_aux++];
+	a->cpu = ev->sid.cpu;
+	a->tid = ev->sid.tid;
+	a->r.aux_off = ev->u.aux.aux_offset;
+	a->r.size = ev->u.aux.aux_size;
+	a->r.flags = ev->u.aux.flags;
+	a->r.time = ev->sid.time;
+	a->r.rec_off = rec->offset;
 	return 0;
 }
 
-/* Stream units: maximal runs of AUX records whose bytes follow each other
- * and are all in the file.  A gap (lost data, a chunk perf never wrote)
- * ends a unit: the trace after it must resynchronise, and splicing the two
- * sides together would make up control flow. */
-static int sy_plan_units(struct sy_session *s, struct sy_queue *q)
+/* One record of the prepass walk. */
+static int sy_pre_record(struct sy_session *s, struct sy_prewalk *pw,
+			 const struct sy_record *rec)
 {
-	int open = 0;
+	struct sy_event ev;
+	struct sy_diag d = { 0 };
 
-	q->units = calloc(q->nr_recs ? q->nr_recs : 1, sizeof(*q->units));
-	if (!q->units)
-		return -SY_E_NOMEM;
-	for (size_t i = 0; i < q->nr_recs; i++) {
-		const struct sy_auxrec *r = &q->recs[i];
+	switch (rec->type) {
+	case SY_REC_AUXTRACE_INFO:
+		if (s->has_info || pw->info_err)
+			return 0;
+		if (sy_event_parse(rec, &ev, &d) ||
+		    sy_auxtrace_info_parse(&s->info, &ev.u.auxtrace_info,
+					   rec->offset, &d)) {
+			sy_warn(&s->warn, d.err ? d.err : -SY_E_BAD_AUXINFO,
+				d.offset, "%s", d.msg);
+			pw->info_err = 1;
+			return 0;
+		}
+		s->has_info = 1;
+		return 0;
+	case SY_REC_AUXTRACE:
+		if (sy_event_parse(rec, &ev, &d))
+			return 0;
+		return sy_pre_auxtrace(s, pw, rec, &ev.u.auxtrace);
+	case SY_REC_TIME_CONV:
+		if (!sy_event_parse(rec, &ev, &d))
+			sy_pre_time_conv(s, &ev.u.time_conv);
+		return 0;
+	case SY_REC_AUX_OUTPUT_HW_ID:
+		if (sy_event_parse(rec, &ev, &d) || !ev.has_sid)
+			return 0;
+		if (ev.sid.cpu < sizeof(pw->hw.id))
+			pw->hw.id[ev.sid.cpu] = (uint8_t)(ev.u.hw_id.hw_id & 0x7f);
+		return 0;
+	case SY_REC_AUX:
+		if (sy_event_parse(rec, &ev, &d) || !ev.has_sid)
+			return 0;
+		return sy_pre_aux(pw, rec, &ev);
+	default:
+		return 0;
+	}
+}
 
-		if (!sy_queue_covered(q, r->aux_off, r->aux_off + r->size)) {
-			open = 0;
+/* The trace kind from AUXTRACE_INFO; *@pmu_type: the trace PMU's type. */
+static int sy_pre_kind(struct sy_session *s, struct sy_prewalk *pw,
+		       uint32_t *pmu_type)
+{
+	if (!s->has_info)
+		return sy_diag_set_nooff(&s->diag, -SY_E_UNSUPPORTED,
+					 "no AUXTRACE_INFO record: the file "
+					 "holds no hardware trace");
+	if (s->info.type == SY_AUXTRACE_CS_ETM) {
+		s->cfg.kind = SY_TRACE_ETM;
+		s->sum.trace = "cs_etm";
+		*pmu_type = s->info.u.etm.pmu_type;
+		return 0;
+	}
+	if (s->info.type == SY_AUXTRACE_INTEL_PT) {
+		struct sy_timeconv *tc = &s->cfg.tc;
+
+		s->cfg.kind = SY_TRACE_PT;
+		s->sum.trace = "intel_pt";
+		*pmu_type = (uint32_t)s->info.u.pt.f[SY_PT_PMU_TYPE];
+		tc->valid = 1;
+		tc->shift = s->info.u.pt.f[SY_PT_TIME_SHIFT];
+		tc->mult = s->info.u.pt.f[SY_PT_TIME_MULT];
+		tc->zero = s->info.u.pt.f[SY_PT_TIME_ZERO];
+		tc->cap_short = 0;
+		if (!sy_cpuid_parse(s, pw->cpuid))
+			sy_warn(&s->warn, 0, 0,
+				"no CPUID feature: decoding Intel PT without "
+				"CPU errata");
+		return 0;
+	}
+	return sy_diag_set_nooff(&s->diag, -SY_E_UNSUPPORTED,
+				 "%s trace is not decoded by this tool "
+				 "(cs_etm and intel_pt are)",
+				 sy_auxtrace_type_name(s->info.type));
+}
+
+/* The AUX records into their queues' maps, in file order. */
+static int sy_pre_queue_recs(struct sy_session *s, struct sy_prewalk *pw)
+{
+	for (size_t i = 0; i < pw->nr_aux; i++) {
+		const struct sy_rawaux *a = &pw->aux[i];
+		struct sy_queue *q = sy_session_queue(
+			s, sy_queue_key(&s->cfg, a->cpu, a->tid), 1);
+
+		if (!q)
+			return -SY_E_NOMEM;
+		if (s->cfg.per_thread)
+			q->cpu = (uint32_t)-1;
+		if (a->r.flags & SY_AUX_FLAG_CORESIGHT_RAW)
+			q->aux.raw = 1;
+		if (!a->r.size)
+			continue; /* flags only (truncation seen later) */
+		if (a->r.aux_off + a->r.size < a->r.aux_off) {
+			sy_warn(&s->warn, -SY_E_BAD_RECORD, a->r.rec_off,
+				"AUX record: offset %#" PRIx64 " + size "
+				"%#" PRIx64 " wraps around; ignored",
+				a->r.aux_off, a->r.size);
 			continue;
 		}
-		if (open && (r->aux_off != q->recs[i - 1].aux_off +
-						  q->recs[i - 1].size ||
-			     (s->o.whole_trace && s->sum.sink == SY_SINK_ETR)))
-			open = 0; /* each ETR fragment alone, as perf does */
-		if (!open) {
-			q->units[q->nr_units].first = i;
-			q->nr_units++;
-			open = 1;
-		}
-		q->units[q->nr_units - 1].last = i;
+		if (sy_auxmap_add_rec(&q->aux, &a->r))
+			return -SY_E_NOMEM;
 	}
 	return 0;
+}
+
+/* The trace event's attr (PT: its config has the MTC frequency). */
+static const struct sy_perf_attr *sy_trace_attr(const struct sy_session *s)
+{
+	const struct sy_perf_attr *ta = NULL;
+
+	for (uint32_t i = 0; i < s->nr_roles; i++)
+		if (s->attr_role[i] & SY_ROLE_TRACE)
+			ta = sy_perf_attr(s->r, i);
+	return ta;
+}
+
+/* Decoder parameters and stream units of every queue. */
+static int sy_pre_setup_queues(struct sy_session *s, const struct sy_prewalk *pw)
+{
+	int err;
+
+	for (size_t i = 0; i < s->queues.nr; i++) {
+		struct sy_queue *q = s->queues.v[i];
+
+		sy_auxmap_sort(&q->aux);
+		memset(&q->dp, 0, sizeof(q->dp));
+		q->dp.kind = s->cfg.kind;
+		q->dp.read_mem = sy_mem_read;
+		if (s->cfg.kind == SY_TRACE_PT)
+			sy_decparams_pt(&q->dp, &s->info.u.pt, sy_trace_attr(s),
+					pw->cpuid);
+		else if ((err = sy_decparams_etm(&q->dp, &q->sources,
+						 &s->info.u.etm, &pw->hw,
+						 q->cpu, q->aux.raw,
+						 &s->diag)))
+			return err;
+		/* each ETR fragment alone, as perf does, without pauses */
+		err = sy_auxmap_plan_units(&q->aux, s->cfg.whole_trace &&
+							    s->cfg.sink ==
+								    SY_SINK_ETR);
+		if (!err)
+			err = sy_units_plan(&q->units, &q->aux, &s->cfg, s->r);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static void sy_pre_sink(struct sy_session *s)
+{
+	int raw = 0;
+
+	if (s->cfg.kind == SY_TRACE_PT) {
+		s->cfg.sink = SY_SINK_PT;
+		return;
+	}
+	for (size_t i = 0; i < s->queues.nr; i++)
+		raw |= s->queues.v[i]->aux.raw;
+	s->cfg.sink = raw ? SY_SINK_TRBE : SY_SINK_ETR;
 }
 
 int sy_prepass(struct sy_session *s)
 {
-	struct sy_rawaux *aux = NULL;
-	size_t nr_aux = 0, cap_aux = 0;
+	struct sy_prewalk pw;
 	struct sy_record rec;
-	int per_thread = 0, err, saw_buf = 0, info_err = 0;
 	uint32_t pmu_type = 0;
+	int err;
 
-	/* roles first: HEADER_ATTR records may add attrs in a pipe layout,
-	 * so they are computed again after the walk */
-	while ((err = sy_perf_next(s->r, &rec)) == 0) {
-		struct sy_event ev;
-		struct sy_diag d = { 0 };
-
-		if (rec.type == SY_REC_SAMPLE)
-			continue;
-		if (rec.type == SY_REC_AUXTRACE_INFO && !s->has_info &&
-		    !info_err) {
-			if (sy_event_parse(&rec, &ev, &d) ||
-			    sy_auxtrace_info_parse(&s->info,
-						   &ev.u.auxtrace_info,
-						   rec.offset, &d)) {
-				sy_session_warn(s, d.err ? d.err :
-							   -SY_E_BAD_AUXINFO,
-						d.offset, "%s", d.msg);
-				info_err = 1;
-				continue;
-			}
-			s->has_info = 1;
-			continue;
-		}
-		if (rec.type == SY_REC_AUXTRACE) {
-			if (sy_event_parse(&rec, &ev, &d))
-				continue;
-			if (!saw_buf++)
-				per_thread = ev.u.auxtrace.cpu == (uint32_t)-1;
-			if (ev.u.auxtrace.size > rec.aux_size)
-				ev.u.auxtrace.size = rec.aux_size;
-			err = sy_add_buf(s, &ev.u.auxtrace, rec.aux_file_offset,
-					 per_thread);
-			if (err)
-				goto out;
-			continue;
-		}
-		if (rec.type == SY_REC_TIME_CONV) {
-			if (sy_event_parse(&rec, &ev, &d))
-				continue;
-			s->tc.valid = 1;
-			s->tc.shift = ev.u.time_conv.time_shift;
-			s->tc.mult = ev.u.time_conv.time_mult;
-			s->tc.zero = ev.u.time_conv.time_zero;
-			if (ev.u.time_conv.has_ext &&
-			    ev.u.time_conv.cap_user_time_short) {
-				s->tc.cap_short = 1;
-				s->tc.cycles = ev.u.time_conv.time_cycles;
-				s->tc.mask = ev.u.time_conv.time_mask;
-			}
-			continue;
-		}
-		if (rec.type == SY_REC_AUX_OUTPUT_HW_ID ||
-		    rec.type == SY_REC_AUX) {
-			if (sy_event_parse(&rec, &ev, &d) || !ev.has_sid)
-				continue;
-			if (rec.type == SY_REC_AUX_OUTPUT_HW_ID) {
-				if (ev.sid.cpu < sizeof(s->hwid))
-					s->hwid[ev.sid.cpu] =
-						(uint8_t)(ev.u.hw_id.hw_id & 0x7f);
-				continue;
-			}
-			if (sy_grow((void **)&aux, &cap_aux, nr_aux,
-				    sizeof(*aux))) {
-				err = -SY_E_NOMEM;
-				goto out;
-			}
-			aux[nr_aux].cpu = ev.sid.cpu;
-			aux[nr_aux].tid = ev.sid.tid;
-			aux[nr_aux].r.aux_off = ev.u.aux.aux_offset;
-			aux[nr_aux].r.size = ev.u.aux.aux_size;
-			aux[nr_aux].r.flags = ev.u.aux.flags;
-			aux[nr_aux].r.time = ev.sid.time;
-			aux[nr_aux].r.rec_off = rec.offset;
-			nr_aux++;
-		}
-	}
+	memset(&pw, 0, sizeof(pw));
+	if (!s->cfg.unit_bytes)
+		s->cfg.unit_bytes = SY_UNIT_BYTES_DEFAULT;
+	/* roles after the walk: HEADER_ATTR records may add attrs in a pipe
+	 * layout */
+	while ((err = sy_perf_next(s->r, &rec)) == 0)
+		if (rec.type != SY_REC_SAMPLE &&
+		    (err = sy_pre_record(s, &pw, &rec)))
+			goto out;
 	/* damage ends this walk where it will end the main one: the windows
 	 * before it are still worth converting */
 	if (err != -SY_E_EOS)
 		s->sum.input_error = err;
-
-	if (!s->has_info) {
-		err = sy_diag_set_nooff(&s->diag, -SY_E_UNSUPPORTED,
-					"no AUXTRACE_INFO record: the file "
-					"holds no hardware trace");
+	if ((err = sy_pre_kind(s, &pw, &pmu_type)) || (err = sy_roles(s, pmu_type)))
 		goto out;
-	}
-	if (s->info.type == SY_AUXTRACE_CS_ETM) {
-		s->kind = SY_TRACE_ETM;
-		s->sum.trace = "cs_etm";
-		pmu_type = s->info.u.etm.pmu_type;
-	} else if (s->info.type == SY_AUXTRACE_INTEL_PT) {
-		s->kind = SY_TRACE_PT;
-		s->sum.trace = "intel_pt";
-		pmu_type = (uint32_t)s->info.u.pt.f[SY_PT_PMU_TYPE];
-		s->tc.valid = 1;
-		s->tc.shift = s->info.u.pt.f[SY_PT_TIME_SHIFT];
-		s->tc.mult = s->info.u.pt.f[SY_PT_TIME_MULT];
-		s->tc.zero = s->info.u.pt.f[SY_PT_TIME_ZERO];
-		s->tc.cap_short = 0;
-		if (!sy_cpuid_parse(s))
-			sy_session_warn(s, 0, 0,
-					"no CPUID feature: decoding Intel PT "
-					"without CPU errata");
-	} else {
-		err = sy_diag_set_nooff(&s->diag, -SY_E_UNSUPPORTED,
-					"%s trace is not decoded by this tool "
-					"(cs_etm and intel_pt are)",
-					sy_auxtrace_type_name(s->info.type));
+	if ((err = sy_pre_queue_recs(s, &pw)))
 		goto out;
-	}
-	err = sy_roles(s, pmu_type);
-	if (err)
-		goto out;
-	s->sum.per_thread = per_thread;
-
-	for (size_t i = 0; i < nr_aux; i++) {
-		uint32_t key = per_thread ? aux[i].tid : aux[i].cpu;
-		struct sy_queue *q = sy_queue_get(s, key, 1);
-
-		if (!q) {
-			err = -SY_E_NOMEM;
-			goto out;
-		}
-		if (per_thread)
-			q->cpu = (uint32_t)-1;
-		if (aux[i].r.flags & SY_AUX_FLAG_CORESIGHT_RAW)
-			q->raw = 1;
-		if (!aux[i].r.size)
-			continue; /* flags only (truncation seen later) */
-		if (aux[i].r.aux_off + aux[i].r.size < aux[i].r.aux_off) {
-			sy_session_warn(s, -SY_E_BAD_RECORD, aux[i].r.rec_off,
-					"AUX record: offset %#" PRIx64 " + size "
-					"%#" PRIx64 " wraps around; ignored",
-					aux[i].r.aux_off, aux[i].r.size);
-			continue;
-		}
-		if (sy_grow((void **)&q->recs, &q->cap_recs, q->nr_recs,
-			    sizeof(*q->recs))) {
-			err = -SY_E_NOMEM;
-			goto out;
-		}
-		q->recs[q->nr_recs++] = aux[i].r;
-	}
-	if (s->kind == SY_TRACE_PT)
-		s->sum.sink = SY_SINK_PT;
-	else {
-		int raw = 0;
-		for (size_t i = 0; i < s->nr_queues; i++)
-			raw |= s->queues[i]->raw;
-		s->sum.sink = raw ? SY_SINK_TRBE : SY_SINK_ETR;
-	}
-	for (size_t i = 0; i < s->nr_queues; i++) {
-		struct sy_queue *q = s->queues[i];
-
-		if (q->nr_bufs)
-			qsort(q->bufs, q->nr_bufs, sizeof(*q->bufs),
-			      sy_cmp_buf);
-		err = sy_config_queue(s, q);
-		if (err)
-			goto out;
-		err = sy_plan_units(s, q);
-		if (err)
-			goto out;
-	}
-	err = 0;
+	sy_pre_sink(s);
+	err = sy_pre_setup_queues(s, &pw);
 out:
-	free(aux);
+	free(pw.aux);
 	return err;
 }

@@ -148,6 +148,54 @@ static void sy_note_error(struct sy_stretcher *st, const struct sy_dec_item *it)
 	s->flags |= SY_SF_ERROR;
 }
 
+static int sy_push_time(struct sy_stretcher *st, const struct sy_dec_item *it)
+{
+	struct sy_stretch *s = &st->cur;
+	int err;
+
+	if (!st->open) {
+		/* two timestamps with no trace between: trace was enabled and
+		 * disabled again before the program ran (PT writes timing
+		 * packets at every enable) */
+		if (st->lone && (err = sy_lone_stretch(st)))
+			return err;
+		st->lone = 1;
+		st->lone_time = it->time;
+		st->lone_off = it->offset;
+	} else {
+		/* the stretch's own timestamp comes before its first branch
+		 * and replaces the stand-in from START */
+		if (!s->has_time || (s->t0_stand_in && !s->branches)) {
+			s->t0 = it->time;
+			s->t0_stand_in = 0;
+		}
+		s->has_time = 1;
+		s->t1 = it->time;
+	}
+	st->has_time = 1;
+	st->last_time = it->time;
+	return 0;
+}
+
+static void sy_push_context(struct sy_stretcher *st,
+			    const struct sy_dec_item *it)
+{
+	struct sy_stretch *s = &st->cur;
+
+	if (st->open && st->has_ctx && it->code != st->ctxid) {
+		/* another thread: its branches are not ours */
+		s->flags |= SY_SF_CONTEXT | SY_SF_CUT;
+		s->len = 0;
+		s->head = 0;
+	}
+	st->has_ctx = 1;
+	st->ctxid = it->code;
+	if (st->open) {
+		s->has_ctx = 1;
+		s->ctxid = it->code;
+	}
+}
+
 int sy_stretcher_push(struct sy_stretcher *st, const struct sy_dec_item *it)
 {
 	struct sy_stretch *s = &st->cur;
@@ -205,42 +253,9 @@ int sy_stretcher_push(struct sy_stretcher *st, const struct sy_dec_item *it)
 		sy_note_error(st, it);
 		return sy_close(st);
 	case SY_DEC_TIME:
-		if (!st->open) {
-			/* two timestamps with no trace between: trace was
-			 * enabled and disabled again before the program ran
-			 * (PT writes timing packets at every enable) */
-			if (st->lone && (err = sy_lone_stretch(st)))
-				return err;
-			st->lone = 1;
-			st->lone_time = it->time;
-			st->lone_off = it->offset;
-		}
-		if (st->open) {
-			/* the stretch's own timestamp comes before its first
-			 * branch and replaces the stand-in from START */
-			if (!s->has_time || (s->t0_stand_in && !s->branches)) {
-				s->t0 = it->time;
-				s->t0_stand_in = 0;
-			}
-			s->has_time = 1;
-			s->t1 = it->time;
-		}
-		st->has_time = 1;
-		st->last_time = it->time;
-		return 0;
+		return sy_push_time(st, it);
 	case SY_DEC_CONTEXT:
-		if (st->open && st->has_ctx && it->code != st->ctxid) {
-			/* another thread: its branches are not ours */
-			s->flags |= SY_SF_CONTEXT | SY_SF_CUT;
-			s->len = 0;
-			s->head = 0;
-		}
-		st->has_ctx = 1;
-		st->ctxid = it->code;
-		if (st->open) {
-			s->has_ctx = 1;
-			s->ctxid = it->code;
-		}
+		sy_push_context(st, it);
 		return 0;
 	default:
 		return 0;

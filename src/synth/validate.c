@@ -1,14 +1,29 @@
-/* A window's status: the first of the statuses, in their declared order,
- * that the evidence supports.  The samples pin both ends of a user-space
- * window (the trace starts at the resume sample's IP and stops at the pause
- * sample's IP); everything else comes from the AUX records and the decoder. */
+#include "validate.h"
+
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "session.h"
+int sy_validator_init(struct sy_validator *v,
+		      const struct sy_synth_config *cfg)
+{
+	memset(v, 0, sizeof(*v));
+	v->cfg = cfg;
+	if (cs_open(cfg->kind == SY_TRACE_ETM ? CS_ARCH_ARM64 : CS_ARCH_X86,
+		    cfg->kind == SY_TRACE_ETM ? CS_MODE_ARM : CS_MODE_64,
+		    &v->cs) == CS_ERR_OK)
+		v->cs_ok = 1;
+	return 0;
+}
+
+void sy_validator_fini(struct sy_validator *v)
+{
+	if (v->cs_ok)
+		cs_close(&v->cs);
+	v->cs_ok = 0;
+}
 
 static void sy_reason(struct sy_win *w, enum sy_status st, const char *fmt,
 		      ...) SY_PRINTF(3, 4);
@@ -26,8 +41,9 @@ static void sy_reason(struct sy_win *w, enum sy_status st, const char *fmt,
 
 /* Instructions from @a up to @b on straight-line code, or UINT64_MAX when
  * @b is not reached within @max instructions. */
-static uint64_t sy_insn_distance(struct sy_session *s, struct sy_win *w,
-				 uint64_t a, uint64_t b, uint32_t max)
+static uint64_t sy_insn_distance(const struct sy_validator *v,
+				 const struct sy_win *w, uint64_t a, uint64_t b,
+				 uint32_t max)
 {
 	const struct sy_aspace *as;
 	uint8_t code[16];
@@ -37,21 +53,21 @@ static uint64_t sy_insn_distance(struct sy_session *s, struct sy_win *w,
 		return 0;
 	if (a > b)
 		return UINT64_MAX;
-	if (s->kind == SY_TRACE_ETM)
+	if (v->cfg->kind == SY_TRACE_ETM)
 		return (b - a) % 4 == 0 && (b - a) / 4 <= max ? (b - a) / 4 :
 							       UINT64_MAX;
-	if (!s->cs_ok || !w->snap)
+	if (!v->cs_ok || !w->snap)
 		return UINT64_MAX;
 	as = sy_proc_snap_aspace(w->snap, w->pub.tid);
 	while (a < b && n < max) {
 		const uint8_t *p = code;
 		size_t len = sy_aspace_read(as, a, code, sizeof(code));
 		uint64_t addr = a;
-		cs_insn *insn = cs_malloc(s->cs);
+		cs_insn *insn = cs_malloc(v->cs);
 
 		if (!insn)
 			return UINT64_MAX;
-		int ok = len && cs_disasm_iter(s->cs, &p, &len, &addr, insn);
+		int ok = len && cs_disasm_iter(v->cs, &p, &len, &addr, insn);
 		cs_free(insn, 1);
 		if (!ok)
 			return UINT64_MAX;
@@ -61,10 +77,10 @@ static uint64_t sy_insn_distance(struct sy_session *s, struct sy_win *w,
 	return a == b ? n : UINT64_MAX;
 }
 
-static int sy_pinned(struct sy_session *s, struct sy_win *w, uint64_t trace,
-		     uint64_t sample, int trace_after)
+static int sy_pinned(const struct sy_validator *v, const struct sy_win *w,
+		     uint64_t trace, uint64_t sample, int trace_after)
 {
-	uint32_t skid = s->o.skid;
+	uint32_t skid = v->cfg->skid;
 
 	if (trace == sample)
 		return 1;
@@ -72,13 +88,14 @@ static int sy_pinned(struct sy_session *s, struct sy_win *w, uint64_t trace,
 		return 0;
 	/* the trace may lag the sample by up to skid instructions */
 	return trace_after ?
-		       sy_insn_distance(s, w, sample, trace, skid) <= skid :
-		       sy_insn_distance(s, w, trace, sample, skid) <= skid;
+		       sy_insn_distance(v, w, sample, trace, skid) <= skid :
+		       sy_insn_distance(v, w, trace, sample, skid) <= skid;
 }
 
-static uint64_t sy_length(const struct sy_session *s, const struct sy_win *w)
+static uint64_t sy_length(const struct sy_synth_config *cfg,
+			  const struct sy_win *w)
 {
-	switch (s->o.win_unit) {
+	switch (cfg->win_unit) {
 	case SY_UNIT_BRANCHES:
 		return w->pub.branches;
 	case SY_UNIT_NS:
@@ -92,23 +109,29 @@ static uint64_t sy_length(const struct sy_session *s, const struct sy_win *w)
 	}
 }
 
-void sy_validate(struct sy_session *s, struct sy_win *w)
+/* What a window's stretches add up to. */
+struct sy_evidence {
+	const struct sy_stretch *first, *last;	/* that ran code */
+	uint32_t flags;		/* SY_SF_* of any stretch */
+	int ctx_other;		/* a context ID of another thread */
+};
+
+/* Counts, times, ends and bytes of the window from its stretches. */
+static void sy_sum_stretches(const struct sy_synth_config *cfg,
+			     struct sy_win *w, struct sy_evidence *ev)
 {
 	struct sy_window *p = &w->pub;
-	const struct sy_stretch *first = NULL, *last = NULL;
-	uint32_t flags = 0;
-	int ctx_other = 0;
 
+	memset(ev, 0, sizeof(*ev));
 	p->insns = p->branches = p->decode_errors = 0;
 	for (size_t i = 0; i < w->nr_st; i++) {
 		const struct sy_stretch *st = &w->st[i];
 
 		if (!(st->flags & SY_SF_NOTHING)) {
-			if (!first)
-				first = st;
-			last = st;
+			if (!ev->first)
+				ev->first = st;
+			ev->last = st;
 		}
-
 		p->insns += st->insns;
 		p->branches += st->branches;
 		if (st->errors && !p->decode_errors) {
@@ -116,13 +139,13 @@ void sy_validate(struct sy_session *s, struct sy_win *w)
 			p->first_error_offset = st->first_error_off;
 		}
 		p->decode_errors += st->errors;
-		flags |= st->flags;
+		ev->flags |= st->flags;
 		if (st->has_ctx && p->has_pause && st->ctxid != p->tid &&
 		    st->ctxid != p->pid)
-			ctx_other = 1;
+			ev->ctx_other = 1;
 		if (st->has_time) {
-			uint64_t t0 = sy_timeconv_to_perf(&s->tc, st->t0);
-			uint64_t t1 = sy_timeconv_to_perf(&s->tc, st->t1);
+			uint64_t t0 = sy_timeconv_to_perf(&cfg->tc, st->t0);
+			uint64_t t1 = sy_timeconv_to_perf(&cfg->tc, st->t1);
 
 			if (!p->has_trace_time || t0 < p->trace_start)
 				p->trace_start = t0;
@@ -131,55 +154,66 @@ void sy_validate(struct sy_session *s, struct sy_win *w)
 			p->has_trace_time = 1;
 		}
 	}
-	if (w->job) {
-		/* errors the decoder met outside any stretch */
-		p->decode_errors += w->job->stats.errors > p->decode_errors ?
-					    w->job->stats.errors - p->decode_errors :
-					    0;
-	}
-	if (first)
-		p->start_addr = first->start_addr;
-	if (last)
-		p->end_addr = last->end_addr;
+	if (ev->first)
+		p->start_addr = ev->first->start_addr;
+	if (ev->last)
+		p->end_addr = ev->last->end_addr;
 	p->bytes = w->aux_bytes;
 	if (!w->aux_bytes && w->nr_st)
 		p->bytes = w->st[w->nr_st - 1].off1 - w->st[0].off0;
+}
 
-	/* the stack: newest branch first, from the newest stretch and the
-	 * ones it continues (untraced excursions that came back where they
-	 * left); never across a discontinuity */
+/* The stack: newest branch first, from the newest stretch and the ones it
+ * continues (untraced excursions that came back where they left); never
+ * across a discontinuity. */
+static void sy_cut_stack(const struct sy_synth_config *cfg, struct sy_win *w,
+			 const struct sy_evidence *ev)
+{
+	struct sy_window *p = &w->pub;
+
 	p->nr_stack = 0;
-	if (last && !(w->st[w->nr_st - 1].flags & SY_SF_NOTHING) &&
-	    !sy_stretch_stack_upto(w->st, w->nr_st - 1, s->o.depth,
-				   &w->stack, &p->nr_stack))
+	if (ev->last && !(w->st[w->nr_st - 1].flags & SY_SF_NOTHING) &&
+	    !sy_stretch_stack_upto(w->st, w->nr_st - 1, cfg->depth, &w->stack,
+				   &p->nr_stack))
 		p->stack = w->stack;
+}
 
-	if (!w->nr_st && !p->decode_errors) {
-		if (w->ran_through)
-			sy_reason(w, SY_ST_END_MISMATCH,
-				  "trace ran through this pause sample: its "
-				  "pause was missed");
-		else if (w->lost || (w->aux_flags & (SY_AUX_FLAG_TRUNCATED |
-						     SY_AUX_FLAG_COLLISION)))
-			sy_reason(w, SY_ST_TRUNCATED,
-				  "no trace: the window's AUX data was lost");
-		else if (p->bytes)
-			sy_reason(w, SY_ST_EMPTY, "no trace decoded");
-		else if (p->has_resume)
-			sy_reason(w, SY_ST_PAUSED,
-				  "no trace before this pause sample: the "
-				  "resume sample at %" PRIu64 " did not resume "
-				  "trace", p->resume_time);
-		else
-			sy_reason(w, SY_ST_PAUSED,
-				  "no trace before this pause sample: trace was "
-				  "paused");
-		return;
-	}
-	if ((!last && !p->decode_errors) ||
+/* A window without any stretch. */
+static void sy_check_no_trace(struct sy_win *w)
+{
+	const struct sy_window *p = &w->pub;
+
+	if (w->ran_through)
+		sy_reason(w, SY_ST_END_MISMATCH,
+			  "trace ran through this pause sample: its pause was "
+			  "missed");
+	else if (w->lost || (w->aux_flags & (SY_AUX_FLAG_TRUNCATED |
+					     SY_AUX_FLAG_COLLISION)))
+		sy_reason(w, SY_ST_TRUNCATED,
+			  "no trace: the window's AUX data was lost");
+	else if (p->bytes)
+		sy_reason(w, SY_ST_EMPTY, "no trace decoded");
+	else if (p->has_resume)
+		sy_reason(w, SY_ST_PAUSED,
+			  "no trace before this pause sample: the resume "
+			  "sample at %" PRIu64 " did not resume trace",
+			  p->resume_time);
+	else
+		sy_reason(w, SY_ST_PAUSED,
+			  "no trace before this pause sample: trace was "
+			  "paused");
+}
+
+/* Whether the trace itself is whole: returns 1 with the status set when it
+ * is not (empty, truncated, undecodable, overflowed). */
+static int sy_check_data(struct sy_win *w, const struct sy_evidence *ev)
+{
+	const struct sy_window *p = &w->pub;
+
+	if ((!ev->last && !p->decode_errors) ||
 	    (!p->insns && !p->branches && !p->decode_errors)) {
 		sy_reason(w, SY_ST_EMPTY, "no instruction executed");
-		return;
+		return 1;
 	}
 	if (w->lost || (w->aux_flags & (SY_AUX_FLAG_TRUNCATED |
 					SY_AUX_FLAG_PARTIAL |
@@ -191,7 +225,7 @@ void sy_validate(struct sy_session *s, struct sy_win *w)
 			  (w->aux_flags & SY_AUX_FLAG_COLLISION) ?
 				    "AUX record flagged COLLISION" :
 				    "AUX record flagged PARTIAL");
-		return;
+		return 1;
 	}
 	if (p->decode_errors) {
 		sy_reason(w, SY_ST_DECODE_ERROR,
@@ -199,66 +233,108 @@ void sy_validate(struct sy_session *s, struct sy_win *w)
 			  "trace byte %" PRIu64,
 			  p->decode_errors, p->first_error,
 			  p->first_error_offset);
-		return;
+		return 1;
 	}
-	if (flags & SY_SF_OVERFLOW) {
+	if (ev->flags & SY_SF_OVERFLOW) {
 		sy_reason(w, SY_ST_OVERFLOW, "trace unit overflow");
-		return;
+		return 1;
 	}
-	if (s->start_paused && p->has_pause && first && !p->has_resume) {
+	return 0;
+}
+
+/* Whether the trace starts at the resume sample and stops at the pause
+ * sample: returns 1 with the status set when not. */
+static int sy_check_ends(const struct sy_validator *v, struct sy_win *w,
+			 const struct sy_evidence *ev)
+{
+	const struct sy_window *p = &w->pub;
+	const struct sy_stretch *first = ev->first, *last = ev->last;
+
+	if (v->cfg->start_paused && p->has_pause && first && !p->has_resume) {
 		sy_reason(w, SY_ST_START_MISMATCH,
 			  "trace starts at %#" PRIx64 " with no resume sample "
 			  "before it", first->start_addr);
-		return;
+		return 1;
 	}
 	if (p->has_resume && first &&
-	    !sy_pinned(s, w, first->start_addr, p->resume_ip, 1)) {
+	    !sy_pinned(v, w, first->start_addr, p->resume_ip, 1)) {
 		sy_reason(w, SY_ST_START_MISMATCH,
 			  "trace starts at %#" PRIx64 ", resume sample IP is "
 			  "%#" PRIx64, first->start_addr, p->resume_ip);
-		return;
+		return 1;
 	}
-	if (p->has_pause && last) {
-		if (!(last->flags & SY_SF_STOPPED)) {
-			sy_reason(w, SY_ST_END_MISMATCH,
-				  "trace does not stop at an interrupt; pause "
-				  "sample IP is %#" PRIx64, p->pause_ip);
-			return;
-		}
-		if (!sy_pinned(s, w, last->end_addr, p->pause_ip, 0)) {
-			sy_reason(w, SY_ST_END_MISMATCH,
-				  "trace stops at %#" PRIx64 ", pause sample IP "
-				  "is %#" PRIx64, last->end_addr, p->pause_ip);
-			return;
-		}
+	if (!p->has_pause || !last)
+		return 0;
+	if (!(last->flags & SY_SF_STOPPED)) {
+		sy_reason(w, SY_ST_END_MISMATCH,
+			  "trace does not stop at an interrupt; pause sample IP "
+			  "is %#" PRIx64, p->pause_ip);
+		return 1;
 	}
-	if (w->switches || ctx_other || (flags & SY_SF_CONTEXT) ||
-	    (p->has_resume && p->has_pause && w->resume_tid != p->tid)) {
-		sy_reason(w, SY_ST_THREAD_MISMATCH, "%s",
-			  w->switches ? "context switch inside the window" :
-			  (p->has_resume && p->has_pause &&
-			   w->resume_tid != p->tid) ?
-				      "resumed and paused in different threads" :
-				      "trace context ID of another thread");
-		return;
+	if (!sy_pinned(v, w, last->end_addr, p->pause_ip, 0)) {
+		sy_reason(w, SY_ST_END_MISMATCH,
+			  "trace stops at %#" PRIx64 ", pause sample IP is "
+			  "%#" PRIx64, last->end_addr, p->pause_ip);
+		return 1;
 	}
-	uint64_t len = sy_length(s, w);
-	if (s->o.win_min && len < s->o.win_min) {
+	return 0;
+}
+
+/* Whether one thread ran: returns 1 with the status set when not. */
+static int sy_check_thread(struct sy_win *w, const struct sy_evidence *ev)
+{
+	const struct sy_window *p = &w->pub;
+	int other_tid = p->has_resume && p->has_pause && w->resume_tid != p->tid;
+
+	if (!w->switches && !ev->ctx_other && !(ev->flags & SY_SF_CONTEXT) &&
+	    !other_tid)
+		return 0;
+	sy_reason(w, SY_ST_THREAD_MISMATCH, "%s",
+		  w->switches ? "context switch inside the window" :
+		  other_tid   ? "resumed and paused in different threads" :
+				"trace context ID of another thread");
+	return 1;
+}
+
+/* The user's bounds: returns 1 with the status set when out of them. */
+static int sy_check_bounds(const struct sy_synth_config *cfg,
+			   struct sy_win *w)
+{
+	const struct sy_window *p = &w->pub;
+	uint64_t len = sy_length(cfg, w);
+
+	if (cfg->win_min && len < cfg->win_min) {
 		sy_reason(w, SY_ST_TOO_SHORT, "length %" PRIu64 " < %" PRIu64,
-			  len, s->o.win_min);
-		return;
+			  len, cfg->win_min);
+		return 1;
 	}
-	if (s->o.win_max && len > s->o.win_max) {
+	if (cfg->win_max && len > cfg->win_max) {
 		sy_reason(w, SY_ST_TOO_LONG, "length %" PRIu64 " > %" PRIu64,
-			  len, s->o.win_max);
-		return;
+			  len, cfg->win_max);
+		return 1;
 	}
-	if (s->o.min_branches && p->branches < s->o.min_branches) {
+	if (cfg->min_branches && p->branches < cfg->min_branches) {
 		sy_reason(w, SY_ST_FEW_BRANCHES,
 			  "%" PRIu64 " branches < %" PRIu64, p->branches,
-			  s->o.min_branches);
+			  cfg->min_branches);
+		return 1;
+	}
+	return 0;
+}
+
+void sy_validate(const struct sy_validator *v, struct sy_win *w)
+{
+	struct sy_evidence ev;
+
+	sy_sum_stretches(v->cfg, w, &ev);
+	sy_cut_stack(v->cfg, w, &ev);
+	if (!w->nr_st && !w->pub.decode_errors) {
+		sy_check_no_trace(w);
 		return;
 	}
-	p->status = SY_ST_OK;
-	p->reason[0] = 0;
+	if (sy_check_data(w, &ev) || sy_check_ends(v, w, &ev) ||
+	    sy_check_thread(w, &ev) || sy_check_bounds(v->cfg, w))
+		return;
+	w->pub.status = SY_ST_OK;
+	w->pub.reason[0] = 0;
 }

@@ -9,28 +9,29 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../src/synth/session.h"
+#include "../../src/synth/place.h"
 
 struct fx {
-	struct sy_session s;
-	struct sy_queue q;
+	struct sy_synth_config cfg;
+	struct sy_placer p;
 	struct sy_win w;
 	struct sy_stretcher st;
+	uint64_t unplaced;	/* samples the placer gave up */
 };
 
 static void fx_init(struct fx *f, uint32_t depth)
 {
 	memset(f, 0, sizeof(*f));
-	f->s.o.depth = depth;	/* s.tc invalid: trace time = perf time */
+	f->cfg.depth = depth;	/* cfg.tc invalid: trace time = perf time */
+	sy_placer_init(&f->p);
 	sy_stretcher_init(&f->st, depth);
 }
 
 static void fx_fini(struct fx *f)
 {
-	sy_place_free_window(&f->w);
+	sy_win_free_inner(&f->w);
 	sy_stretch_free_all(f->w.st, f->w.nr_st);
-	sy_place_drop(&f->s, &f->q);
-	free(f->q.qs);
+	sy_placer_fini(&f->p);
 	sy_stretcher_fini(&f->st);
 }
 
@@ -76,9 +77,10 @@ static void sample(struct fx *f, uint64_t time, uint64_t ip, uint32_t tid)
 
 	chain[0] = ip;
 	chain[1] = 0x4444;
-	cr_assert_eq(sy_place_add(&f->s, &f->q, time, ip, 100, tid, tid, chain,
-				  2),
-		     0);
+	int r = sy_placer_add(&f->p, time, ip, 100, tid, tid, chain, 2);
+
+	cr_assert_geq(r, 0);
+	f->unplaced += (uint64_t)r;
 }
 
 Test(place, sample_gets_the_branches_up_to_its_interrupt)
@@ -92,7 +94,7 @@ Test(place, sample_gets_the_branches_up_to_its_interrupt)
 	run(&f, 0x2000, 0x3000, 2, SY_STOP_EXCEPTION, 0x5000);
 	close_window(&f, 1000);
 	sample(&f, 500, 0x2000, 7);
-	cr_assert_eq(sy_place_window(&f.s, &f.q, &f.w), 0);
+	cr_assert_eq(sy_placer_window(&f.p, &f.cfg, &f.w), 0);
 	cr_assert_eq(f.w.pub.nr_inner, 1);
 	cr_assert_eq(f.w.pub.unplaced, 0);
 	const struct sy_inner_sample *in = &f.w.pub.inner[0];
@@ -114,7 +116,7 @@ Test(place, later_sample_gets_the_joined_run)
 	run(&f, 0x2500, 0x6000, 1, SY_STOP_EXCEPTION, 0x5000);
 	close_window(&f, 1000);
 	sample(&f, 600, 0x2500, 7);
-	cr_assert_eq(sy_place_window(&f.s, &f.q, &f.w), 0);
+	cr_assert_eq(sy_placer_window(&f.p, &f.cfg, &f.w), 0);
 	cr_assert_eq(f.w.pub.nr_inner, 1);
 	/* depth 4: the run 0x1000 -> 0x2000 -> 0x2500 joins, newest 4 */
 	cr_assert_eq(f.w.pub.inner[0].nr_stack, 4);
@@ -135,7 +137,7 @@ Test(place, two_interrupts_at_one_address_leave_it_unplaced)
 	run(&f, 0x2000, 0x3000, 2, SY_STOP_EXCEPTION, 0x5000);
 	close_window(&f, 1000);
 	sample(&f, 500, 0x2000, 7);
-	cr_assert_eq(sy_place_window(&f.s, &f.q, &f.w), 0);
+	cr_assert_eq(sy_placer_window(&f.p, &f.cfg, &f.w), 0);
 	cr_assert_eq(f.w.pub.nr_inner, 0);
 	cr_assert_eq(f.w.pub.unplaced, 1);
 	fx_fini(&f);
@@ -163,7 +165,7 @@ Test(place, timestamps_tell_two_interrupts_apart)
 	 * second */
 	sample(&f, 200, 0x2000, 7);
 	sample(&f, 400, 0x2000, 7);
-	cr_assert_eq(sy_place_window(&f.s, &f.q, &f.w), 0);
+	cr_assert_eq(sy_placer_window(&f.p, &f.cfg, &f.w), 0);
 	cr_assert_eq(f.w.pub.nr_inner, 2);
 	cr_assert_eq(f.w.pub.inner[0].nr_stack, 1);
 	cr_assert_eq(f.w.pub.inner[1].nr_stack, 3);
@@ -186,7 +188,7 @@ Test(place, syscall_stops_and_other_threads_do_not_count)
 	close_window(&f, 1000);
 	sample(&f, 500, 0x2000, 7);
 	sample(&f, 600, 0x3000, 7);
-	cr_assert_eq(sy_place_window(&f.s, &f.q, &f.w), 0);
+	cr_assert_eq(sy_placer_window(&f.p, &f.cfg, &f.w), 0);
 	cr_assert_eq(f.w.pub.nr_inner, 1);
 	cr_assert_eq(f.w.pub.unplaced, 1);
 	cr_assert_eq(f.w.pub.inner[0].ip, 0x2000);
@@ -211,14 +213,14 @@ Test(place, samples_wait_for_the_window_that_owns_the_trace)
 	memset(&w2, 0, sizeof(w2));
 	w2.ran_through = 1;
 	w2.pub.pause_time = 800;
-	cr_assert_eq(sy_place_window(&f.s, &f.q, &w2), 0);
+	cr_assert_eq(sy_placer_window(&f.p, &f.cfg, &w2), 0);
 	cr_assert_eq(w2.pub.nr_inner + w2.pub.unplaced, 0);
-	cr_assert_eq(sy_place_window(&f.s, &f.q, &f.w), 0);
+	cr_assert_eq(sy_placer_window(&f.p, &f.cfg, &f.w), 0);
 	cr_assert_eq(f.w.pub.nr_inner, 1);
 	cr_assert_eq(f.w.pub.inner[0].time, 500);
 	/* the one after the last pause sample is counted, not placed */
-	sy_place_drop(&f.s, &f.q);
-	cr_assert_eq(f.s.sum.unplaced, 1);
+	f.unplaced += sy_placer_drop(&f.p);
+	cr_assert_eq(f.unplaced, 1);
 	fx_fini(&f);
 }
 
@@ -230,10 +232,10 @@ Test(place, a_queue_without_pause_samples_holds_a_bounded_number)
 	for (uint64_t i = 0; i < 70000; i++)
 		sample(&f, i, 0x2000, 7);
 	/* the oldest are given up and counted */
-	cr_assert_eq(f.q.nr_qs - f.q.qs_pos, 65536);
-	cr_assert_eq(f.s.sum.unplaced, 70000 - 65536);
-	cr_assert_eq(f.q.qs[f.q.qs_pos].time, 70000 - 65536);
-	sy_place_drop(&f.s, &f.q);
-	cr_assert_eq(f.s.sum.unplaced, 70000);
+	cr_assert_eq(f.p.nr_qs - f.p.qs_pos, 65536);
+	cr_assert_eq(f.unplaced, 70000 - 65536);
+	cr_assert_eq(f.p.qs[f.p.qs_pos].time, 70000 - 65536);
+	f.unplaced += sy_placer_drop(&f.p);
+	cr_assert_eq(f.unplaced, 70000);
 	fx_fini(&f);
 }

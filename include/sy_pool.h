@@ -1,11 +1,17 @@
 /* A fixed pool of worker threads running jobs in submission order of
  * start (not of completion).  Each thread owns a context made by the
  * caller's factory (decoders, code readers): no job touches another
- * thread's state.  With zero threads, jobs run inline in submit(), which
- * makes single-threaded runs trivially deterministic; multi-threaded runs
- * are made deterministic by the caller consuming results in job order. */
-#ifndef SY_WORKERS_H
-#define SY_WORKERS_H
+ * thread's state.
+ *
+ * Submitting never runs anything in the caller's stack frame: with threads
+ * the work is queued for them; with zero threads it is queued and run, in
+ * submission order, by the first sy_pool_wait() or sy_pool_poll() that
+ * asks for it.  So a caller that submits from inside its own bookkeeping is
+ * never re-entered, and a single-threaded run does exactly the work a
+ * multi-threaded one does, in the same order.  Results are made
+ * deterministic by the caller consuming them in submission order. */
+#ifndef SY_POOL_H
+#define SY_POOL_H
 
 #include <pthread.h>
 #include <stddef.h>
@@ -33,12 +39,13 @@ struct sy_pool {
  * thread's context (NULL on failure).  Returns 0 or -SY_E_NOMEM. */
 int sy_pool_init(struct sy_pool *p, unsigned nr, void *(*ctx_new)(void *arg),
 		 void (*ctx_free)(void *), void *arg);
-/* Waits for queued work, joins the threads, frees the contexts. */
+/* Runs or waits for queued work, joins the threads, frees the contexts. */
 void sy_pool_fini(struct sy_pool *p);
 void sy_pool_submit(struct sy_pool *p, struct sy_work *w);
 /* Blocks until @w is done. */
 void sy_pool_wait(struct sy_pool *p, struct sy_work *w);
-/* Nonzero when @w is done (never blocks). */
+/* Nonzero when @w is done.  Never blocks on other threads; without
+ * threads, runs the queued work up to @w first. */
 int sy_pool_poll(struct sy_pool *p, struct sy_work *w);
 
 #endif

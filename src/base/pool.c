@@ -1,4 +1,4 @@
-#include "workers.h"
+#include "sy_pool.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -88,10 +88,27 @@ fail:
 	return -SY_E_NOMEM;
 }
 
+/* Zero threads: runs the queued work in order, up to and including @upto
+ * (all of it when NULL). */
+static void sy_pool_run_inline(struct sy_pool *p, struct sy_work *upto)
+{
+	while (p->head && (!upto || !upto->done)) {
+		struct sy_work *w = p->head;
+
+		p->head = w->next;
+		if (!p->head)
+			p->tail = NULL;
+		w->run(p->ctx[0], w);
+		w->done = 1;
+	}
+}
+
 void sy_pool_fini(struct sy_pool *p)
 {
 	if (!p->ctx)
 		return;
+	if (!p->nr)
+		sy_pool_run_inline(p, NULL);
 	pthread_mutex_lock(&p->lock);
 	p->stop = 1;
 	pthread_cond_broadcast(&p->more);
@@ -113,8 +130,11 @@ void sy_pool_submit(struct sy_pool *p, struct sy_work *w)
 	w->next = NULL;
 	w->done = 0;
 	if (!p->nr) {
-		w->run(p->ctx[0], w);
-		w->done = 1;
+		if (p->tail)
+			p->tail->next = w;
+		else
+			p->head = w;
+		p->tail = w;
 		return;
 	}
 	pthread_mutex_lock(&p->lock);
@@ -129,8 +149,10 @@ void sy_pool_submit(struct sy_pool *p, struct sy_work *w)
 
 void sy_pool_wait(struct sy_pool *p, struct sy_work *w)
 {
-	if (!p->nr)
+	if (!p->nr) {
+		sy_pool_run_inline(p, w);
 		return;
+	}
 	pthread_mutex_lock(&p->lock);
 	while (!w->done)
 		pthread_cond_wait(&p->done, &p->lock);
@@ -141,8 +163,10 @@ int sy_pool_poll(struct sy_pool *p, struct sy_work *w)
 {
 	int done;
 
-	if (!p->nr)
-		return 1;
+	if (!p->nr) {
+		sy_pool_run_inline(p, w);
+		return w->done;
+	}
 	pthread_mutex_lock(&p->lock);
 	done = w->done;
 	pthread_mutex_unlock(&p->lock);

@@ -1,0 +1,275 @@
+/* Decode jobs on the worker pool, and the one decode loop. */
+#include "jobs.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sy_vec.h"
+
+/* Decode jobs in flight per worker thread before the caller should wait. */
+#define SY_INFLIGHT_PER_THREAD 8
+
+void sy_decstate_init(struct sy_decstate *ds, uint32_t depth)
+{
+	memset(ds, 0, sizeof(*ds));
+	sy_stretcher_init(&ds->st, depth);
+}
+
+void sy_decstate_fini(struct sy_decstate *ds)
+{
+	sy_decoder_free(ds->d);
+	sy_mem_reader_free(ds->mr);
+	sy_stretcher_fini(&ds->st);
+	memset(ds, 0, sizeof(*ds));
+}
+
+/* --- worker threads' own state -------------------------------------------- */
+
+struct sy_wdec {
+	const struct sy_dec_params *dp;
+	struct sy_decoder *d;
+};
+
+struct sy_wctx {
+	struct sy_jobs *js;
+	struct sy_mem_reader *mr;
+	struct sy_wdec *dec;
+	size_t nr_dec, cap_dec;
+	struct sy_stretcher st;
+};
+
+static void *sy_wctx_new(void *arg)
+{
+	struct sy_jobs *js = arg;
+	struct sy_wctx *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->js = js;
+	if (sy_mem_reader_new(&c->mr, js->images)) {
+		free(c);
+		return NULL;
+	}
+	sy_stretcher_init(&c->st, js->depth);
+	return c;
+}
+
+static void sy_wctx_free(void *arg)
+{
+	struct sy_wctx *c = arg;
+
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->nr_dec; i++)
+		sy_decoder_free(c->dec[i].d);
+	free(c->dec);
+	sy_mem_reader_free(c->mr);
+	sy_stretcher_fini(&c->st);
+	free(c);
+}
+
+/* One decoder per parameter set (a queue's), per thread. */
+static struct sy_decoder *sy_wctx_decoder(struct sy_wctx *c,
+					  const struct sy_dec_params *dp,
+					  int *err)
+{
+	struct sy_dec_params p;
+
+	for (size_t i = 0; i < c->nr_dec; i++)
+		if (c->dec[i].dp == dp)
+			return c->dec[i].d;
+	if (sy_grow((void **)&c->dec, &c->cap_dec, c->nr_dec,
+		    sizeof(*c->dec))) {
+		*err = -SY_E_NOMEM;
+		return NULL;
+	}
+	p = *dp;
+	p.mem_ctx = c->mr;
+	*err = sy_decoder_alloc(&c->dec[c->nr_dec].d, &p);
+	if (*err)
+		return NULL;
+	c->dec[c->nr_dec].dp = dp;
+	return c->dec[c->nr_dec++].d;
+}
+
+/* A stream's decoder is made on the worker that first decodes it. */
+static int sy_decstate_ready(struct sy_decstate *ds,
+			     struct sy_image_cache *images,
+			     const struct sy_dec_params *dp)
+{
+	struct sy_dec_params p;
+	int err;
+
+	if (!ds->mr && (err = sy_mem_reader_new(&ds->mr, images)))
+		return err;
+	if (ds->d)
+		return 0;
+	p = *dp;
+	p.mem_ctx = ds->mr;
+	return sy_decoder_alloc(&ds->d, &p);
+}
+
+void sy_items_print(FILE *f, const struct sy_dec_item *it)
+{
+	fprintf(f,
+		"  item %-8s from %#" PRIx64 " to %#" PRIx64 " br %-8s code %u "
+		"exc %u ninsn %" PRIu64 " off %" PRIu64 " time %" PRIu64 "\n",
+		sy_dec_kind_name(it->kind), it->from, it->to,
+		sy_branch_kind_name(it->br), it->code, it->exc, it->ninsn,
+		it->offset, it->time);
+}
+
+static void sy_stats_sub(struct sy_dec_stats *out,
+			 const struct sy_dec_stats *now,
+			 const struct sy_dec_stats *prev)
+{
+	out->insns = now->insns - prev->insns;
+	out->branches = now->branches - prev->branches;
+	out->bytes = now->bytes - prev->bytes;
+	out->errors = now->errors - prev->errors;
+	out->overflows = now->overflows - prev->overflows;
+}
+
+/* The decode loop: items of @d into @st until the data ends, or until the
+ * item at the job's limit. */
+static int sy_decode_loop(const struct sy_jobs *js, struct sy_job *j,
+			  struct sy_decoder *d, struct sy_stretcher *st)
+{
+	struct sy_dec_item it;
+	int err = 0;
+
+	if (j->fresh) {
+		sy_stretcher_reset(st);
+		sy_decoder_set_context(d, j->ctxid);
+		err = sy_decoder_reset(d, j->chunks, j->nr_chunks,
+				       j->report_from);
+	}
+	while (!err && (err = sy_decoder_next(d, &it)) == 0) {
+		if (j->ext_from && it.kind == SY_DEC_TIME &&
+		    it.offset >= j->ext_from && !st->open)
+			continue;
+		if (js->items)
+			sy_items_print(js->items, &it);
+		if ((err = sy_stretcher_push(st, &it)))
+			break;
+		if (j->has_limit && it.offset >= j->limit)
+			break;
+	}
+	if (err == -SY_E_EOS)
+		err = sy_stretcher_finish(st);
+	return err;
+}
+
+static void sy_job_run(void *ctx, struct sy_work *work)
+{
+	struct sy_job *j = (struct sy_job *)work;
+	struct sy_wctx *c = ctx;
+	struct sy_decstate *ds = j->stream;
+	struct sy_mem_reader *mr = c->mr;
+	struct sy_stretcher *st = &c->st;
+	struct sy_dec_stats zero = { 0 };
+	const struct sy_dec_stats *prev = &zero;
+	struct sy_decoder *d;
+
+	if (ds) {
+		if ((j->err = sy_decstate_ready(ds, c->js->images, j->dp)))
+			return;
+		d = ds->d;
+		mr = ds->mr;
+		st = &ds->st;
+		if (j->fresh)
+			memset(&ds->prev, 0, sizeof(ds->prev));
+		prev = &ds->prev;
+	} else {
+		d = sy_wctx_decoder(c, j->dp, &j->err);
+		if (!d)
+			return;
+		sy_stretcher_reset(st);
+	}
+	sy_mem_reader_begin(mr, j->snap);
+	j->err = sy_decode_loop(c->js, j, d, st);
+	sy_mem_reader_end(mr);
+	sy_stats_sub(&j->stats, sy_decoder_stats(d), prev);
+	if (ds)
+		ds->prev = *sy_decoder_stats(d);
+	j->st = sy_stretcher_take(st, &j->nr_st);
+}
+
+/* --- the queue of jobs ---------------------------------------------------- */
+
+int sy_jobs_init(struct sy_jobs *js, unsigned threads,
+		 struct sy_image_cache *images, uint32_t depth, FILE *items)
+{
+	int err;
+
+	memset(js, 0, sizeof(*js));
+	js->images = images;
+	js->depth = depth;
+	js->items = items;
+	js->limit = (threads > 1 ? threads : 1) * SY_INFLIGHT_PER_THREAD;
+	err = sy_pool_init(&js->pool, threads > 1 ? threads : 0, sy_wctx_new,
+			   sy_wctx_free, js);
+	if (err)
+		return err;
+	js->up = 1;
+	return 0;
+}
+
+void sy_jobs_fini(struct sy_jobs *js)
+{
+	if (js->up)
+		sy_pool_fini(&js->pool);
+	js->up = 0;
+}
+
+void sy_jobs_submit(struct sy_jobs *js, struct sy_job *j)
+{
+	j->work.run = sy_job_run;
+	j->next = NULL;
+	if (js->tail)
+		js->tail->next = j;
+	else
+		js->head = j;
+	js->tail = j;
+	js->inflight++;
+	sy_pool_submit(&js->pool, &j->work);
+}
+
+struct sy_job *sy_jobs_pop(struct sy_jobs *js, int block)
+{
+	struct sy_job *j = js->head;
+
+	if (!j)
+		return NULL;
+	if (js->up) {
+		if (block)
+			sy_pool_wait(&js->pool, &j->work);
+		else if (!sy_pool_poll(&js->pool, &j->work))
+			return NULL;
+	}
+	js->head = j->next;
+	if (!js->head)
+		js->tail = NULL;
+	js->inflight--;
+	return j;
+}
+
+int sy_jobs_full(const struct sy_jobs *js)
+{
+	return js->inflight > js->limit;
+}
+
+void sy_job_release(struct sy_job *j)
+{
+	if (!j)
+		return;
+	if (j->own_chunks)
+		free(j->chunks);
+	j->chunks = NULL;
+	sy_stretch_free_all(j->st, j->nr_st);
+	j->st = NULL;
+	j->nr_st = 0;
+	sy_proc_snap_put(j->snap);
+	j->snap = NULL;
+}

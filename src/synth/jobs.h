@@ -1,0 +1,110 @@
+/* Decode jobs: a range of trace bytes turned into stretches on a worker
+ * thread.
+ *
+ * A job is what one call of the decode loop does: reset a decoder on its
+ * chunks (or, for a slice of a stream, go on where the stream's decoder
+ * stopped), pull items into a stretcher until the data ends or a limit,
+ * and hand the closed stretches back.  Jobs are submitted in the order the
+ * walk makes them and handed back in that same order, whatever thread ran
+ * them and when: the caller's matching stays sequential per queue and its
+ * output deterministic.
+ *
+ * Submitting only queues the job.  Nothing here calls back into the
+ * caller: the caller collects finished jobs (sy_jobs_pop) at the points it
+ * chooses.
+ *
+ * Where the decoder lives: a job without a stream uses its thread's
+ * decoder for its parameters (one per thread and parameter set, reset for
+ * every job); a job of a stream uses the stream's own decoder, which keeps
+ * its state from one slice to the next (ETM, see units.h).
+ */
+#ifndef SY_JOBS_H
+#define SY_JOBS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "stretch.h"
+#include "sy_decode.h"
+#include "sy_image.h"
+#include "sy_pool.h"
+
+/* A decoder that keeps its state across jobs (a stream's). */
+struct sy_decstate {
+	struct sy_decoder *d;	/* made on first use, on a worker */
+	struct sy_mem_reader *mr;
+	struct sy_stretcher st;
+	struct sy_dec_stats prev; /* the decoder's counts after the last job */
+};
+
+void sy_decstate_init(struct sy_decstate *ds, uint32_t depth);
+void sy_decstate_fini(struct sy_decstate *ds);
+
+struct sy_job {
+	struct sy_work work;
+	struct sy_job *next;	/* submission order */
+	/* input, set by the submitter */
+	const struct sy_dec_params *dp; /* must outlive the job */
+	struct sy_dec_chunk *chunks; /* owned, unless the stream's */
+	size_t nr_chunks;
+	int own_chunks;
+	uint64_t report_from;
+	uint32_t ctxid;
+	struct sy_proc_snap *snap; /* a reference, dropped with the job */
+	struct sy_decstate *stream; /* NULL: the thread's decoder */
+	int fresh;		/* reset the decoder on the chunks first */
+	int has_limit;		/* stop after the item at offset limit */
+	uint64_t limit;
+	/* a piece decodes through the PSB+ that starts the next one: from
+	 * this offset on, a timestamp while no stretch is open is the next
+	 * piece's (0: none) */
+	uint64_t ext_from;
+	/* output, set by the decode loop */
+	struct sy_stretch *st;
+	size_t nr_st;
+	struct sy_dec_stats stats; /* what this job decoded */
+	int err;
+};
+
+struct sy_jobs {
+	struct sy_pool pool;
+	int up;
+	struct sy_job *head, *tail;
+	size_t inflight;
+	size_t limit;		/* inflight before the caller should wait */
+	/* what every worker needs */
+	struct sy_image_cache *images;
+	uint32_t depth;
+	FILE *items;
+};
+
+/* Starts @threads workers (0 or 1: jobs run in the collecting thread).
+ * Returns 0 or -SY_E_NOMEM. */
+int sy_jobs_init(struct sy_jobs *js, unsigned threads,
+		 struct sy_image_cache *images, uint32_t depth, FILE *items);
+/* Waits for running jobs, stops the workers; jobs still queued are freed
+ * by the caller (sy_jobs_pop with block). */
+void sy_jobs_fini(struct sy_jobs *js);
+
+/* Queues @j (its work callback is set here). */
+void sy_jobs_submit(struct sy_jobs *js, struct sy_job *j);
+/* The oldest job if it is finished (with @block, waits for it), taken off
+ * the list; NULL when none. */
+struct sy_job *sy_jobs_pop(struct sy_jobs *js, int block);
+/* Nonzero when more jobs are in flight than the workers need to stay
+ * busy: the caller should collect before making more. */
+int sy_jobs_full(const struct sy_jobs *js);
+static inline int sy_jobs_idle(const struct sy_jobs *js)
+{
+	return !js->head;
+}
+
+/* Frees what the job owns (chunks, stretches, snapshot reference), not
+ * the job itself. */
+void sy_job_release(struct sy_job *j);
+
+/* One decoder item as `windows --items` lists it. */
+void sy_items_print(FILE *f, const struct sy_dec_item *it);
+
+#endif

@@ -1,0 +1,63 @@
+/* Callchain samples of other events: placing them in a window's trace.
+ *
+ * A sample of an event without aux-action (cycles/period=S,call-graph=fp/)
+ * is an interrupt like the pause: when it comes while trace runs, the trace
+ * stops at its IP (ETM exception with that preferred return address, PT
+ * FUP + TIP.PGD) and starts there again when the kernel returns, and the
+ * sample's stack is the window's branches up to that stop.
+ *
+ * Its perf time says which window it is in, not where: the trace carries
+ * timestamps only now and then.  So it goes to a stretch that stops
+ * asynchronously (not at a syscall, not at the end of the data) exactly at
+ * its IP, in its thread, no earlier than where the previous sample of the
+ * window went, and whose surrounding timestamps admit its time.  It is
+ * placed only when exactly one stop qualifies: another interrupt at the
+ * same address (a timer tick in the same loop) that the timestamps cannot
+ * tell apart leaves it unplaced rather than guessed.
+ *
+ * One placer per queue: samples wait in it for the window that owns the
+ * trace they interrupted.
+ */
+#ifndef SY_PLACE_H
+#define SY_PLACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config.h"
+#include "window.h"
+
+/* A sample waiting for its window. */
+struct sy_qsample {
+	uint64_t time, ip, period;
+	uint32_t pid, tid;
+	uint64_t *chain;	/* user frames, leaf first */
+	uint32_t nr_chain;
+};
+
+struct sy_placer {
+	struct sy_qsample *qs;
+	size_t nr_qs, cap_qs, qs_pos;
+};
+
+void sy_placer_init(struct sy_placer *p);
+void sy_placer_fini(struct sy_placer *p);
+
+/* Queues a sample (taking @chain).  Returns 1 when the oldest waiting
+ * sample had to be dropped to bound memory (it is unplaced), 0, or
+ * -SY_E_NOMEM. */
+int sy_placer_add(struct sy_placer *p, uint64_t time, uint64_t ip,
+		  uint64_t period, uint32_t pid, uint32_t tid, uint64_t *chain,
+		  uint32_t nr_chain);
+
+/* Gives window @w, whose stretches are known, the samples up to its pause
+ * sample (pub.inner, pub.unplaced); those of a window whose pause was
+ * missed wait for the window that owns the trace.  Returns 0 or
+ * -SY_E_NOMEM. */
+int sy_placer_window(struct sy_placer *p, const struct sy_synth_config *cfg,
+		     struct sy_win *w);
+
+/* Drops every waiting sample (no window will come); returns how many. */
+uint64_t sy_placer_drop(struct sy_placer *p);
+
+#endif

@@ -1,0 +1,74 @@
+#include "queue.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static struct sy_queue *sy_queue_new(uint32_t key,
+				     const struct sy_synth_config *cfg,
+				     size_t *held)
+{
+	struct sy_queue *q = calloc(1, sizeof(*q));
+
+	if (!q)
+		return NULL;
+	q->key = key;
+	q->cpu = key;
+	sy_auxmap_init(&q->aux);
+	sy_units_init(&q->units, cfg);
+	sy_matcher_init(&q->match, held);
+	sy_placer_init(&q->place);
+	return q;
+}
+
+static void sy_queue_free(struct sy_queue *q)
+{
+	if (!q)
+		return;
+	sy_auxmap_fini(&q->aux);
+	sy_units_fini(&q->units);
+	sy_matcher_fini(&q->match);
+	sy_placer_fini(&q->place);
+	free(q->sources);
+	free(q);
+}
+
+struct sy_queue *sy_queues_get(struct sy_queues *qs, uint32_t key, int create,
+			       const struct sy_synth_config *cfg,
+			       size_t *held)
+{
+	size_t lo = 0, hi = qs->nr;
+	struct sy_queue **nv, *q;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (qs->v[mid]->key == key)
+			return qs->v[mid];
+		if (qs->v[mid]->key < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!create)
+		return NULL;
+	nv = realloc(qs->v, (qs->nr + 1) * sizeof(*nv));
+	if (!nv)
+		return NULL;
+	qs->v = nv;
+	q = sy_queue_new(key, cfg, held);
+	if (!q)
+		return NULL;
+	memmove(&qs->v[lo + 1], &qs->v[lo], (qs->nr - lo) * sizeof(*nv));
+	qs->v[lo] = q;
+	qs->nr++;
+	return q;
+}
+
+void sy_queues_free(struct sy_queues *qs)
+{
+	for (size_t i = 0; i < qs->nr; i++)
+		sy_queue_free(qs->v[i]);
+	free(qs->v);
+	qs->v = NULL;
+	qs->nr = 0;
+}

@@ -1,0 +1,108 @@
+/* Stream units: decoding the trace of a TRBE or PT queue (one long stream,
+ * no AUX record per window) as the walk goes, in bounded pieces, or a long
+ * recording would be held in memory whole.
+ *
+ * PT: each unit is cut at PSBs (where libipt can start decoding) into
+ * pieces of about unit_bytes; pieces decode independently, on any thread.
+ * A stretch cut by a piece boundary ends with STOP(END) where the PSB's
+ * FUP says execution went on, and the next piece's stretch starts there:
+ * matching joins the two (sy_stretch_joins), as it joins an excursion.
+ *
+ * ETM: a trace unit resynchronises (A-Sync) in the middle of a stretch too,
+ * and a stream cut there loses the branch whose target address follows the
+ * sync.  So an ETM unit is one piece, decoded by one decoder and one
+ * stretcher that live with the queue (the stream), in slices: each slice
+ * pulls items up to the bytes of the AUX records the walk has read (one
+ * record behind, so that the address space is known for the code it
+ * reaches) and hands over the stretches that closed.  Slices of a queue run
+ * one at a time; queues (CPUs) run in parallel.
+ *
+ * A piece (or slice) goes out once the walk has read the AUX record that
+ * holds its last byte: the address space is then known for its code.
+ *
+ * The units do not submit anything: sy_units_next says what may be decoded
+ * now, the caller makes and submits the job and reports it done.
+ */
+#ifndef SY_UNITS_H
+#define SY_UNITS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "auxmap.h"
+#include "config.h"
+#include "jobs.h"
+
+/* Part of a stream unit decoded as one job (PT) or in slices (ETM). */
+struct sy_piece {
+	uint64_t lo, hi;	/* AUX offsets */
+	uint64_t dec_hi;	/* decoded up to here: PT adds the PSB+ at hi */
+	size_t first_rec;	/* the AUX record holding lo */
+	size_t last_rec;	/* decodable once the walk read this record */
+	uint64_t t_lo;		/* its data came after this perf time */
+};
+
+/* ETM: the piece being decoded in slices. */
+struct sy_stream {
+	struct sy_decstate ds;
+	struct sy_dec_chunk *chunks; /* the whole piece */
+	size_t nr_chunks;
+	int lost;
+	int busy;		/* a slice is decoding */
+	int started;		/* the piece's first slice went out */
+	uint64_t sent;		/* bytes of the piece handed to slices */
+	uint64_t t_lo;
+};
+
+struct sy_units {
+	struct sy_piece *pieces;
+	size_t nr_pieces, cap_pieces, next_piece;
+	struct sy_stream stream;
+	size_t walked;		/* AUX records the walk has read */
+	uint64_t pending;	/* pieces submitted or started, not done */
+};
+
+/* What may be decoded now: a whole piece (PT) or a slice (ETM). */
+struct sy_unit_task {
+	int slice;
+	uint64_t lo, hi;	/* AUX range of the chunks (a slice: the piece) */
+	uint64_t aux_lo;	/* AUX offset of the chunks' first byte */
+	uint64_t ext_from;	/* PT: see struct sy_job */
+	uint64_t t_lo;		/* its data came after this perf time */
+	/* slices */
+	int first, final;
+	uint64_t limit;		/* stop after the item at this offset */
+	struct sy_stream *stream;
+};
+
+void sy_units_init(struct sy_units *u, const struct sy_synth_config *cfg);
+void sy_units_fini(struct sy_units *u);
+
+/* Cuts the map's stream units into pieces (PT at PSBs, using the bytes
+ * of @r).  Returns 0 or -SY_E_NOMEM. */
+int sy_units_plan(struct sy_units *u, const struct sy_auxmap *m,
+		  const struct sy_synth_config *cfg,
+		  const struct sy_perf_reader *r);
+
+/* The walk read the AUX record at file offset @rec_off. */
+void sy_units_walked(struct sy_units *u, const struct sy_auxmap *m,
+		     uint64_t rec_off);
+/* The walk ended: every record counts as read. */
+void sy_units_walk_end(struct sy_units *u, const struct sy_auxmap *m);
+
+/* The next piece or slice the walk's progress allows, in *@t: returns 1,
+ * or 0 when nothing may go yet, or -SY_E_NOMEM.  A slice's chunks are the
+ * stream's (made with @r on its first slice). */
+int sy_units_next(struct sy_units *u, const struct sy_auxmap *m,
+		  const struct sy_synth_config *cfg,
+		  const struct sy_perf_reader *r, struct sy_unit_task *t);
+/* The job of task @t finished. */
+void sy_units_done(struct sy_units *u, const struct sy_unit_task *t);
+
+/* Nonzero while a slice of the stream decodes. */
+static inline int sy_units_busy(const struct sy_units *u)
+{
+	return u->stream.busy;
+}
+
+#endif

@@ -1,0 +1,29 @@
+/* A window's status: the first of the statuses, in their declared order,
+ * that the evidence supports.  The samples pin both ends of a user-space
+ * window (the trace starts at the resume sample's IP and stops at the pause
+ * sample's IP); everything else comes from the AUX records and the decoder.
+ * Validation also sums the window's counts and cuts its branch stack. */
+#ifndef SY_VALIDATE_H
+#define SY_VALIDATE_H
+
+#include <capstone/capstone.h>
+
+#include "config.h"
+#include "window.h"
+
+struct sy_validator {
+	const struct sy_synth_config *cfg;
+	/* x86 instruction lengths for --skid (A64 needs none) */
+	csh cs;
+	int cs_ok;
+};
+
+/* Returns 0 (without a disassembler, --skid pins x86 ends exactly). */
+int sy_validator_init(struct sy_validator *v,
+		      const struct sy_synth_config *cfg);
+void sy_validator_fini(struct sy_validator *v);
+
+/* Sets @w's status, reason, counts and stack from its stretches. */
+void sy_validate(const struct sy_validator *v, struct sy_win *w);
+
+#endif

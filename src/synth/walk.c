@@ -1,0 +1,406 @@
+/* The record walk: samples and events to their queues, and the one place
+ * where decode jobs are collected, new ones sent and ready windows handed
+ * out (sy_walk_pump), in window order.
+ *
+ * Windows are numbered when their pause sample is read, so their order is
+ * a property of the file, not of the thread schedule.  A window is handed
+ * out once every window before it has been: results that finish early
+ * wait on the output list.  Jobs come back in submission order, which
+ * keeps the matching of each queue sequential. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "session.h"
+#include "sy_perf_event.h"
+
+/* windows read but not handed out yet, before the walk waits: enough for
+ * every thread to have a few pieces of stream trace (units.h) ahead */
+#define SY_OUT_MAX(threads) (1024 + 1024 * (size_t)(threads))
+/* and stretches decoded but not given to a window (a window of a program
+ * busy with syscalls has dozens) */
+#define SY_HELD_MAX(threads) (4096 + 2048 * (size_t)(threads))
+
+int sy_walk_must_wait(const struct sy_session *s)
+{
+	return (s->out.nr > SY_OUT_MAX(s->sum.threads) ||
+		s->held > SY_HELD_MAX(s->sum.threads)) &&
+	       !sy_jobs_idle(&s->jobs);
+}
+
+static void sy_emit_ready(struct sy_session *s)
+{
+	struct sy_win *w;
+
+	while ((w = sy_outq_pop_ready(&s->out))) {
+		struct sy_window *p = &w->pub;
+
+		s->sum.windows++;
+		s->sum.by_status[p->status]++;
+		s->sum.bytes += p->bytes;
+		s->sum.insns += p->insns;
+		s->sum.branches += p->branches;
+		s->sum.unplaced += p->unplaced;
+		s->sum.placed += p->nr_inner;
+		p->snap = w->snap;
+		p->comm = sy_comms_get(&s->comms, p->pid);
+		if (s->fn && !s->fn_ret)
+			s->fn_ret = s->fn(s->fn_ctx, p);
+		sy_win_free(w);
+	}
+}
+
+static void sy_qjob_free(struct sy_qjob *j)
+{
+	if (!j)
+		return;
+	sy_job_release(&j->job);
+	free(j);
+}
+
+/* Sends the jobs @q may start now.  With @backpressure, collects finished
+ * jobs whenever too many are in flight (never from inside a collection:
+ * sy_walk_pump sends without it). */
+static int sy_feed(struct sy_session *s, struct sy_queue *q, int backpressure)
+{
+	for (;;) {
+		struct sy_qjob *j = NULL;
+		int err = s->mode->next_job(s, q, &j);
+
+		if (err || !j)
+			return err;
+		sy_jobs_submit(&s->jobs, &j->job);
+		if (backpressure && sy_jobs_full(&s->jobs) &&
+		    (err = sy_walk_pump(s, 1)))
+			return err;
+	}
+}
+
+static int sy_job_done(struct sy_session *s, struct sy_qjob *j)
+{
+	struct sy_job *job = &j->job;
+
+	if (job->err && job->err != -SY_E_EOS) {
+		sy_warn(&s->warn, job->err, 0, "cpu %d: decoder failed: %s",
+			(int)j->q->cpu, sy_errstr(job->err));
+		if (job->err == -SY_E_NOMEM)
+			return job->err;
+	}
+	s->sum.overflows += job->stats.overflows;
+	s->sum.decode_errors += job->stats.errors;
+	/* item offsets count from the job's first byte: make them AUX
+	 * offsets, so that a window decoded in two pieces has a length */
+	for (size_t i = 0; i < job->nr_st; i++) {
+		job->st[i].off0 += j->aux_lo;
+		job->st[i].off1 += j->aux_lo;
+	}
+	return s->mode->job_done(s, j);
+}
+
+int sy_walk_pump(struct sy_session *s, int block)
+{
+	struct sy_job *job;
+	int err;
+
+	while ((job = sy_jobs_pop(&s->jobs, block))) {
+		struct sy_qjob *j = (struct sy_qjob *)job;
+		struct sy_queue *q = j->q;
+		int slice = j->has_task && j->task.slice;
+
+		block = 0;
+		err = sy_job_done(s, j);
+		sy_qjob_free(j);
+		if (err)
+			return err;
+		/* the queue's next slice goes as soon as this one is done */
+		if (slice && (err = sy_feed(s, q, 0)))
+			return err;
+	}
+	for (size_t i = 0; i < s->queues.nr; i++)
+		if ((err = sy_feed(s, s->queues.v[i], 0)))
+			return err;
+	sy_emit_ready(s);
+	return 0;
+}
+
+/* Threads perf saw start before the recording have no FORK record: learn
+ * them from any record naming pid and tid, so the trace's context ID (a
+ * thread id on Linux) finds its process's code. */
+static int sy_learn_thread(struct sy_session *s, uint32_t pid, uint32_t tid)
+{
+	struct sy_ev_task k;
+
+	if (pid == tid || pid == (uint32_t)-1 || !pid ||
+	    sy_proc_table_aspace(s->procs, tid) ||
+	    !sy_proc_table_aspace(s->procs, pid))
+		return 0;
+	memset(&k, 0, sizeof(k));
+	k.pid = k.ppid = pid;
+	k.tid = tid;
+	k.ptid = pid;
+	return sy_proc_table_fork(s->procs, &k);
+}
+
+/* The user frames of a sample's callchain, leaf first, in a new array. */
+static int sy_user_chain(const struct sy_sample *sm, uint64_t **out,
+			 uint32_t *nr)
+{
+	uint64_t n = 0;
+	int user = 0;
+
+	*nr = 0;
+	*out = malloc((sm->callchain_nr ? sm->callchain_nr : 1) * 8);
+	if (!*out)
+		return -SY_E_NOMEM;
+	for (uint64_t i = 0; i < sm->callchain_nr; i++) {
+		uint64_t ip = sy_sample_callchain(sm, i);
+
+		if (ip >= SY_CONTEXT_MAX) {
+			user = ip == SY_CONTEXT_USER;
+			continue;
+		}
+		if (user)
+			(*out)[n++] = ip;
+	}
+	*nr = (uint32_t)n;
+	return 0;
+}
+
+/* A callchain sample of another event: one taken while trace ran
+ * interrupted it somewhere in the window (place.h). */
+static int sy_on_other_sample(struct sy_session *s, struct sy_queue *q,
+			      const struct sy_sample *sm)
+{
+	uint64_t *chain;
+	uint32_t n;
+	int r;
+
+	if (!q->running)
+		return 0;
+	s->sum.inner_samples++;
+	if (s->cfg.whole_trace) {
+		s->sum.unplaced++;
+		return 0;
+	}
+	if (sy_user_chain(sm, &chain, &n))
+		return -SY_E_NOMEM;
+	r = sy_placer_add(&q->place, sm->time, sm->ip, sm->period, sm->pid,
+			  sm->tid, chain, n);
+	if (r < 0)
+		return r;
+	s->sum.unplaced += (uint64_t)r;
+	return 0;
+}
+
+/* A pause sample: its window goes on the output list now (window order is
+ * file order) and waits for its trace. */
+static int sy_on_pause(struct sy_session *s, struct sy_queue *q,
+		       const struct sy_sample *sm)
+{
+	struct sy_win *w = calloc(1, sizeof(*w));
+	int err;
+
+	s->sum.pause_samples++;
+	q->running = 0;
+	if (!w)
+		return -SY_E_NOMEM;
+	/* per thread: where the thread was when it paused */
+	w->pub.cpu = s->cfg.per_thread ? sm->cpu : q->cpu;
+	w->pub.has_pause = 1;
+	w->pub.pause_time = sm->time;
+	w->pub.pause_ip = sm->ip;
+	w->pub.pause_period = sm->period;
+	w->pub.pid = sm->pid;
+	w->pub.tid = sm->tid;
+	w->resume_tid = sm->tid;
+	w->seq = s->sample_seq++;
+	sy_outq_append(&s->out, w);
+	if (sm->type & SY_SAMPLE_CALLCHAIN) {
+		if (sy_user_chain(sm, &w->chain, &w->pub.nr_callchain))
+			return -SY_E_NOMEM;
+		w->pub.callchain = w->chain;
+	}
+	w->snap = sy_proc_table_snapshot(s->procs);
+	if ((err = sy_matcher_pause(&q->match, w)) ||
+	    (err = s->mode->on_pause(s, q, w)) || (err = sy_feed(s, q, 1)))
+		return err;
+	return sy_windows_resolve(s, q, 0);
+}
+
+static int sy_on_sample(struct sy_session *s, const struct sy_record *rec)
+{
+	uint8_t role = s->attr_role[rec->attr->index];
+	struct sy_sample sm;
+	struct sy_diag d = { 0 };
+	struct sy_queue *q;
+	int err;
+
+	if (!(role & (SY_ROLE_PAUSE | SY_ROLE_RESUME | SY_ROLE_CALLCHAIN)))
+		return 0;
+	if (sy_sample_parse(rec->attr, rec->data, rec->size, &sm, &d,
+			    rec->offset)) {
+		sy_warn(&s->warn, d.err, d.offset, "%s", d.msg);
+		return 0;
+	}
+	if ((sm.type & SY_SAMPLE_TID) &&
+	    (err = sy_learn_thread(s, sm.pid, sm.tid)))
+		return err;
+	q = sy_session_queue(s, sy_queue_key(&s->cfg, sm.cpu, sm.tid), 1);
+	if (!q)
+		return -SY_E_NOMEM;
+	if (!q->seen) {
+		q->seen = 1;
+		q->running = !s->cfg.start_paused;
+		if (s->cfg.per_thread)
+			q->cpu = (uint32_t)-1;
+	}
+	if (!(role & (SY_ROLE_PAUSE | SY_ROLE_RESUME)))
+		return sy_on_other_sample(s, q, &sm);
+	q->last_tid = sm.tid;
+	if (role & SY_ROLE_RESUME) {
+		s->sum.resume_samples++;
+		if (q->running)
+			s->sum.resume_while_running++;
+		q->running = 1;
+		return sy_matcher_resume(&q->match, sm.time, sm.ip, sm.tid,
+					 s->sample_seq++);
+	}
+	return sy_on_pause(s, q, &sm);
+}
+
+static int sy_on_aux(struct sy_session *s, const struct sy_record *rec,
+		     const struct sy_event *ev)
+{
+	struct sy_queue *q = sy_session_queue(
+		s, sy_queue_key(&s->cfg, ev->sid.cpu, ev->sid.tid), 0);
+	const struct sy_ev_aux *a = &ev->u.aux;
+	uint64_t bad = a->flags & (SY_AUX_FLAG_TRUNCATED | SY_AUX_FLAG_PARTIAL |
+				   SY_AUX_FLAG_COLLISION);
+	int err;
+
+	if (!q)
+		return 0;
+	if (bad && (err = sy_matcher_event(&q->match, SY_QEV_AUX,
+					   ev->sid.time, bad)))
+		return err;
+	/* a chunk that never made it into the file: every window since the
+	 * previous AUX record may have had bytes in it */
+	if (a->aux_size &&
+	    !sy_auxmap_covered(&q->aux, a->aux_offset,
+			       a->aux_offset + a->aux_size) &&
+	    (err = sy_matcher_event(&q->match, SY_QEV_LOST_RANGE,
+				    ev->sid.time, q->last_aux_time)))
+		return err;
+	q->last_aux_time = ev->sid.time;
+	/* collect a finished slice first, so that the queue's next one can
+	 * go now */
+	if (s->mode->uses_units && sy_units_busy(&q->units) &&
+	    (err = sy_walk_pump(s, 0)))
+		return err;
+	if ((err = s->mode->on_aux(s, q, a, ev->sid.time, rec->offset)))
+		return err;
+	/* stream units go as the walk reads their AUX records: the address
+	 * space is then known */
+	return sy_feed(s, q, 1);
+}
+
+static int sy_on_switch(struct sy_session *s, const struct sy_event *ev)
+{
+	struct sy_queue *q;
+
+	if (!ev->has_sid)
+		return 0;
+	if (ev->u.sw.cpu_wide &&
+	    sy_learn_thread(s, ev->u.sw.next_prev_pid, ev->u.sw.next_prev_tid))
+		return -SY_E_NOMEM;
+	/* per thread, a queue holds its thread's own trace: being scheduled
+	 * out and in (maybe on another CPU) is an untraced excursion like an
+	 * interrupt, not another thread inside */
+	if (s->cfg.per_thread)
+		return 0;
+	q = sy_session_queue(s, ev->sid.cpu, 0);
+	return q ? sy_matcher_event(&q->match, SY_QEV_SWITCH, ev->sid.time, 0) :
+		   0;
+}
+
+static int sy_on_lost(struct sy_session *s, const struct sy_event *ev)
+{
+	struct sy_queue *q;
+
+	s->sum.lost_records++;
+	if (!ev->has_sid)
+		return 0;
+	q = sy_session_queue(s, sy_queue_key(&s->cfg, ev->sid.cpu, ev->sid.tid),
+			     0);
+	return q ? sy_matcher_event(&q->match, SY_QEV_LOST, ev->sid.time, 0) :
+		   0;
+}
+
+int sy_walk_record(struct sy_session *s, const struct sy_record *rec)
+{
+	struct sy_event ev;
+	struct sy_diag d = { 0 };
+
+	if (rec->type == SY_REC_SAMPLE)
+		return rec->attr && rec->attr->index < s->nr_roles ?
+			       sy_on_sample(s, rec) :
+			       0;
+	switch (rec->type) {
+	case SY_REC_MMAP:
+	case SY_REC_MMAP2:
+	case SY_REC_COMM:
+	case SY_REC_FORK:
+	case SY_REC_EXIT:
+	case SY_REC_AUX:
+	case SY_REC_SWITCH:
+	case SY_REC_SWITCH_CPU_WIDE:
+	case SY_REC_LOST:
+	case SY_REC_LOST_SAMPLES:
+		break;
+	default:
+		return 0;
+	}
+	if (sy_event_parse(rec, &ev, &d)) {
+		sy_warn(&s->warn, d.err, d.offset, "%s", d.msg);
+		return 0;
+	}
+	switch (rec->type) {
+	case SY_REC_AUX:
+		return ev.has_sid ? sy_on_aux(s, rec, &ev) : 0;
+	case SY_REC_SWITCH:
+	case SY_REC_SWITCH_CPU_WIDE:
+		return sy_on_switch(s, &ev);
+	case SY_REC_LOST:
+	case SY_REC_LOST_SAMPLES:
+		return sy_on_lost(s, &ev);
+	case SY_REC_COMM:
+		if (sy_comms_set(&s->comms, ev.u.comm.pid, ev.u.comm.comm))
+			return -SY_E_NOMEM;
+		return sy_proc_table_feed(s->procs, rec, &ev);
+	default:
+		return sy_proc_table_feed(s->procs, rec, &ev);
+	}
+}
+
+int sy_walk_end(struct sy_session *s)
+{
+	int err;
+
+	/* the recording ended: trace still running has no pause sample;
+	 * stream units not yet sent go now */
+	for (size_t i = 0; i < s->queues.nr && !s->fn_ret; i++) {
+		struct sy_queue *q = s->queues.v[i];
+
+		s->mode->on_end(s, q);
+		if ((err = sy_feed(s, q, 1)))
+			return err;
+	}
+	/* collecting also sends the ETM slices still to come */
+	while (!sy_jobs_idle(&s->jobs))
+		if ((err = sy_walk_pump(s, 1)))
+			return err;
+	for (size_t i = 0; i < s->queues.nr; i++)
+		if ((err = sy_windows_resolve(s, s->queues.v[i], 1)))
+			return err;
+	sy_emit_ready(s);
+	return 0;
+}

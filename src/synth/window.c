@@ -1,0 +1,64 @@
+#include "window.h"
+
+#include <stdlib.h>
+
+void sy_win_free_inner(struct sy_win *w)
+{
+	for (uint32_t i = 0; w->inner_mem && i < w->pub.nr_inner; i++) {
+		free(w->inner_mem[i].chain);
+		free(w->inner_mem[i].stack);
+	}
+	free(w->inner_mem);
+	free(w->inner);
+	w->inner_mem = NULL;
+	w->inner = NULL;
+}
+
+void sy_win_free(struct sy_win *w)
+{
+	if (!w)
+		return;
+	free(w->chain);
+	sy_stretch_free_all(w->st, w->nr_st);
+	free(w->stack);
+	sy_win_free_inner(w);
+	sy_proc_snap_put(w->snap);
+	free(w);
+}
+
+void sy_outq_append(struct sy_outq *o, struct sy_win *w)
+{
+	w->pub.index = o->next_index++;
+	w->next = NULL;
+	o->nr++;
+	if (o->tail)
+		o->tail->next = w;
+	else
+		o->head = w;
+	o->tail = w;
+}
+
+struct sy_win *sy_outq_pop_ready(struct sy_outq *o)
+{
+	struct sy_win *w = o->head;
+
+	if (!w || !w->ready)
+		return NULL;
+	o->head = w->next;
+	if (!o->head)
+		o->tail = NULL;
+	o->nr--;
+	return w;
+}
+
+void sy_outq_free(struct sy_outq *o)
+{
+	while (o->head) {
+		struct sy_win *w = o->head;
+
+		o->head = w->next;
+		sy_win_free(w);
+	}
+	o->tail = NULL;
+	o->nr = 0;
+}

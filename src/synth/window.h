@@ -1,0 +1,72 @@
+/* A window being built: from its pause sample (or, without pause samples,
+ * from one stretch) to the moment it is handed out.
+ *
+ * The walk makes it when it reads the pause sample and puts it on the
+ * output list at once, so that windows keep the order of their pause
+ * samples in the file.  Matching (match.h) gives it its stretches and its
+ * resume sample, validation (validate.h) its status and stack, placement
+ * (place.h) the other samples that interrupted it; then it is ready.
+ */
+#ifndef SY_WINDOW_H
+#define SY_WINDOW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "stretch.h"
+#include "sy_image.h"
+#include "sy_synth.h"
+
+/* What a placed sample's pointers in pub.inner own. */
+struct sy_inner_mem {
+	uint64_t *chain;
+	struct sy_br *stack;
+};
+
+struct sy_win {
+	struct sy_window pub;
+	struct sy_win *next;	/* output list */
+	int ready;		/* may be handed out */
+	uint64_t seq;		/* sample order in the file */
+	/* matching */
+	uint64_t span_lo;	/* the previous pause sample's time */
+	int has_span_lo;
+	int ran_through;	/* a stretch spans its pause sample */
+	int group_done;		/* ETR: the decode of its AUX group is done */
+	/* evidence for validation */
+	uint64_t aux_bytes;	/* ETR: bytes of its AUX group */
+	uint64_t aux_flags;
+	int lost;
+	uint32_t switches;
+	uint32_t resume_tid;
+	struct sy_stretch *st;
+	size_t nr_st;
+	/* what pub's pointers own */
+	uint64_t *chain;
+	struct sy_br *stack;
+	struct sy_inner_sample *inner;
+	struct sy_inner_mem *inner_mem;
+	struct sy_proc_snap *snap;
+};
+
+/* NULL-safe. */
+void sy_win_free(struct sy_win *w);
+/* Frees the placed samples (pub.inner). */
+void sy_win_free_inner(struct sy_win *w);
+
+
+/* Windows in output order, waiting to be handed out. */
+struct sy_outq {
+	struct sy_win *head, *tail;
+	size_t nr;
+	uint64_t next_index;
+};
+
+/* Appends @w, numbering it: the output order. */
+void sy_outq_append(struct sy_outq *o, struct sy_win *w);
+/* The oldest window if it is ready, taken off the list; else NULL. */
+struct sy_win *sy_outq_pop_ready(struct sy_outq *o);
+/* Frees every window on the list. */
+void sy_outq_free(struct sy_outq *o);
+
+#endif
