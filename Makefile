@@ -54,6 +54,7 @@ CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/%.o)
 TESTLIB_OBJS := $(TESTLIB_SRCS:%.c=$(BUILD)/%.o)
 GEN_LIB_OBJS := $(GEN_LIB_SRCS:%.c=$(BUILD)/%.o)
 GEN_MAIN_OBJS := $(GEN_MAIN:%.c=$(BUILD)/%.o)
+UNIT_OBJS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/unit/%.o)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 BENCH_BINS := $(BENCH_SRCS:bench/%.c=$(BUILD)/bench/%)
 
@@ -95,15 +96,28 @@ $(LIBFXGEN): $(GEN_LIB_OBJS)
 $(BUILD)/sy-fixturegen: $(GEN_MAIN_OBJS) $(LIBFXGEN) $(LIBSTROBE)
 	$(CC) $(ALL_LDFLAGS) -o $@ $(GEN_MAIN_OBJS) $(LIBFXGEN) $(LIBSTROBE) $(LIBS)
 
-$(BUILD)/tests/test_%: tests/unit/test_%.c $(TESTLIB_OBJS) $(LIBFXGEN) $(LIBSTROBE)
+# Tests and benches compile to objects and link separately: a change to the
+# library relinks them, it does not recompile them.
+$(BUILD)/tests/unit/%.o: tests/unit/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Itests/lib -Itests/fixtures/gen $(ALL_CFLAGS) $(CRIT_CFLAGS) \
-		-MMD -MP -o $@ $< $(TESTLIB_OBJS) $(LIBFXGEN) $(LIBSTROBE) \
-		$(ALL_LDFLAGS) $(LIBS) $(CRIT_LIBS)
+		-MMD -MP -c -o $@ $<
 
-$(BUILD)/bench/%: bench/%.c $(LIBSTROBE)
+$(BUILD)/tests/test_%: $(BUILD)/tests/unit/test_%.o $(TESTLIB_OBJS) $(LIBFXGEN) $(LIBSTROBE)
+	$(CC) $(ALL_LDFLAGS) -o $@ $< $(TESTLIB_OBJS) $(LIBFXGEN) $(LIBSTROBE) \
+		$(LIBS) $(CRIT_LIBS)
+
+# The benches include generator sources: -MMD tracks them.
+$(BUILD)/bench/%.o: bench/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(LIBSTROBE) $(ALL_LDFLAGS) $(LIBS)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(BUILD)/bench/%: $(BUILD)/bench/%.o $(LIBSTROBE)
+	$(CC) $(ALL_LDFLAGS) -o $@ $< $(LIBSTROBE) $(LIBS)
+
+# Objects made through pattern rules are kept, so that a second make (or
+# `make unit` after `make tools`) finds them up to date.
+.SECONDARY:
 
 deps:
 	@scripts/install-deps
