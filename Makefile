@@ -4,6 +4,7 @@
 #   make check      unit + end-to-end tests (installs missing packages first)
 #   make demo       convert the bundled example and show the window summary
 #   make asan       the whole suite under ASan+UBSan (build-asan/)
+#   make tsan       the threaded paths under ThreadSanitizer (build-tsan/)
 #   make bench      throughput against peers and floors measured in the same run
 #   make fuzz       libFuzzer targets for a bounded time (FUZZ_SECONDS)
 #   make fixtures   regenerate tests/fixtures from sources (cross gcc + qemu)
@@ -63,12 +64,12 @@ PROG := $(BUILD)/strobe-synth
 LIBFXGEN := $(BUILD)/libfxgen.a
 FIXTUREGEN := $(if $(GEN_MAIN),$(BUILD)/sy-fixturegen)
 
-.PHONY: all check check-core unit e2e demo asan asan-core bench fuzz fuzz-core \
-	fixtures install clean deps tools valgrind
+.PHONY: all check check-core unit e2e demo asan asan-core tsan tsan-core bench \
+	fuzz fuzz-core fixtures install clean deps tools valgrind
 
 all: $(PROG)
 
-tools: $(PROG) $(FIXTUREGEN) $(UNIT_BINS)
+tools: $(PROG) $(FIXTUREGEN) $(UNIT_BINS) $(BUILD)/tests/session_check
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
@@ -107,6 +108,9 @@ $(BUILD)/tests/test_%: $(BUILD)/tests/unit/test_%.o $(TESTLIB_OBJS) $(LIBFXGEN) 
 	$(CC) $(ALL_LDFLAGS) -o $@ $< $(TESTLIB_OBJS) $(LIBFXGEN) $(LIBSTROBE) \
 		$(LIBS) $(CRIT_LIBS)
 
+$(BUILD)/tests/session_check: $(BUILD)/tests/tools/session_check.o $(LIBSTROBE)
+	$(CC) $(ALL_LDFLAGS) -o $@ $< $(LIBSTROBE) $(LIBS)
+
 # The benches include generator sources: -MMD tracks them.
 $(BUILD)/bench/%.o: bench/%.c
 	@mkdir -p $(@D)
@@ -128,11 +132,13 @@ export ASAN_OPTIONS := detect_leaks=1:abort_on_error=1:fast_unwind_on_malloc=0
 export UBSAN_OPTIONS := print_stacktrace=1:halt_on_error=1
 
 # Under CI=true (set by .ci/run) nothing may skip, and check also runs the
-# suite under ASan+UBSan and every fuzzer for FUZZ_SECONDS.
+# suite under ASan+UBSan, the threaded paths under TSan and every fuzzer for
+# FUZZ_SECONDS.
 check: deps
 	@$(MAKE) --no-print-directory check-core
 ifeq ($(CI),true)
 	@$(MAKE) --no-print-directory asan-core
+	@$(MAKE) --no-print-directory tsan-core
 	@$(MAKE) --no-print-directory fuzz-core FUZZ_SECONDS=$(CI_FUZZ_SECONDS)
 endif
 
@@ -159,6 +165,15 @@ asan-core:
 		SAN="-fsanitize=address,undefined -fno-sanitize-recover=all" \
 		check-core
 
+# The threaded paths under ThreadSanitizer (build-tsan/).
+tsan: deps
+	@$(MAKE) --no-print-directory tsan-core
+
+tsan-core:
+	@$(MAKE) --no-print-directory BUILD=build-tsan CC=clang \
+		OPT="-O1 -g -fno-omit-frame-pointer" SAN="-fsanitize=thread" tools
+	@SY_BUILD=build-tsan tests/tsan-check
+
 valgrind: tools
 	@SY_BUILD=$(BUILD) tests/valgrind-check
 
@@ -184,6 +199,6 @@ install: $(PROG)
 	install -m 644 man/*.1 $(DESTDIR)$(MANDIR)/man1/
 
 clean:
-	rm -rf build build-asan build-fuzz
+	rm -rf build build-asan build-tsan build-fuzz
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
