@@ -114,6 +114,9 @@ int sy_walk_pump(struct sy_session *s, int block)
 		/* the queue's next slice goes as soon as this one is done */
 		if (slice && (err = sy_feed(s, q, 0)))
 			return err;
+		/* windows go out as soon as they can: with one thread, the
+		 * slices of a long piece all run inside this loop */
+		sy_emit_ready(s);
 	}
 	for (size_t i = 0; i < s->queues.nr; i++)
 		if ((err = sy_feed(s, s->queues.v[i], 0)))
