@@ -93,7 +93,12 @@ int sy_match_stretches(struct sy_session *s, struct sy_queue *q,
 		v[i].ring = NULL;
 		if (m->st.has_time) {
 			m->timed = 1;
-			m->pt0 = sy_timeconv_to_perf(&s->tc, m->st.t0_stand_in ?
+			/* a stand-in taken when the trace started (PT's TSC
+			 * before TIP.PGE) is the start; an older one says
+			 * nothing, the stretch's last timestamp does */
+			m->pt0 = sy_timeconv_to_perf(&s->tc,
+						     m->st.t0_stand_in &&
+						     !(m->st.flags & SY_SF_T0_START) ?
 							     m->st.t1 :
 							     m->st.t0);
 			m->pt1 = sy_timeconv_to_perf(&s->tc, m->st.t1);
@@ -216,6 +221,29 @@ static int sy_pinned_ip(const struct sy_mstretch *m, uint64_t ip)
 	return (m->st.flags & SY_SF_STOPPED) && m->st.end_addr == ip;
 }
 
+/* Whether stretch @m's timestamps say it ran after pause sample @w. */
+static int sy_runs_past(const struct sy_mstretch *m, const struct sy_win *w)
+{
+	if (!m->timed || !m->st.has_time)
+		return 0;
+	return m->pt1 > w->pub.pause_time ||
+	       (m->pt1 == w->pub.pause_time &&
+		sy_stretch_stops_after_start(&m->st));
+}
+
+/* Whether stretch @m may be the one pause sample @w stopped: it stops at
+ * the sample's IP, and no timestamp in it is later than the sample (the
+ * pause stops the trace before its sample is written).  A missed pause at
+ * the IP where the next pause really stops the trace (a loop) must not
+ * claim that later run: the timestamps tell them apart. */
+static int sy_pinned_by(const struct sy_mstretch *m, const struct sy_win *w)
+{
+	/* a stretch whose only timestamp is its own start stopped after
+	 * it: a pause sample of that very time was written before it ran
+	 * (a missed pause whose interrupt restarted the trace) */
+	return sy_pinned_ip(m, w->pub.pause_ip) && !sy_runs_past(m, w);
+}
+
 /* Timestamps tie when a pause and a resume overflow at the same cycle: then
  * the order of the samples in the file says whether the stretch began before
  * pause sample @w (its resume came first) or after it. */
@@ -323,23 +351,30 @@ int sy_match_run(struct sy_session *s, struct sy_queue *q, int final)
 				m = &q->ms[e - 1];
 				if (e == q->nr_ms && !all && !final &&
 				    (m->st.flags & SY_SF_STOPPED) &&
-				    !sy_pinned_ip(m, w->pub.pause_ip))
+				    !sy_pinned_by(m, w))
 					break; /* the run may go on in the next
 						* unit: wait */
 				/* the run ends at this pause sample, or is cut
 				 * by a discontinuity, or trace started again
 				 * before the pause sample: it ended before it */
-				if (sy_pinned_ip(m, w->pub.pause_ip) ||
+				if (sy_pinned_by(m, w) ||
 				    !(m->st.flags & SY_SF_STOPPED) ||
 				    (e < q->nr_ms && q->ms[e].timed &&
 				     !sy_starts_after(q, &q->ms[e], w))) {
 					b = e;
 					continue;
 				}
-				later = all ? 0 : sy_later_owner(q, m, final);
+				/* even with all of this pause sample's trace
+				 * decoded (ETR: its AUX group), a later pause
+				 * sample already read may be the one the run
+				 * stops at: then this pause was missed */
+				later = sy_later_owner(q, m, final || all);
 				if (later < 0)
 					break;
-				if (later) {
+				/* or its timestamps say it still ran after
+				 * this pause sample: the pause was missed
+				 * (the recording ended the run) */
+				if (later || sy_runs_past(m, w)) {
 					ran_through = 1;
 					decided = 1;
 					break;

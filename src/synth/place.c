@@ -33,8 +33,8 @@ int sy_place_add(struct sy_session *s, struct sy_queue *q, uint64_t time,
 	if (q->nr_qs - q->qs_pos >= SY_QS_MAX) {
 		/* the oldest waited longest: no window is coming for it */
 		free(q->qs[q->qs_pos].chain);
+		s->sum.unplaced += !q->qs[q->qs_pos].after_pause;
 		q->qs_pos++;
-		s->sum.unplaced++;
 		sy_compact(q->qs, &q->qs_pos, &q->nr_qs, sizeof(*q->qs));
 	}
 	if (sy_grow((void **)&q->qs, &q->cap_qs, q->nr_qs, sizeof(*q->qs))) {
@@ -49,6 +49,7 @@ int sy_place_add(struct sy_session *s, struct sy_queue *q, uint64_t time,
 	m->tid = tid;
 	m->chain = chain;
 	m->nr_chain = nr_chain;
+	m->after_pause = 0;
 	return 0;
 }
 
@@ -57,6 +58,7 @@ int sy_place_add(struct sy_session *s, struct sy_queue *q, uint64_t time,
  * start (a stand-in timestamp predates its start, so it bounds nothing). */
 struct sy_bounds {
 	uint64_t lo, hi;
+	int lo_open;	/* lo is the stretch's start: the stop is after it */
 };
 
 static void sy_place_bounds(const struct sy_session *s, const struct sy_win *w,
@@ -74,6 +76,12 @@ static void sy_place_bounds(const struct sy_session *s, const struct sy_win *w,
 				lo = t1;
 		}
 		b[i].lo = lo;
+		/* a sample stamped with the stretch's own start was taken
+		 * in the interrupt that started its trace, not at its stop:
+		 * the bound is strict (ETE/TRBE and PT, coarse clocks) */
+		b[i].lo_open = st->has_time &&
+			       sy_timeconv_to_perf(&s->tc, st->t1) == lo &&
+			       sy_stretch_stops_after_start(st);
 	}
 	for (size_t i = w->nr_st; i-- > 0;) {
 		b[i].hi = hi;
@@ -104,13 +112,27 @@ static long sy_place_find(const struct sy_win *w, const struct sy_bounds *b,
 			continue;
 		if (st->has_ctx && st->ctxid != m->tid && st->ctxid != m->pid)
 			continue;
-		if (m->time < b[i].lo || m->time > b[i].hi)
+		if (m->time < b[i].lo || m->time > b[i].hi ||
+		    (b[i].lo_open && m->time == b[i].lo))
 			continue;
 		if (found >= 0)
 			return -1; /* ambiguous */
 		found = (long)i;
 	}
 	return found;
+}
+
+/* Whether @w's trace was running at perf time @t: after its first
+ * stretch's start timestamp and no later than its pause sample. */
+static int sy_place_ran_at(const struct sy_session *s, const struct sy_win *w,
+			   uint64_t t)
+{
+	const struct sy_stretch *st = w->nr_st ? &w->st[0] : NULL;
+
+	if (!st || !st->has_time || (st->flags & SY_SF_NOTHING))
+		return 0;
+	return sy_timeconv_to_perf(&s->tc, st->t0) < t &&
+	       t <= w->pub.pause_time;
 }
 
 void sy_place_free_window(struct sy_win *w)
@@ -156,8 +178,22 @@ int sy_place_window(struct sy_session *s, struct sy_queue *q,
 		struct sy_inner_sample *o;
 		struct sy_br *stack;
 		uint32_t nr;
-		long i = w->nr_st ? sy_place_find(w, b, m, from) : -1;
+		long i;
 
+		/* one written after this window's own pause sample (the
+		 * same interrupt) came after that pause stopped the trace */
+		if (m->after_pause && m->time >= w->pub.pause_time)
+			continue;
+		i = w->nr_st ? sy_place_find(w, b, m, from) : -1;
+		if (m->after_pause) {
+			/* it came after a pause sample: it is one of the
+			 * window's only if the trace ran then (the pause was
+			 * missed), else it came while paused and is none of
+			 * the counted samples */
+			if (i < 0 && !sy_place_ran_at(s, w, m->time))
+				continue;
+			s->sum.inner_samples++;
+		}
 		if (i < 0) {
 			w->pub.unplaced++;
 			continue;
@@ -192,9 +228,11 @@ out:
 
 void sy_place_drop(struct sy_session *s, struct sy_queue *q)
 {
-	/* after the last pause sample: no window to put them in */
-	s->sum.unplaced += q->nr_qs - q->qs_pos;
-	for (size_t i = q->qs_pos; i < q->nr_qs; i++)
+	/* after the last pause sample: no window to put them in (those
+	 * that came while the samples said paused are not counted) */
+	for (size_t i = q->qs_pos; i < q->nr_qs; i++) {
+		s->sum.unplaced += !q->qs[i].after_pause;
 		free(q->qs[i].chain);
+	}
 	q->qs_pos = q->nr_qs = 0;
 }

@@ -695,18 +695,28 @@ static int sy_on_sample(struct sy_session *s, const struct sy_record *rec)
 		uint32_t n;
 
 		/* another callchain sample: one taken while trace ran
-		 * interrupted it somewhere in the window (place.c) */
-		if (!q->running)
-			return 0;
-		s->sum.inner_samples++;
+		 * interrupted it somewhere in the window (place.c).  After
+		 * a pause sample the samples only say the trace is paused:
+		 * the pause may have been missed, and then the sample is in
+		 * the window that goes on.  Only the trace can tell, so it
+		 * waits for it too, counted once the trace shows that it
+		 * ran (place.c). */
 		if (s->o.whole_trace) {
-			s->sum.unplaced++;
+			if (q->running) {
+				s->sum.inner_samples++;
+				s->sum.unplaced++;
+			}
 			return 0;
 		}
+		if (q->running)
+			s->sum.inner_samples++;
 		if (sy_user_chain(&sm, &chain, &n))
 			return -SY_E_NOMEM;
-		return sy_place_add(s, q, sm.time, sm.ip, sm.period, sm.pid,
-				    sm.tid, chain, n);
+		err = sy_place_add(s, q, sm.time, sm.ip, sm.period, sm.pid,
+				   sm.tid, chain, n);
+		if (!err)
+			q->qs[q->nr_qs - 1].after_pause = !q->running;
+		return err;
 	}
 	q->last_tid = sm.tid;
 	if (role & SY_ROLE_RESUME) {

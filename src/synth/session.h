@@ -79,6 +79,9 @@ struct sy_qsample {
 	uint32_t pid, tid;
 	uint64_t *chain;	/* user frames, leaf first */
 	uint32_t nr_chain;
+	int after_pause;	/* came after a pause sample, before the next
+				 * resume: counted only if the trace shows it
+				 * still ran (the pause was missed) */
 };
 
 /* LOST is a point in time; LOST_RANGE covers (flags, time]. */

@@ -151,7 +151,7 @@ static void sy_note_error(struct sy_stretcher *st, const struct sy_dec_item *it)
 int sy_stretcher_push(struct sy_stretcher *st, const struct sy_dec_item *it)
 {
 	struct sy_stretch *s = &st->cur;
-	int err;
+	int err, lone;
 
 	if (st->open) {
 		s->insns += it->ninsn;
@@ -171,6 +171,7 @@ int sy_stretcher_push(struct sy_stretcher *st, const struct sy_dec_item *it)
 		s->last_from = it->from;
 		return sy_ring_push(s, st->depth, it);
 	case SY_DEC_START:
+		lone = st->lone;
 		st->lone = 0;
 		err = sy_close(st);
 		if (err)
@@ -182,6 +183,11 @@ int sy_stretcher_push(struct sy_stretcher *st, const struct sy_dec_item *it)
 			s->t0 = s->t1 = st->last_time;
 			s->has_time = 1;
 			s->t0_stand_in = 1;
+			/* a timestamp alone since the last stretch closed
+			 * is this enable's (PT writes its TSC before the
+			 * TIP.PGE): taken when the trace started */
+			if (lone)
+				s->flags |= SY_SF_T0_START;
 		}
 		return 0;
 	case SY_DEC_STOP:
@@ -217,10 +223,14 @@ int sy_stretcher_push(struct sy_stretcher *st, const struct sy_dec_item *it)
 		}
 		if (st->open) {
 			/* the stretch's own timestamp comes before its first
-			 * branch and replaces the stand-in from START */
-			if (!s->has_time || (s->t0_stand_in && !s->branches)) {
+			 * instruction and replaces the stand-in from START;
+			 * a later one (a PT PSB+ in straight-line code before
+			 * the first branch) is not its start, and taken for
+			 * it made a restart look later than it was */
+			if (!s->has_time || (s->t0_stand_in && !s->insns)) {
 				s->t0 = it->time;
 				s->t0_stand_in = 0;
+				s->flags |= SY_SF_T0_START;
 			}
 			s->has_time = 1;
 			s->t1 = it->time;
@@ -299,4 +309,10 @@ int sy_stretch_stack_upto(const struct sy_stretch *v, size_t last,
 		n += sy_stretch_stack(&v[i], *out + n, max - n);
 	*nr = n;
 	return 0;
+}
+
+int sy_stretch_stops_after_start(const struct sy_stretch *s)
+{
+	return (s->flags & SY_SF_T0_START) && !(s->flags & SY_SF_NOTHING) &&
+	       s->t1 == s->t0 && (s->insns || s->branches);
 }

@@ -45,7 +45,10 @@ static void it(struct fx *f, int kind, uint64_t from, uint64_t to,
 	i.to = to;
 	i.code = code;
 	i.time = time;
-	i.ninsn = 1;
+	/* as the decoders emit them: a timestamp at a stretch's start comes
+	 * before any instruction (ninsn 0; one after instructions is not
+	 * the stretch's start, see test_convert_fixtures' pt-missed-psb) */
+	i.ninsn = kind == SY_DEC_TIME ? 0 : 1;
 	i.br = SY_BR_COND;
 	cr_assert_eq(sy_stretcher_push(&f->st, &i), 0);
 }
@@ -235,5 +238,66 @@ Test(place, a_queue_without_pause_samples_holds_a_bounded_number)
 	cr_assert_eq(f.q.qs[f.q.qs_pos].time, 70000 - 65536);
 	sy_place_drop(&f.s, &f.q);
 	cr_assert_eq(f.s.sum.unplaced, 70000);
+	fx_fini(&f);
+}
+
+/* Issue 13, bug 1: a sample stamped with the time of a stretch's own start
+ * was taken in the interrupt that started its trace (resume and sample at
+ * one boundary), not at its stop, even where the stop is at its IP (a
+ * loop).  The one stamped later is the stop's. */
+Test(place, sample_at_a_stretch_start_is_not_its_stop)
+{
+	struct fx f;
+
+	fx_init(&f, 0);
+	it(&f, SY_DEC_START, 0, 0x2000, 0, 0);
+	it(&f, SY_DEC_TIME, 0, 0, 0, 300);
+	it(&f, SY_DEC_BRANCH, 0x2000, 0x2100, 0, 0);
+	it(&f, SY_DEC_BRANCH, 0x2100, 0x2000, 0, 0);
+	it(&f, SY_DEC_STOP, 0, 0x2000, SY_STOP_EXCEPTION, 0);
+	it(&f, SY_DEC_START, 0, 0x2000, 0, 0);
+	it(&f, SY_DEC_TIME, 0, 0, 0, 400);
+	it(&f, SY_DEC_STOP, 0, 0x5000, SY_STOP_EXCEPTION, 0);
+	close_window(&f, 1000);
+	sample(&f, 300, 0x2000, 7);	/* with the resume: before the trace */
+	sample(&f, 400, 0x2000, 7);	/* the stop of the first stretch */
+	cr_assert_eq(sy_place_window(&f.s, &f.q, &f.w), 0);
+	cr_assert_eq(f.w.pub.nr_inner, 1);
+	cr_assert_eq(f.w.pub.unplaced, 1);
+	cr_assert_eq(f.w.pub.inner[0].time, 400);
+	cr_assert_eq(f.w.pub.inner[0].nr_stack, 2);
+	fx_fini(&f);
+}
+
+/* Issue 13, bug 2: samples that came after a pause sample (the samples
+ * said "paused") are placed when the trace shows it still ran (the pause
+ * was missed) and counted; those that came while it really was paused are
+ * not counted at all, and one of the same interrupt as the window's own
+ * pause sample came after that pause stopped the trace. */
+Test(place, samples_after_a_missed_pause_are_placed)
+{
+	struct fx f;
+
+	fx_init(&f, 0);
+	it(&f, SY_DEC_START, 0, 0x1000, 0, 0);
+	it(&f, SY_DEC_TIME, 0, 0, 0, 100);
+	it(&f, SY_DEC_BRANCH, 0x1000, 0x1100, 0, 0);
+	it(&f, SY_DEC_STOP, 0, 0x2000, SY_STOP_EXCEPTION, 0);
+	it(&f, SY_DEC_START, 0, 0x2000, 0, 0);
+	it(&f, SY_DEC_TIME, 0, 0, 0, 600);
+	it(&f, SY_DEC_BRANCH, 0x2000, 0x2100, 0, 0);
+	it(&f, SY_DEC_STOP, 0, 0x3000, SY_STOP_EXCEPTION, 0);
+	close_window(&f, 1000);
+	sample(&f, 50, 0x2000, 7);	/* before the trace: paused */
+	f.q.qs[f.q.nr_qs - 1].after_pause = 1;
+	sample(&f, 500, 0x2000, 7);	/* after a missed pause sample */
+	f.q.qs[f.q.nr_qs - 1].after_pause = 1;
+	sample(&f, 1000, 0x3000, 7);	/* with the window's own pause */
+	f.q.qs[f.q.nr_qs - 1].after_pause = 1;
+	cr_assert_eq(sy_place_window(&f.s, &f.q, &f.w), 0);
+	cr_assert_eq(f.w.pub.nr_inner, 1);
+	cr_assert_eq(f.w.pub.inner[0].time, 500);
+	cr_assert_eq(f.w.pub.unplaced, 0);
+	cr_assert_eq(f.s.sum.inner_samples, 1);
 	fx_fini(&f);
 }
