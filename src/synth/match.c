@@ -182,6 +182,10 @@ static void sy_span_events(struct sy_queue *q, struct sy_win *w, uint64_t lo,
 			w->aux_flags |= e->flags;
 			break;
 		case SY_QEV_SWITCH:
+			/* at the pause sample's time but read after it: the
+			 * kernel switched after the pause interrupt */
+			if (e->time == hi && e->flags > w->seq)
+				break;
 			w->switches++;
 			break;
 		case SY_QEV_LOST:
@@ -190,6 +194,25 @@ static void sy_span_events(struct sy_queue *q, struct sy_win *w, uint64_t lo,
 			break;
 		}
 	}
+}
+
+/* Whether window @w's resume sample is of another thread than its pause
+ * sample, and a context switch came after it and no later than @t_start,
+ * where the window's trace begins: the resume was taken on the last
+ * instruction before the switch. */
+static int sy_resumed_across_switch(const struct sy_queue *q,
+				    const struct sy_win *w, uint64_t t_start)
+{
+	if (w->resume_tid == w->pub.tid || !w->pub.has_pause)
+		return 0;
+	for (size_t i = q->ev_pos; i < q->nr_ev; i++) {
+		const struct sy_qevent *e = &q->ev[i];
+
+		if (e->kind == SY_QEV_SWITCH && e->time > w->pub.resume_time &&
+		    e->time <= t_start)
+			return 1;
+	}
+	return 0;
 }
 
 static void sy_drop_events(struct sy_queue *q, uint64_t upto)
@@ -406,6 +429,15 @@ int sy_match_run(struct sy_session *s, struct sy_queue *q, int final)
 		 * pause) to its pause */
 		uint64_t lo = w->pub.has_resume ? w->pub.resume_time :
 			      w->has_span_lo ? w->span_lo : 0;
+		if (w->pub.has_resume && w->nr_st && q->ms[a].timed &&
+		    sy_resumed_across_switch(q, w, q->ms[a].pt0)) {
+			/* the resume came on the last instruction before a
+			 * context switch: the trace started in the thread
+			 * switched to (convert(1), "Windows"), and the
+			 * switch is before the window, not in it */
+			w->resume_switched = 1;
+			lo = q->ms[a].pt0;
+		}
 		sy_span_events(q, w, lo, hi);
 		sy_drop_events(q, hi);
 		if (!w->ran_through) {

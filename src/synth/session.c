@@ -867,7 +867,13 @@ static int sy_on_record(struct sy_session *s, const struct sy_record *rec)
 		if (s->sum.per_thread)
 			return 0;
 		q = sy_queue_get(s, ev.sid.cpu, 0);
-		return q ? sy_match_event(q, SY_QEV_SWITCH, ev.sid.time, 0) : 0;
+		/* flags: the pause/resume samples read before it, so that a
+		 * switch stamped with a pause sample's time but written
+		 * after it (the kernel switches after the interrupt) is
+		 * not inside that window */
+		return q ? sy_match_event(q, SY_QEV_SWITCH, ev.sid.time,
+					  s->sample_seq) :
+			   0;
 	case SY_REC_LOST:
 	case SY_REC_LOST_SAMPLES:
 		s->sum.lost_records++;

@@ -161,6 +161,8 @@ struct sy_win {
 	int lost;
 	uint32_t switches;
 	uint32_t resume_tid;
+	int resume_switched;	/* its resume came on the last instruction
+				 * before a context switch (match.c) */
 	uint64_t *chain;
 	struct sy_stretch *st;
 	size_t nr_st;

@@ -211,7 +211,9 @@ void sy_validate(struct sy_session *s, struct sy_win *w)
 			  "before it", first->start_addr);
 		return;
 	}
-	if (p->has_resume && first &&
+	/* a resume on the last instruction before a context switch: its
+	 * sample has the previous thread's IP, the trace starts the next */
+	if (p->has_resume && first && !w->resume_switched &&
 	    !sy_pinned(s, w, first->start_addr, p->resume_ip, 1)) {
 		sy_reason(w, SY_ST_START_MISMATCH,
 			  "trace starts at %#" PRIx64 ", resume sample IP is "
@@ -233,7 +235,8 @@ void sy_validate(struct sy_session *s, struct sy_win *w)
 		}
 	}
 	if (w->switches || ctx_other || (flags & SY_SF_CONTEXT) ||
-	    (p->has_resume && p->has_pause && w->resume_tid != p->tid)) {
+	    (p->has_resume && p->has_pause && !w->resume_switched &&
+	     w->resume_tid != p->tid)) {
 		sy_reason(w, SY_ST_THREAD_MISMATCH, "%s",
 			  w->switches ? "context switch inside the window" :
 			  (p->has_resume && p->has_pause &&

@@ -587,6 +587,8 @@ Test(convert_fixtures, llvm_profgen_builds_the_truths_profile, .timeout = 600)
 		"etm4-etr-missed-samples", "ete-trbe-start-sample",
 		"pt-start-sample", "etm4-etr-missed-pin", "pt-missed-pin",
 		"ete-trbe-missed-end", "pt-missed-psb",
+		/* the definition: a resume before a context switch */
+		"etm4-etr-resume-switch", "pt-resume-switch",
 	};
 	const char *dir;
 	size_t hybrid = 0;
