@@ -77,10 +77,14 @@ int sy_matcher_stretches(struct sy_matcher *m,
 		v[i].ring = NULL;
 		if (ms->st.has_time) {
 			ms->timed = 1;
-			ms->pt0 = sy_timeconv_to_perf(&cfg->tc,
-						      ms->st.t0_stand_in ?
-							      ms->st.t1 :
-							      ms->st.t0);
+			/* a stand-in taken when the trace started (PT's TSC
+			 * before TIP.PGE) is the start; an older one says
+			 * nothing, the stretch's last timestamp does */
+			ms->pt0 = sy_timeconv_to_perf(
+				&cfg->tc, ms->st.t0_stand_in &&
+						  !(ms->st.flags & SY_SF_T0_START) ?
+					  ms->st.t1 :
+					  ms->st.t0);
 			ms->pt1 = sy_timeconv_to_perf(&cfg->tc, ms->st.t1);
 		} else if (has_aux_time) {
 			/* timeless ETR: the AUX record written at the pause
@@ -162,6 +166,10 @@ static void sy_span_events(struct sy_matcher *m, struct sy_win *w,
 			w->aux_flags |= e->flags;
 			break;
 		case SY_QEV_SWITCH:
+			/* at the pause sample's time but read after it: the
+			 * kernel switched after the pause interrupt */
+			if (e->time == hi && e->flags > w->seq)
+				break;
 			w->switches++;
 			break;
 		case SY_QEV_LOST:
@@ -170,6 +178,25 @@ static void sy_span_events(struct sy_matcher *m, struct sy_win *w,
 			break;
 		}
 	}
+}
+
+/* Whether window @w's resume sample is of another thread than its pause
+ * sample, and a context switch came after it and no later than @t_start,
+ * where the window's trace begins: the resume was taken on the last
+ * instruction before the switch. */
+static int sy_resumed_across_switch(const struct sy_matcher *m,
+				    const struct sy_win *w, uint64_t t_start)
+{
+	if (w->resume_tid == w->pub.tid || !w->pub.has_pause)
+		return 0;
+	for (size_t i = m->ev_pos; i < m->nr_ev; i++) {
+		const struct sy_qevent *e = &m->ev[i];
+
+		if (e->kind == SY_QEV_SWITCH && e->time > w->pub.resume_time &&
+		    e->time <= t_start)
+			return 1;
+	}
+	return 0;
 }
 
 static void sy_drop_events(struct sy_matcher *m, uint64_t upto)
@@ -198,6 +225,29 @@ static int sy_give(struct sy_matcher *m, struct sy_win *w, size_t a, size_t b)
 static int sy_pinned_ip(const struct sy_mstretch *ms, uint64_t ip)
 {
 	return (ms->st.flags & SY_SF_STOPPED) && ms->st.end_addr == ip;
+}
+
+/* Whether stretch @ms's timestamps say it ran after pause sample @w. */
+static int sy_runs_past(const struct sy_mstretch *ms, const struct sy_win *w)
+{
+	if (!ms->timed || !ms->st.has_time)
+		return 0;
+	return ms->pt1 > w->pub.pause_time ||
+	       (ms->pt1 == w->pub.pause_time &&
+		sy_stretch_stops_after_start(&ms->st));
+}
+
+/* Whether stretch @ms may be the one pause sample @w stopped: it stops at
+ * the sample's IP, and no timestamp in it is later than the sample (the
+ * pause stops the trace before its sample is written).  A missed pause at
+ * the IP where the next pause really stops the trace (a loop) must not
+ * claim that later run: the timestamps tell them apart.  A stretch whose
+ * only timestamp is its own start stopped after it: a pause sample of that
+ * very time was written before it ran (a missed pause whose interrupt
+ * restarted the trace). */
+static int sy_pinned_by(const struct sy_mstretch *ms, const struct sy_win *w)
+{
+	return sy_pinned_ip(ms, w->pub.pause_ip) && !sy_runs_past(ms, w);
 }
 
 /* Timestamps tie when a pause and a resume overflow at the same cycle: then
@@ -301,23 +351,28 @@ static int sy_decide_timed(const struct sy_matcher *m, const struct sy_win *w,
 			return 1;
 		ms = &m->ms[e - 1];
 		if (e == m->nr_ms && !all && !final &&
-		    (ms->st.flags & SY_SF_STOPPED) &&
-		    !sy_pinned_ip(ms, w->pub.pause_ip))
+		    (ms->st.flags & SY_SF_STOPPED) && !sy_pinned_by(ms, w))
 			return 0; /* the run may go on in the next unit: wait */
 		/* the run ends at this pause sample, or is cut by a
 		 * discontinuity, or trace started again before the pause
 		 * sample: it ended before it */
-		if (sy_pinned_ip(ms, w->pub.pause_ip) ||
+		if (sy_pinned_by(ms, w) ||
 		    !(ms->st.flags & SY_SF_STOPPED) ||
 		    (e < m->nr_ms && m->ms[e].timed &&
 		     !sy_starts_after(m, &m->ms[e], w))) {
 			*b = e;
 			continue;
 		}
-		later = all ? 0 : sy_later_owner(m, ms, final);
+		/* even with all of this pause sample's trace decoded (ETR:
+		 * its AUX group), a later pause sample already read may be
+		 * the one the run stops at: then this pause was missed */
+		later = sy_later_owner(m, ms, final || all);
 		if (later < 0)
 			return 0;
-		if (later) {
+		/* or its timestamps say it still ran after this pause
+		 * sample: the pause was missed (the recording ended the
+		 * run) */
+		if (later || sy_runs_past(ms, w)) {
 			*ran_through = 1;
 			return 1;
 		}
@@ -351,6 +406,15 @@ static int sy_resolve(struct sy_matcher *m, struct sy_win *w, size_t a,
 	lo = w->pub.has_resume ? w->pub.resume_time :
 	     w->has_span_lo    ? w->span_lo :
 				 0;
+	if (w->pub.has_resume && w->nr_st && m->ms[a].timed &&
+	    sy_resumed_across_switch(m, w, m->ms[a].pt0)) {
+		/* the resume came on the last instruction before a context
+		 * switch: the trace started in the thread switched to
+		 * (convert(1), "Windows"), and the switch is before the
+		 * window, not in it */
+		w->resume_switched = 1;
+		lo = m->ms[a].pt0;
+	}
 	sy_span_events(m, w, lo, hi);
 	sy_drop_events(m, hi);
 	if (!w->ran_through) {

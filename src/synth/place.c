@@ -23,7 +23,7 @@ void sy_placer_fini(struct sy_placer *p)
 
 int sy_placer_add(struct sy_placer *p, uint64_t time, uint64_t ip,
 		  uint64_t period, uint32_t pid, uint32_t tid, uint64_t *chain,
-		  uint32_t nr_chain)
+		  uint32_t nr_chain, int after_pause)
 {
 	struct sy_qsample *m;
 	int dropped = 0;
@@ -31,8 +31,8 @@ int sy_placer_add(struct sy_placer *p, uint64_t time, uint64_t ip,
 	if (p->nr_qs - p->qs_pos >= SY_QS_MAX) {
 		/* the oldest waited longest: no window is coming for it */
 		free(p->qs[p->qs_pos].chain);
+		dropped = !p->qs[p->qs_pos].after_pause;
 		p->qs_pos++;
-		dropped = 1;
 		sy_compact(p->qs, &p->qs_pos, &p->nr_qs, sizeof(*p->qs));
 	}
 	if (sy_grow((void **)&p->qs, &p->cap_qs, p->nr_qs, sizeof(*p->qs))) {
@@ -47,6 +47,7 @@ int sy_placer_add(struct sy_placer *p, uint64_t time, uint64_t ip,
 	m->tid = tid;
 	m->chain = chain;
 	m->nr_chain = nr_chain;
+	m->after_pause = after_pause;
 	return dropped;
 }
 
@@ -55,6 +56,7 @@ int sy_placer_add(struct sy_placer *p, uint64_t time, uint64_t ip,
  * start (a stand-in timestamp predates its start, so it bounds nothing). */
 struct sy_bounds {
 	uint64_t lo, hi;
+	int lo_open;	/* lo is the stretch's start: the stop is after it */
 };
 
 static void sy_place_bounds(const struct sy_synth_config *cfg,
@@ -72,6 +74,12 @@ static void sy_place_bounds(const struct sy_synth_config *cfg,
 				lo = t1;
 		}
 		b[i].lo = lo;
+		/* a sample stamped with the stretch's own start was taken
+		 * in the interrupt that started its trace, not at its stop:
+		 * the bound is strict (ETE/TRBE and PT, coarse clocks) */
+		b[i].lo_open = st->has_time &&
+			       sy_timeconv_to_perf(&cfg->tc, st->t1) == lo &&
+			       sy_stretch_stops_after_start(st);
 	}
 	for (size_t i = w->nr_st; i-- > 0;) {
 		b[i].hi = hi;
@@ -102,7 +110,8 @@ static long sy_place_find(const struct sy_win *w, const struct sy_bounds *b,
 			continue;
 		if (st->has_ctx && st->ctxid != m->tid && st->ctxid != m->pid)
 			continue;
-		if (m->time < b[i].lo || m->time > b[i].hi)
+		if (m->time < b[i].lo || m->time > b[i].hi ||
+		    (b[i].lo_open && m->time == b[i].lo))
 			continue;
 		if (found >= 0)
 			return -1; /* ambiguous */
@@ -111,8 +120,48 @@ static long sy_place_find(const struct sy_win *w, const struct sy_bounds *b,
 	return found;
 }
 
+/* Whether @w's trace was running at perf time @t: after its first
+ * stretch's start timestamp and no later than its pause sample. */
+static int sy_place_ran_at(const struct sy_synth_config *cfg,
+			   const struct sy_win *w, uint64_t t)
+{
+	const struct sy_stretch *st = w->nr_st ? &w->st[0] : NULL;
+
+	if (!st || !st->has_time || (st->flags & SY_SF_NOTHING))
+		return 0;
+	return sy_timeconv_to_perf(&cfg->tc, st->t0) < t &&
+	       t <= w->pub.pause_time;
+}
+
+/* Where sample @m goes in @w: the stretch index, -1 unplaced (but one of
+ * the window's), -2 none of the window's (it came while trace was
+ * paused).  Counts it in *@counted when it came after a pause sample and
+ * turns out to be the window's. */
+static long sy_place_one(const struct sy_synth_config *cfg,
+			 const struct sy_win *w, const struct sy_bounds *b,
+			 const struct sy_qsample *m, size_t from,
+			 uint64_t *counted)
+{
+	long i;
+
+	/* one written after this window's own pause sample (the same
+	 * interrupt) came after that pause stopped the trace */
+	if (m->after_pause && m->time >= w->pub.pause_time)
+		return -2;
+	i = w->nr_st ? sy_place_find(w, b, m, from) : -1;
+	if (m->after_pause) {
+		/* it came after a pause sample: it is one of the window's
+		 * only if the trace ran then (the pause was missed), else it
+		 * came while paused and is none of the counted samples */
+		if (i < 0 && !sy_place_ran_at(cfg, w, m->time))
+			return -2;
+		(*counted)++;
+	}
+	return i;
+}
+
 int sy_placer_window(struct sy_placer *p, const struct sy_synth_config *cfg,
-		     struct sy_win *w)
+		     struct sy_win *w, uint64_t *counted)
 {
 	struct sy_bounds *b = NULL;
 	size_t n = 0, from = 0;
@@ -142,8 +191,10 @@ int sy_placer_window(struct sy_placer *p, const struct sy_synth_config *cfg,
 		struct sy_inner_sample *o;
 		struct sy_br *stack;
 		uint32_t nr;
-		long i = w->nr_st ? sy_place_find(w, b, m, from) : -1;
+		long i = sy_place_one(cfg, w, b, m, from, counted);
 
+		if (i == -2)
+			continue;
 		if (i < 0) {
 			w->pub.unplaced++;
 			continue;
@@ -179,10 +230,12 @@ out:
 
 uint64_t sy_placer_drop(struct sy_placer *p)
 {
-	uint64_t n = p->nr_qs - p->qs_pos;
+	uint64_t n = 0;
 
-	for (size_t i = p->qs_pos; i < p->nr_qs; i++)
+	for (size_t i = p->qs_pos; i < p->nr_qs; i++) {
+		n += !p->qs[i].after_pause;
 		free(p->qs[i].chain);
+	}
 	p->qs_pos = p->nr_qs = 0;
 	return n;
 }

@@ -33,6 +33,9 @@ struct sy_qsample {
 	uint32_t pid, tid;
 	uint64_t *chain;	/* user frames, leaf first */
 	uint32_t nr_chain;
+	int after_pause;	/* came after a pause sample, before the next
+				 * resume: counted only if the trace shows it
+				 * still ran (the pause was missed) */
 };
 
 struct sy_placer {
@@ -43,21 +46,25 @@ struct sy_placer {
 void sy_placer_init(struct sy_placer *p);
 void sy_placer_fini(struct sy_placer *p);
 
-/* Queues a sample (taking @chain).  Returns 1 when the oldest waiting
- * sample had to be dropped to bound memory (it is unplaced), 0, or
- * -SY_E_NOMEM. */
+/* Queues a sample (taking @chain); @after_pause: the samples said the
+ * trace was paused (see struct sy_qsample).  Returns 1 when the oldest
+ * waiting sample, a counted one, had to be dropped to bound memory (it is
+ * unplaced), 0, or -SY_E_NOMEM. */
 int sy_placer_add(struct sy_placer *p, uint64_t time, uint64_t ip,
 		  uint64_t period, uint32_t pid, uint32_t tid, uint64_t *chain,
-		  uint32_t nr_chain);
+		  uint32_t nr_chain, int after_pause);
 
 /* Gives window @w, whose stretches are known, the samples up to its pause
  * sample (pub.inner, pub.unplaced); those of a window whose pause was
- * missed wait for the window that owns the trace.  Returns 0 or
+ * missed wait for the window that owns the trace.  *@counted: samples that
+ * came after a pause sample and turned out to be inside the window (they
+ * count as samples taken while trace ran from now on).  Returns 0 or
  * -SY_E_NOMEM. */
 int sy_placer_window(struct sy_placer *p, const struct sy_synth_config *cfg,
-		     struct sy_win *w);
+		     struct sy_win *w, uint64_t *counted);
 
-/* Drops every waiting sample (no window will come); returns how many. */
+/* Drops every waiting sample (no window will come); returns how many of
+ * them counted (not those that came while the trace was paused). */
 uint64_t sy_placer_drop(struct sy_placer *p);
 
 #endif

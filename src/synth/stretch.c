@@ -148,6 +148,32 @@ static void sy_note_error(struct sy_stretcher *st, const struct sy_dec_item *it)
 	s->flags |= SY_SF_ERROR;
 }
 
+static int sy_push_start(struct sy_stretcher *st,
+			 const struct sy_dec_item *it)
+{
+	struct sy_stretch *s = &st->cur;
+	int lone = st->lone, err;
+
+	st->lone = 0;
+	err = sy_close(st);
+	if (err)
+		return err;
+	sy_open(st, it);
+	if (st->has_time) {
+		/* the stretch's own timestamp normally follows; until then
+		 * the last one seen stands in */
+		s->t0 = s->t1 = st->last_time;
+		s->has_time = 1;
+		s->t0_stand_in = 1;
+		/* a timestamp alone since the last stretch closed is this
+		 * enable's (PT writes its TSC before the TIP.PGE): taken when
+		 * the trace started */
+		if (lone)
+			s->flags |= SY_SF_T0_START;
+	}
+	return 0;
+}
+
 static int sy_push_time(struct sy_stretcher *st, const struct sy_dec_item *it)
 {
 	struct sy_stretch *s = &st->cur;
@@ -163,11 +189,15 @@ static int sy_push_time(struct sy_stretcher *st, const struct sy_dec_item *it)
 		st->lone_time = it->time;
 		st->lone_off = it->offset;
 	} else {
-		/* the stretch's own timestamp comes before its first branch
-		 * and replaces the stand-in from START */
-		if (!s->has_time || (s->t0_stand_in && !s->branches)) {
+		/* the stretch's own timestamp comes before its first
+		 * instruction and replaces the stand-in from START; a later
+		 * one (a PT PSB+ in straight-line code before the first
+		 * branch) is not its start, and taken for it made a restart
+		 * look later than it was */
+		if (!s->has_time || (s->t0_stand_in && !s->insns)) {
 			s->t0 = it->time;
 			s->t0_stand_in = 0;
+			s->flags |= SY_SF_T0_START;
 		}
 		s->has_time = 1;
 		s->t1 = it->time;
@@ -199,7 +229,6 @@ static void sy_push_context(struct sy_stretcher *st,
 int sy_stretcher_push(struct sy_stretcher *st, const struct sy_dec_item *it)
 {
 	struct sy_stretch *s = &st->cur;
-	int err;
 
 	if (st->open) {
 		s->insns += it->ninsn;
@@ -219,19 +248,7 @@ int sy_stretcher_push(struct sy_stretcher *st, const struct sy_dec_item *it)
 		s->last_from = it->from;
 		return sy_ring_push(s, st->depth, it);
 	case SY_DEC_START:
-		st->lone = 0;
-		err = sy_close(st);
-		if (err)
-			return err;
-		sy_open(st, it);
-		if (st->has_time) {
-			/* the stretch's own timestamp normally follows;
-			 * until then the last one seen stands in */
-			s->t0 = s->t1 = st->last_time;
-			s->has_time = 1;
-			s->t0_stand_in = 1;
-		}
-		return 0;
+		return sy_push_start(st, it);
 	case SY_DEC_STOP:
 		if (!st->open)
 			return 0;
@@ -314,4 +331,10 @@ int sy_stretch_stack_upto(const struct sy_stretch *v, size_t last,
 		n += sy_stretch_stack(&v[i], *out + n, max - n);
 	*nr = n;
 	return 0;
+}
+
+int sy_stretch_stops_after_start(const struct sy_stretch *s)
+{
+	return (s->flags & SY_SF_T0_START) && !(s->flags & SY_SF_NOTHING) &&
+	       s->t1 == s->t0 && (s->insns || s->branches);
 }

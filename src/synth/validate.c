@@ -256,7 +256,9 @@ static int sy_check_ends(const struct sy_validator *v, struct sy_win *w,
 			  "before it", first->start_addr);
 		return 1;
 	}
-	if (p->has_resume && first &&
+	/* a resume on the last instruction before a context switch: its
+	 * sample has the previous thread's IP, the trace starts the next */
+	if (p->has_resume && first && !w->resume_switched &&
 	    !sy_pinned(v, w, first->start_addr, p->resume_ip, 1)) {
 		sy_reason(w, SY_ST_START_MISMATCH,
 			  "trace starts at %#" PRIx64 ", resume sample IP is "
@@ -284,7 +286,8 @@ static int sy_check_ends(const struct sy_validator *v, struct sy_win *w,
 static int sy_check_thread(struct sy_win *w, const struct sy_evidence *ev)
 {
 	const struct sy_window *p = &w->pub;
-	int other_tid = p->has_resume && p->has_pause && w->resume_tid != p->tid;
+	int other_tid = p->has_resume && p->has_pause && !w->resume_switched &&
+			w->resume_tid != p->tid;
 
 	if (!w->switches && !ev->ctx_other && !(ev->flags & SY_SF_CONTEXT) &&
 	    !other_tid)

@@ -169,7 +169,11 @@ static int sy_user_chain(const struct sy_sample *sm, uint64_t **out,
 }
 
 /* A callchain sample of another event: one taken while trace ran
- * interrupted it somewhere in the window (place.h). */
+ * interrupted it somewhere in the window (place.h).  After a pause sample
+ * the samples only say the trace is paused: the pause may have been
+ * missed, and then the sample is in the window that goes on.  Only the
+ * trace can tell, so it waits for it too, counted once the trace shows
+ * that it ran. */
 static int sy_on_other_sample(struct sy_session *s, struct sy_queue *q,
 			      const struct sy_sample *sm)
 {
@@ -177,17 +181,16 @@ static int sy_on_other_sample(struct sy_session *s, struct sy_queue *q,
 	uint32_t n;
 	int r;
 
-	if (!q->running)
-		return 0;
-	s->sum.inner_samples++;
+	if (q->running)
+		s->sum.inner_samples++;
 	if (s->cfg.whole_trace) {
-		s->sum.unplaced++;
+		s->sum.unplaced += q->running;
 		return 0;
 	}
 	if (sy_user_chain(sm, &chain, &n))
 		return -SY_E_NOMEM;
 	r = sy_placer_add(&q->place, sm->time, sm->ip, sm->period, sm->pid,
-			  sm->tid, chain, n);
+			  sm->tid, chain, n, !q->running);
 	if (r < 0)
 		return r;
 	s->sum.unplaced += (uint64_t)r;
@@ -320,8 +323,12 @@ static int sy_on_switch(struct sy_session *s, const struct sy_event *ev)
 	 * interrupt, not another thread inside */
 	if (s->cfg.per_thread)
 		return 0;
+	/* flags: the pause/resume samples read before it, so that a switch
+	 * stamped with a pause sample's time but written after it (the
+	 * kernel switches after the interrupt) is not inside that window */
 	q = sy_session_queue(s, ev->sid.cpu, 0);
-	return q ? sy_matcher_event(&q->match, SY_QEV_SWITCH, ev->sid.time, 0) :
+	return q ? sy_matcher_event(&q->match, SY_QEV_SWITCH, ev->sid.time,
+				    s->sample_seq) :
 		   0;
 }
 

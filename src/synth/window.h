@@ -39,6 +39,8 @@ struct sy_win {
 	int lost;
 	uint32_t switches;
 	uint32_t resume_tid;
+	int resume_switched;	/* its resume came on the last instruction
+				 * before a context switch (match.c) */
 	struct sy_stretch *st;
 	size_t nr_st;
 	/* what pub's pointers own */

@@ -19,7 +19,8 @@ int sy_windows_resolve(struct sy_session *s, struct sy_queue *q, int final)
 	}
 	while ((r = sy_matcher_next(&q->match, done, &w)) > 0) {
 		sy_validate(&s->val, w);
-		if (sy_placer_window(&q->place, &s->cfg, w))
+		if (sy_placer_window(&q->place, &s->cfg, w,
+				     &s->sum.inner_samples))
 			return -SY_E_NOMEM;
 		w->ready = 1;
 	}

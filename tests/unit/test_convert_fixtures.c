@@ -562,6 +562,16 @@ Test(convert_fixtures, perfscript_is_the_truths_whatever_the_threads,
 		     failures);
 }
 
+/* Lines of llvm-profgen's output that warn. */
+static size_t warnings(const char *out)
+{
+	size_t n = 0;
+
+	for (const char *l = out; (l = strstr(l, "warning:")); l++)
+		n++;
+	return n;
+}
+
 /* llvm-profgen 19 reads what convert writes as hybrid samples, without
  * complaining about mismatched samples, and builds the profile it builds
  * from the truth's samples. */
@@ -573,6 +583,12 @@ Test(convert_fixtures, llvm_profgen_builds_the_truths_profile, .timeout = 600)
 		"pt-basic",	   "pt-smp",	     "pt-missed",
 		"etm4-etr-samples", "ete-trbe-samples", "pt-samples",
 		"pt-thread",	   "etm4-etr-thread",
+		/* issue 13: the placement and matching bugs */
+		"etm4-etr-missed-samples", "ete-trbe-start-sample",
+		"pt-start-sample", "etm4-etr-missed-pin", "pt-missed-pin",
+		"ete-trbe-missed-end", "pt-missed-psb",
+		/* the definition: a resume before a context switch */
+		"etm4-etr-resume-switch", "pt-resume-switch",
 	};
 	const char *dir;
 	size_t hybrid = 0;
@@ -586,7 +602,7 @@ Test(convert_fixtures, llvm_profgen_builds_the_truths_profile, .timeout = 600)
 			pwant[600];
 		char *out = NULL, *truth, *a, *b;
 		struct run r;
-		size_t len;
+		size_t len, nwarn;
 		int rc;
 
 		snprintf(path, sizeof(path), GEN "/%s.truth", names[f]);
@@ -636,6 +652,7 @@ Test(convert_fixtures, llvm_profgen_builds_the_truths_profile, .timeout = 600)
 			       "%s: %s", names[f], out);
 		cr_assert_null(strstr(out, "Bogus"), "%s: %s", names[f], out);
 		cr_assert_null(strstr(out, "Invalid"), "%s: %s", names[f], out);
+		nwarn = warnings(out);
 		free(out);
 		snprintf(cmd, sizeof(cmd),
 			 "llvm-profgen-19 --perfscript=%s --binary=%s %s "
@@ -643,6 +660,11 @@ Test(convert_fixtures, llvm_profgen_builds_the_truths_profile, .timeout = 600)
 			 want, sc.binary, flags, pwant);
 		rc = sy_test_run(cmd, &out, NULL);
 		cr_assert_eq(rc, 0, "%s (truth): %s", names[f], out);
+		/* no more complaints about ours than about the truth's own
+		 * samples */
+		cr_assert_leq(nwarn, warnings(out), "%s: %zu warnings on ours, "
+			      "%zu on the truth's: %s", names[f], nwarn,
+			      warnings(out), out);
 		free(out);
 
 		a = (char *)sy_test_read_file(pours, &len);

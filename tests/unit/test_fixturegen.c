@@ -2003,10 +2003,20 @@ Test(fixturegen, model_windows_match_the_run)
 				cr_expect_eq(w->start_ip, f.in[w->start].pc);
 				cr_expect_eq(w->end_ip, f.in[w->end - 1].next);
 			}
-			if (w->resume != FX_SC_NONE)
+			/* the trace starts at the resume sample's IP, but
+			 * for a resume on the last instruction before a
+			 * context switch (convert(1)): then it starts in
+			 * the next thread, after the switch */
+			if (w->resume != FX_SC_NONE &&
+			    f.sc.resumes[w->resume].tid == w->tid)
 				cr_expect_eq(f.sc.resumes[w->resume].ip,
 					     w->start_ip, "%s w%zu resume ip",
 					     f.name, k);
+			/* and the window starts when its resume acts */
+			if (w->resume != FX_SC_NONE)
+				cr_expect_eq(w->start_time,
+					     f.sc.resumes[w->resume].time,
+					     "%s w%zu: start time", f.name, k);
 			if (w->pause != FX_SC_NONE) {
 				const struct fx_sc_sample *p =
 					&f.sc.pauses[w->pause];

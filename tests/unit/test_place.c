@@ -17,6 +17,7 @@ struct fx {
 	struct sy_win w;
 	struct sy_stretcher st;
 	uint64_t unplaced;	/* samples the placer gave up */
+	uint64_t counted;	/* samples after a pause found in the window */
 };
 
 static void fx_init(struct fx *f, uint32_t depth)
@@ -46,7 +47,10 @@ static void it(struct fx *f, int kind, uint64_t from, uint64_t to,
 	i.to = to;
 	i.code = code;
 	i.time = time;
-	i.ninsn = 1;
+	/* as the decoders emit them: a timestamp at a stretch's start comes
+	 * before any instruction (ninsn 0; one after instructions is not
+	 * the stretch's start, see test_convert_fixtures' pt-missed-psb) */
+	i.ninsn = kind == SY_DEC_TIME ? 0 : 1;
 	i.br = SY_BR_COND;
 	cr_assert_eq(sy_stretcher_push(&f->st, &i), 0);
 }
@@ -77,7 +81,7 @@ static void sample(struct fx *f, uint64_t time, uint64_t ip, uint32_t tid)
 
 	chain[0] = ip;
 	chain[1] = 0x4444;
-	int r = sy_placer_add(&f->p, time, ip, 100, tid, tid, chain, 2);
+	int r = sy_placer_add(&f->p, time, ip, 100, tid, tid, chain, 2, 0);
 
 	cr_assert_geq(r, 0);
 	f->unplaced += (uint64_t)r;
@@ -94,7 +98,7 @@ Test(place, sample_gets_the_branches_up_to_its_interrupt)
 	run(&f, 0x2000, 0x3000, 2, SY_STOP_EXCEPTION, 0x5000);
 	close_window(&f, 1000);
 	sample(&f, 500, 0x2000, 7);
-	cr_assert_eq(sy_placer_window(&f.p, &f.cfg, &f.w), 0);
+	cr_assert_eq(sy_placer_window(&f.p, &f.cfg, &f.w, &f.counted), 0);
 	cr_assert_eq(f.w.pub.nr_inner, 1);
 	cr_assert_eq(f.w.pub.unplaced, 0);
 	const struct sy_inner_sample *in = &f.w.pub.inner[0];
@@ -116,7 +120,7 @@ Test(place, later_sample_gets_the_joined_run)
 	run(&f, 0x2500, 0x6000, 1, SY_STOP_EXCEPTION, 0x5000);
 	close_window(&f, 1000);
 	sample(&f, 600, 0x2500, 7);
-	cr_assert_eq(sy_placer_window(&f.p, &f.cfg, &f.w), 0);
+	cr_assert_eq(sy_placer_window(&f.p, &f.cfg, &f.w, &f.counted), 0);
 	cr_assert_eq(f.w.pub.nr_inner, 1);
 	/* depth 4: the run 0x1000 -> 0x2000 -> 0x2500 joins, newest 4 */
 	cr_assert_eq(f.w.pub.inner[0].nr_stack, 4);
@@ -137,7 +141,7 @@ Test(place, two_interrupts_at_one_address_leave_it_unplaced)
 	run(&f, 0x2000, 0x3000, 2, SY_STOP_EXCEPTION, 0x5000);
 	close_window(&f, 1000);
 	sample(&f, 500, 0x2000, 7);
-	cr_assert_eq(sy_placer_window(&f.p, &f.cfg, &f.w), 0);
+	cr_assert_eq(sy_placer_window(&f.p, &f.cfg, &f.w, &f.counted), 0);
 	cr_assert_eq(f.w.pub.nr_inner, 0);
 	cr_assert_eq(f.w.pub.unplaced, 1);
 	fx_fini(&f);
@@ -165,7 +169,7 @@ Test(place, timestamps_tell_two_interrupts_apart)
 	 * second */
 	sample(&f, 200, 0x2000, 7);
 	sample(&f, 400, 0x2000, 7);
-	cr_assert_eq(sy_placer_window(&f.p, &f.cfg, &f.w), 0);
+	cr_assert_eq(sy_placer_window(&f.p, &f.cfg, &f.w, &f.counted), 0);
 	cr_assert_eq(f.w.pub.nr_inner, 2);
 	cr_assert_eq(f.w.pub.inner[0].nr_stack, 1);
 	cr_assert_eq(f.w.pub.inner[1].nr_stack, 3);
@@ -188,7 +192,7 @@ Test(place, syscall_stops_and_other_threads_do_not_count)
 	close_window(&f, 1000);
 	sample(&f, 500, 0x2000, 7);
 	sample(&f, 600, 0x3000, 7);
-	cr_assert_eq(sy_placer_window(&f.p, &f.cfg, &f.w), 0);
+	cr_assert_eq(sy_placer_window(&f.p, &f.cfg, &f.w, &f.counted), 0);
 	cr_assert_eq(f.w.pub.nr_inner, 1);
 	cr_assert_eq(f.w.pub.unplaced, 1);
 	cr_assert_eq(f.w.pub.inner[0].ip, 0x2000);
@@ -213,9 +217,9 @@ Test(place, samples_wait_for_the_window_that_owns_the_trace)
 	memset(&w2, 0, sizeof(w2));
 	w2.ran_through = 1;
 	w2.pub.pause_time = 800;
-	cr_assert_eq(sy_placer_window(&f.p, &f.cfg, &w2), 0);
+	cr_assert_eq(sy_placer_window(&f.p, &f.cfg, &w2, &f.counted), 0);
 	cr_assert_eq(w2.pub.nr_inner + w2.pub.unplaced, 0);
-	cr_assert_eq(sy_placer_window(&f.p, &f.cfg, &f.w), 0);
+	cr_assert_eq(sy_placer_window(&f.p, &f.cfg, &f.w, &f.counted), 0);
 	cr_assert_eq(f.w.pub.nr_inner, 1);
 	cr_assert_eq(f.w.pub.inner[0].time, 500);
 	/* the one after the last pause sample is counted, not placed */
@@ -237,5 +241,66 @@ Test(place, a_queue_without_pause_samples_holds_a_bounded_number)
 	cr_assert_eq(f.p.qs[f.p.qs_pos].time, 70000 - 65536);
 	f.unplaced += sy_placer_drop(&f.p);
 	cr_assert_eq(f.unplaced, 70000);
+	fx_fini(&f);
+}
+
+/* Issue 13, bug 1: a sample stamped with the time of a stretch's own start
+ * was taken in the interrupt that started its trace (resume and sample at
+ * one boundary), not at its stop, even where the stop is at its IP (a
+ * loop).  The one stamped later is the stop's. */
+Test(place, sample_at_a_stretch_start_is_not_its_stop)
+{
+	struct fx f;
+
+	fx_init(&f, 0);
+	it(&f, SY_DEC_START, 0, 0x2000, 0, 0);
+	it(&f, SY_DEC_TIME, 0, 0, 0, 300);
+	it(&f, SY_DEC_BRANCH, 0x2000, 0x2100, 0, 0);
+	it(&f, SY_DEC_BRANCH, 0x2100, 0x2000, 0, 0);
+	it(&f, SY_DEC_STOP, 0, 0x2000, SY_STOP_EXCEPTION, 0);
+	it(&f, SY_DEC_START, 0, 0x2000, 0, 0);
+	it(&f, SY_DEC_TIME, 0, 0, 0, 400);
+	it(&f, SY_DEC_STOP, 0, 0x5000, SY_STOP_EXCEPTION, 0);
+	close_window(&f, 1000);
+	sample(&f, 300, 0x2000, 7);	/* with the resume: before the trace */
+	sample(&f, 400, 0x2000, 7);	/* the stop of the first stretch */
+	cr_assert_eq(sy_placer_window(&f.p, &f.cfg, &f.w, &f.counted), 0);
+	cr_assert_eq(f.w.pub.nr_inner, 1);
+	cr_assert_eq(f.w.pub.unplaced, 1);
+	cr_assert_eq(f.w.pub.inner[0].time, 400);
+	cr_assert_eq(f.w.pub.inner[0].nr_stack, 2);
+	fx_fini(&f);
+}
+
+/* Issue 13, bug 2: samples that came after a pause sample (the samples
+ * said "paused") are placed when the trace shows it still ran (the pause
+ * was missed) and counted; those that came while it really was paused are
+ * not counted at all, and one of the same interrupt as the window's own
+ * pause sample came after that pause stopped the trace. */
+Test(place, samples_after_a_missed_pause_are_placed)
+{
+	struct fx f;
+
+	fx_init(&f, 0);
+	it(&f, SY_DEC_START, 0, 0x1000, 0, 0);
+	it(&f, SY_DEC_TIME, 0, 0, 0, 100);
+	it(&f, SY_DEC_BRANCH, 0x1000, 0x1100, 0, 0);
+	it(&f, SY_DEC_STOP, 0, 0x2000, SY_STOP_EXCEPTION, 0);
+	it(&f, SY_DEC_START, 0, 0x2000, 0, 0);
+	it(&f, SY_DEC_TIME, 0, 0, 0, 600);
+	it(&f, SY_DEC_BRANCH, 0x2000, 0x2100, 0, 0);
+	it(&f, SY_DEC_STOP, 0, 0x3000, SY_STOP_EXCEPTION, 0);
+	close_window(&f, 1000);
+	sample(&f, 50, 0x2000, 7);	/* before the trace: paused */
+	f.p.qs[f.p.nr_qs - 1].after_pause = 1;
+	sample(&f, 500, 0x2000, 7);	/* after a missed pause sample */
+	f.p.qs[f.p.nr_qs - 1].after_pause = 1;
+	sample(&f, 1000, 0x3000, 7);	/* with the window's own pause */
+	f.p.qs[f.p.nr_qs - 1].after_pause = 1;
+	cr_assert_eq(sy_placer_window(&f.p, &f.cfg, &f.w, &f.counted), 0);
+	cr_assert_eq(f.w.pub.nr_inner, 1);
+	cr_assert_eq(f.w.pub.inner[0].time, 500);
+	cr_assert_eq(f.w.pub.unplaced, 0);
+	cr_assert_eq(f.counted, 1);
 	fx_fini(&f);
 }
