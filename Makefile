@@ -49,6 +49,7 @@ GEN_LIB_SRCS := $(sort $(wildcard tests/fixtures/gen/fx_*.c))
 GEN_MAIN := $(wildcard tests/fixtures/gen/fixturegen.c)
 FUZZ_SRCS := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 BENCH_SRCS := $(sort $(wildcard bench/*.c))
+TOOL_SRCS := $(sort $(wildcard tests/tools/*.c))
 
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/%.o)
@@ -57,6 +58,7 @@ GEN_LIB_OBJS := $(GEN_LIB_SRCS:%.c=$(BUILD)/%.o)
 GEN_MAIN_OBJS := $(GEN_MAIN:%.c=$(BUILD)/%.o)
 UNIT_OBJS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/unit/%.o)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+TOOL_BINS := $(TOOL_SRCS:tests/tools/%.c=$(BUILD)/tests/%)
 BENCH_BINS := $(BENCH_SRCS:bench/%.c=$(BUILD)/bench/%)
 
 LIBSTROBE := $(BUILD)/libstrobe.a
@@ -69,7 +71,7 @@ FIXTUREGEN := $(if $(GEN_MAIN),$(BUILD)/sy-fixturegen)
 
 all: $(PROG)
 
-tools: $(PROG) $(FIXTUREGEN) $(UNIT_BINS) $(BUILD)/tests/session_check
+tools: $(PROG) $(FIXTUREGEN) $(UNIT_BINS) $(TOOL_BINS)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
@@ -108,7 +110,8 @@ $(BUILD)/tests/test_%: $(BUILD)/tests/unit/test_%.o $(TESTLIB_OBJS) $(LIBFXGEN) 
 	$(CC) $(ALL_LDFLAGS) -o $@ $< $(TESTLIB_OBJS) $(LIBFXGEN) $(LIBSTROBE) \
 		$(LIBS) $(CRIT_LIBS)
 
-$(BUILD)/tests/session_check: $(BUILD)/tests/tools/session_check.o $(LIBSTROBE)
+# Test tools: one program per tests/tools/*.c, on the library only.
+$(BUILD)/tests/%: $(BUILD)/tests/tools/%.o $(LIBSTROBE)
 	$(CC) $(ALL_LDFLAGS) -o $@ $< $(LIBSTROBE) $(LIBS)
 
 # The benches include generator sources: -MMD tracks them.

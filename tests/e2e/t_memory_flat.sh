@@ -1,0 +1,57 @@
+# Memory does not grow with the input (issue 12, section 3), as a property:
+# the real captures' trace repeated into ONE long AUX record per CPU
+# (tests/tools/aux_repeat: the shape of real, dense user code), at two sizes
+# four times apart.  convert (lbr: the whole trace) at -j 1 and -j 2 and
+# windows at -j 1 must peak at the same anonymous memory (RssAnon, polled:
+# the heap, not the mapped input's pages) within 25% + 4 MB.  No timing is
+# asserted.
+. tests/e2e/lib.sh
+R=$SHARED/fixtures/real/simpleperf-etm
+require_path "$R/orig/perf_etm.data"
+REPEAT=$SY_BUILD/tests/aux_repeat
+[ -x "$REPEAT" ] || fail "$REPEAT not built (make tools)"
+
+# peak_anon CMD...: the peak RssAnon of CMD in kB (its output discarded)
+peak_anon() {
+	python3 - "$@" <<'PY'
+import subprocess, sys, time
+p = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL,
+                     stderr=subprocess.DEVNULL)
+anon = 0
+while p.poll() is None:
+    try:
+        with open('/proc/%d/status' % p.pid) as f:
+            for line in f:
+                if line.startswith('RssAnon:'):
+                    anon = max(anon, int(line.split()[1]))
+    except OSError:
+        pass
+    time.sleep(0.002)
+if p.returncode != 0:
+    sys.exit('exit %d: %s' % (p.returncode, ' '.join(sys.argv[1:])))
+print(anon)
+PY
+}
+
+for spec in perf_etm:4000 perf_with_unformatted_trace:10000; do
+	name=${spec%%:*}
+	n=${spec#*:}
+	"$REPEAT" -n "$n" "$R/orig/$name.data" "$T/small.data" 2>/dev/null ||
+		fail "$name: aux_repeat failed"
+	"$REPEAT" -n $((n * 4)) "$R/orig/$name.data" "$T/big.data" 2>/dev/null ||
+		fail "$name: aux_repeat failed"
+	for run in "convert -j 1 --format lbr" "convert -j 2 --format lbr" \
+		"windows -j 1 --summary"; do
+		set -- $run
+		out=""
+		[ "$1" = convert ] && out="-o $T/out"
+		a=$(peak_anon "$SY" $run --symfs "$R/symfs" $out "$T/small.data") ||
+			fail "$name: $run failed"
+		b=$(peak_anon "$SY" $run --symfs "$R/symfs" $out "$T/big.data") ||
+			fail "$name: $run failed"
+		echo "$name: $run: ${a} kB at 1x, ${b} kB at 4x"
+		[ "$b" -le $((a + a / 4 + 4096)) ] ||
+			fail "$name: $run: peak anonymous memory grows with the input (${a} kB -> ${b} kB)"
+	done
+done
+exit 0
