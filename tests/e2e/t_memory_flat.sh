@@ -11,26 +11,11 @@ require_path "$R/orig/perf_etm.data"
 REPEAT=$SY_BUILD/tests/aux_repeat
 [ -x "$REPEAT" ] || fail "$REPEAT not built (make tools)"
 
-# peak_anon CMD...: the peak RssAnon of CMD in kB (its output discarded)
+# peak_anon CMD...: the peak RssAnon of CMD in kB (tests/measure)
 peak_anon() {
-	python3 - "$@" <<'PY'
-import subprocess, sys, time
-p = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL,
-                     stderr=subprocess.DEVNULL)
-anon = 0
-while p.poll() is None:
-    try:
-        with open('/proc/%d/status' % p.pid) as f:
-            for line in f:
-                if line.startswith('RssAnon:'):
-                    anon = max(anon, int(line.split()[1]))
-    except OSError:
-        pass
-    time.sleep(0.002)
-if p.returncode != 0:
-    sys.exit('exit %d: %s' % (p.returncode, ' '.join(sys.argv[1:])))
-print(anon)
-PY
+	set -- $(tests/measure "$@")
+	[ "$4" = 0 ] || return 1
+	echo "$2"
 }
 
 for spec in perf_etm:4000 perf_with_unformatted_trace:10000; do
