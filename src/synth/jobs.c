@@ -14,6 +14,8 @@ void sy_decstate_init(struct sy_decstate *ds, uint32_t depth)
 {
 	memset(ds, 0, sizeof(*ds));
 	sy_stretcher_init(&ds->st, depth);
+	pthread_mutex_init(&ds->lock, NULL);
+	pthread_cond_init(&ds->turn, NULL);
 }
 
 void sy_decstate_fini(struct sy_decstate *ds)
@@ -21,7 +23,32 @@ void sy_decstate_fini(struct sy_decstate *ds)
 	sy_decoder_free(ds->d);
 	sy_mem_reader_free(ds->mr);
 	sy_stretcher_fini(&ds->st);
+	pthread_mutex_destroy(&ds->lock);
+	pthread_cond_destroy(&ds->turn);
 	memset(ds, 0, sizeof(*ds));
+}
+
+void sy_decstate_take(struct sy_decstate *ds, struct sy_job *j)
+{
+	j->stream = ds;
+	j->seq = ds->submitted++;
+}
+
+/* Waits until every earlier job of the stream has run. */
+static void sy_decstate_enter(struct sy_decstate *ds, uint64_t seq)
+{
+	pthread_mutex_lock(&ds->lock);
+	while (ds->finished != seq)
+		pthread_cond_wait(&ds->turn, &ds->lock);
+	pthread_mutex_unlock(&ds->lock);
+}
+
+static void sy_decstate_leave(struct sy_decstate *ds)
+{
+	pthread_mutex_lock(&ds->lock);
+	ds->finished++;
+	pthread_cond_broadcast(&ds->turn);
+	pthread_mutex_unlock(&ds->lock);
 }
 
 /* --- worker threads' own state -------------------------------------------- */
@@ -173,8 +200,11 @@ static void sy_job_run(void *ctx, struct sy_work *work)
 	struct sy_decoder *d;
 
 	if (ds) {
-		if ((j->err = sy_decstate_ready(ds, c->js->images, j->dp)))
+		sy_decstate_enter(ds, j->seq);
+		if ((j->err = sy_decstate_ready(ds, c->js->images, j->dp))) {
+			sy_decstate_leave(ds);
 			return;
+		}
 		d = ds->d;
 		mr = ds->mr;
 		st = &ds->st;
@@ -191,9 +221,11 @@ static void sy_job_run(void *ctx, struct sy_work *work)
 	j->err = sy_decode_loop(c->js, j, d, st);
 	sy_mem_reader_end(mr);
 	sy_stats_sub(&j->stats, sy_decoder_stats(d), prev);
-	if (ds)
-		ds->prev = *sy_decoder_stats(d);
 	j->st = sy_stretcher_take(st, &j->nr_st);
+	if (ds) {
+		ds->prev = *sy_decoder_stats(d);
+		sy_decstate_leave(ds);
+	}
 }
 
 /* --- the queue of jobs ---------------------------------------------------- */

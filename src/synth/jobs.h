@@ -30,16 +30,28 @@
 #include "sy_image.h"
 #include "sy_pool.h"
 
-/* A decoder that keeps its state across jobs (a stream's). */
+struct sy_job;
+
+/* A decoder that keeps its state across jobs (a stream's).  Its jobs are
+ * numbered as they are submitted and run strictly in that order: a worker
+ * that takes one before the previous has finished waits for it.  That
+ * cannot deadlock: workers start jobs in submission order, so the one
+ * waited for is already running on another worker. */
 struct sy_decstate {
 	struct sy_decoder *d;	/* made on first use, on a worker */
 	struct sy_mem_reader *mr;
 	struct sy_stretcher st;
 	struct sy_dec_stats prev; /* the decoder's counts after the last job */
+	uint64_t submitted;	/* jobs numbered so far (main thread) */
+	pthread_mutex_t lock;
+	pthread_cond_t turn;
+	uint64_t finished;	/* jobs run, under lock */
 };
 
 void sy_decstate_init(struct sy_decstate *ds, uint32_t depth);
 void sy_decstate_fini(struct sy_decstate *ds);
+/* Numbers job @j of stream @ds (sets j->stream and j->seq). */
+void sy_decstate_take(struct sy_decstate *ds, struct sy_job *j);
 
 struct sy_job {
 	struct sy_work work;
@@ -53,6 +65,7 @@ struct sy_job {
 	uint32_t ctxid;
 	struct sy_proc_snap *snap; /* a reference, dropped with the job */
 	struct sy_decstate *stream; /* NULL: the thread's decoder */
+	uint64_t seq;		/* a stream's job: its number in the stream */
 	int fresh;		/* reset the decoder on the chunks first */
 	int has_limit;		/* stop after the item at offset limit */
 	uint64_t limit;

@@ -162,7 +162,7 @@ static int sy_units_next_job(struct sy_session *s, struct sy_queue *q,
 		return r;
 	if (t.slice) {
 		/* the stream's decoder goes on where the last slice left it,
-		 * over the piece's chunks (which the stream owns) */
+		 * over the piece's chunks (which the piece owns) */
 		j = calloc(1, sizeof(*j));
 		if (!j)
 			return -SY_E_NOMEM;
@@ -171,13 +171,13 @@ static int sy_units_next_job(struct sy_session *s, struct sy_queue *q,
 		j->job.dp = &q->dp;
 		j->job.ctxid = q->last_tid;
 		j->job.snap = sy_proc_table_snapshot(s->procs);
-		j->job.chunks = t.stream->chunks;
-		j->job.nr_chunks = t.stream->nr_chunks;
-		j->job.stream = &t.stream->ds;
+		j->job.chunks = t.piece->chunks;
+		j->job.nr_chunks = t.piece->nr_chunks;
+		sy_decstate_take(&t.stream->ds, &j->job);
 		j->job.fresh = t.first;
 		j->job.has_limit = !t.final;
 		j->job.limit = t.limit;
-		j->lost = t.stream->lost;
+		j->lost = t.piece->lost;
 	} else {
 		j = sy_qjob_new(s, q, t.lo, t.hi, q->last_tid);
 		if (!j)
@@ -205,7 +205,6 @@ static int sy_stream_job_done(struct sy_session *s, struct sy_qjob *j)
 
 const struct sy_mode_ops sy_mode_stream = {
 	.name = "stream",
-	.uses_units = 1,
 	.on_aux = sy_units_on_aux,
 	.on_pause = sy_units_on_pause,
 	.next_job = sy_units_next_job,
@@ -223,7 +222,6 @@ static int sy_whole_job_done(struct sy_session *s, struct sy_qjob *j)
 
 const struct sy_mode_ops sy_mode_whole = {
 	.name = "whole",
-	.uses_units = 1,
 	.on_aux = sy_units_on_aux,
 	.on_pause = sy_units_on_pause,
 	.next_job = sy_units_next_job,

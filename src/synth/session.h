@@ -46,7 +46,6 @@ struct sy_session;
 /* How a recording's trace becomes jobs and their stretches windows. */
 struct sy_mode_ops {
 	const char *name;
-	int uses_units;		/* stream units: pieces and slices */
 	/* An AUX record with bytes was read for @q. */
 	int (*on_aux)(struct sy_session *s, struct sy_queue *q,
 		      const struct sy_ev_aux *a, uint64_t time,

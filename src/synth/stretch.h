@@ -34,10 +34,6 @@
 				 * the Timestamp after its START; PT: the TSC
 				 * of the timing packets before its TIP.PGE),
 				 * not earlier */
-#define SY_SF_T0_START 0x80u	/* t0 was taken when its trace started (ETM:
-				 * the Timestamp after its START; PT: the TSC
-				 * of the timing packets before its TIP.PGE),
-				 * not earlier */
 
 struct sy_stretch {
 	uint64_t start_addr;
@@ -66,13 +62,6 @@ struct sy_stretch {
  * @next starts, with no overflow, error or thread change between. */
 int sy_stretch_joins(const struct sy_stretch *prev,
 		     const struct sy_stretch *next);
-
-/* Nonzero when @s ran an instruction and its only timestamp is the one
- * taken when its trace started: its stop came after that time, and a
- * sample stamped with exactly that time was taken before the trace started
- * (in the interrupt that resumed it), even where a coarse trace clock gives
- * both one value. */
-int sy_stretch_stops_after_start(const struct sy_stretch *s);
 
 /* Nonzero when @s ran an instruction and its only timestamp is the one
  * taken when its trace started: its stop came after that time, and a

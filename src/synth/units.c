@@ -14,7 +14,8 @@ void sy_units_init(struct sy_units *u, const struct sy_synth_config *cfg)
 void sy_units_fini(struct sy_units *u)
 {
 	sy_decstate_fini(&u->stream.ds);
-	free(u->stream.chunks);
+	for (size_t i = 0; i < u->nr_pieces; i++)
+		free(u->pieces[i].chunks);
 	free(u->pieces);
 	memset(u, 0, sizeof(*u));
 }
@@ -30,6 +31,7 @@ static int sy_add_piece(struct sy_units *u, const struct sy_auxmap *m,
 		    sizeof(*p)))
 		return -SY_E_NOMEM;
 	p = &u->pieces[u->nr_pieces++];
+	memset(p, 0, sizeof(*p));
 	p->lo = lo;
 	p->hi = hi;
 	p->dec_hi = dec_hi;
@@ -184,10 +186,10 @@ static int sy_units_next_slice(struct sy_units *u, const struct sy_auxmap *m,
 			       struct sy_unit_task *t)
 {
 	struct sy_stream *st = &u->stream;
-	const struct sy_piece *p;
+	struct sy_piece *p;
 	uint64_t limit;
 
-	if (st->busy || u->next_piece >= u->nr_pieces)
+	if (u->next_piece >= u->nr_pieces)
 		return 0;
 	p = &u->pieces[u->next_piece];
 	limit = sy_slice_limit(u, m, p, cfg->unit_bytes);
@@ -196,6 +198,7 @@ static int sy_units_next_slice(struct sy_units *u, const struct sy_auxmap *m,
 	memset(t, 0, sizeof(*t));
 	t->slice = 1;
 	t->stream = st;
+	t->piece = p;
 	t->lo = p->lo;
 	t->hi = p->hi;
 	t->first = !st->started;
@@ -204,24 +207,31 @@ static int sy_units_next_slice(struct sy_units *u, const struct sy_auxmap *m,
 	t->aux_lo = p->lo;
 	t->t_lo = st->started ? st->t_lo : p->t_lo;
 	if (!st->started) {
-		int n = sy_auxmap_chunks(m, r, p->lo, p->hi, &st->chunks,
-					 &st->lost);
+		int n = sy_auxmap_chunks(m, r, p->lo, p->hi, &p->chunks,
+					 &p->lost);
 
 		if (n < 0)
 			return n;
-		st->nr_chunks = (size_t)n;
+		p->nr_chunks = (size_t)n;
 		st->started = 1;
 		u->pending++;
 	}
-	if (!t->final) {
-		/* the next slice's data came after the record before the
-		 * one holding its first byte */
+	if (t->final) {
+		/* the piece is handed out whole: the next slice is the next
+		 * piece's first */
+		st->started = 0;
+		st->sent = 0;
+		u->next_piece++;
+		return 1;
+	}
+	/* the next slice's data came after the record before the one
+	 * holding its first byte */
+	{
 		size_t k = sy_auxmap_rec_at(m, p->first_rec, p->last_rec, limit);
 
 		st->t_lo = k ? m->recs[k - 1].time : 0;
 	}
 	st->sent = limit - p->lo;
-	st->busy = 1;
 	return 1;
 }
 
@@ -236,20 +246,13 @@ int sy_units_next(struct sy_units *u, const struct sy_auxmap *m,
 
 void sy_units_done(struct sy_units *u, const struct sy_unit_task *t)
 {
-	struct sy_stream *st = &u->stream;
-
-	if (!t->slice) {
-		u->pending--;
+	if (!t->slice || !t->final) {
+		u->pending -= !t->slice;
 		return;
 	}
-	st->busy = 0;
-	if (!t->final)
-		return;
-	free(st->chunks);
-	st->chunks = NULL;
-	st->nr_chunks = 0;
-	st->started = 0;
-	st->sent = 0;
-	u->next_piece++;
+	/* the piece's last slice: every earlier one is done too */
+	free(t->piece->chunks);
+	t->piece->chunks = NULL;
+	t->piece->nr_chunks = 0;
 	u->pending--;
 }

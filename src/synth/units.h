@@ -15,10 +15,14 @@
  * pulls items up to the bytes of the AUX records the walk has read (one
  * record behind, so that the address space is known for the code it
  * reaches) and hands over the stretches that closed.  Slices of a queue run
- * one at a time; queues (CPUs) run in parallel.
+ * one after the other (jobs.h: the stream's jobs are numbered); queues
+ * (CPUs) run in parallel.
  *
  * A piece (or slice) goes out once the walk has read the AUX record that
- * holds its last byte: the address space is then known for its code.
+ * holds its last byte: the address space is then known for its code.  What
+ * goes out, and when, depends only on the walk's position in the file,
+ * never on how fast the decoders are: the order of jobs, and so of the
+ * windows made from them, is the same whatever the thread count.
  *
  * The units do not submit anything: sy_units_next says what may be decoded
  * now, the caller makes and submits the job and reports it done.
@@ -40,18 +44,19 @@ struct sy_piece {
 	size_t first_rec;	/* the AUX record holding lo */
 	size_t last_rec;	/* decodable once the walk read this record */
 	uint64_t t_lo;		/* its data came after this perf time */
-};
-
-/* ETM: the piece being decoded in slices. */
-struct sy_stream {
-	struct sy_decstate ds;
-	struct sy_dec_chunk *chunks; /* the whole piece */
+	/* ETM: the whole piece's chunks, made with its first slice, freed
+	 * when its last slice is done */
+	struct sy_dec_chunk *chunks;
 	size_t nr_chunks;
 	int lost;
-	int busy;		/* a slice is decoding */
-	int started;		/* the piece's first slice went out */
-	uint64_t sent;		/* bytes of the piece handed to slices */
-	uint64_t t_lo;
+};
+
+/* ETM: the queue's decoder and the progress of slices over its pieces. */
+struct sy_stream {
+	struct sy_decstate ds;
+	int started;		/* the current piece's first slice went out */
+	uint64_t sent;		/* bytes of the current piece handed out */
+	uint64_t t_lo;		/* the next slice's data came after this */
 };
 
 struct sy_units {
@@ -73,6 +78,7 @@ struct sy_unit_task {
 	int first, final;
 	uint64_t limit;		/* stop after the item at this offset */
 	struct sy_stream *stream;
+	struct sy_piece *piece;	/* whose chunks it decodes */
 };
 
 void sy_units_init(struct sy_units *u, const struct sy_synth_config *cfg);
@@ -96,13 +102,7 @@ void sy_units_walk_end(struct sy_units *u, const struct sy_auxmap *m);
 int sy_units_next(struct sy_units *u, const struct sy_auxmap *m,
 		  const struct sy_synth_config *cfg,
 		  const struct sy_perf_reader *r, struct sy_unit_task *t);
-/* The job of task @t finished. */
+/* The job of task @t finished (jobs finish in the order they went). */
 void sy_units_done(struct sy_units *u, const struct sy_unit_task *t);
-
-/* Nonzero while a slice of the stream decodes. */
-static inline int sy_units_busy(const struct sy_units *u)
-{
-	return u->stream.busy;
-}
 
 #endif

@@ -57,10 +57,11 @@ static void sy_qjob_free(struct sy_qjob *j)
 	free(j);
 }
 
-/* Sends the jobs @q may start now.  With @backpressure, collects finished
- * jobs whenever too many are in flight (never from inside a collection:
- * sy_walk_pump sends without it). */
-static int sy_feed(struct sy_session *s, struct sy_queue *q, int backpressure)
+/* Sends the jobs @q may start now, collecting finished jobs whenever too
+ * many are in flight.  Called at points of the walk only (an AUX record, a
+ * pause sample, the end), never when a job finishes: what goes out then
+ * depends on the file, not on the decoders' speed. */
+static int sy_feed(struct sy_session *s, struct sy_queue *q)
 {
 	for (;;) {
 		struct sy_qjob *j = NULL;
@@ -69,8 +70,7 @@ static int sy_feed(struct sy_session *s, struct sy_queue *q, int backpressure)
 		if (err || !j)
 			return err;
 		sy_jobs_submit(&s->jobs, &j->job);
-		if (backpressure && sy_jobs_full(&s->jobs) &&
-		    (err = sy_walk_pump(s, 1)))
+		if (sy_jobs_full(&s->jobs) && (err = sy_walk_pump(s, 1)))
 			return err;
 	}
 }
@@ -103,24 +103,16 @@ int sy_walk_pump(struct sy_session *s, int block)
 
 	while ((job = sy_jobs_pop(&s->jobs, block))) {
 		struct sy_qjob *j = (struct sy_qjob *)job;
-		struct sy_queue *q = j->q;
-		int slice = j->has_task && j->task.slice;
 
 		block = 0;
 		err = sy_job_done(s, j);
 		sy_qjob_free(j);
 		if (err)
 			return err;
-		/* the queue's next slice goes as soon as this one is done */
-		if (slice && (err = sy_feed(s, q, 0)))
-			return err;
 		/* windows go out as soon as they can: with one thread, the
 		 * slices of a long piece all run inside this loop */
 		sy_emit_ready(s);
 	}
-	for (size_t i = 0; i < s->queues.nr; i++)
-		if ((err = sy_feed(s, s->queues.v[i], 0)))
-			return err;
 	sy_emit_ready(s);
 	return 0;
 }
@@ -227,7 +219,7 @@ static int sy_on_pause(struct sy_session *s, struct sy_queue *q,
 	}
 	w->snap = sy_proc_table_snapshot(s->procs);
 	if ((err = sy_matcher_pause(&q->match, w)) ||
-	    (err = s->mode->on_pause(s, q, w)) || (err = sy_feed(s, q, 1)))
+	    (err = s->mode->on_pause(s, q, w)) || (err = sy_feed(s, q)))
 		return err;
 	return sy_windows_resolve(s, q, 0);
 }
@@ -297,16 +289,11 @@ static int sy_on_aux(struct sy_session *s, const struct sy_record *rec,
 				    ev->sid.time, q->last_aux_time)))
 		return err;
 	q->last_aux_time = ev->sid.time;
-	/* collect a finished slice first, so that the queue's next one can
-	 * go now */
-	if (s->mode->uses_units && sy_units_busy(&q->units) &&
-	    (err = sy_walk_pump(s, 0)))
-		return err;
 	if ((err = s->mode->on_aux(s, q, a, ev->sid.time, rec->offset)))
 		return err;
 	/* stream units go as the walk reads their AUX records: the address
 	 * space is then known */
-	return sy_feed(s, q, 1);
+	return sy_feed(s, q);
 }
 
 static int sy_on_switch(struct sy_session *s, const struct sy_event *ev)
@@ -401,7 +388,7 @@ int sy_walk_end(struct sy_session *s)
 		struct sy_queue *q = s->queues.v[i];
 
 		s->mode->on_end(s, q);
-		if ((err = sy_feed(s, q, 1)))
+		if ((err = sy_feed(s, q)))
 			return err;
 	}
 	/* collecting also sends the ETM slices still to come */

@@ -1,0 +1,43 @@
+# Output does not depend on the thread count or the thread schedule
+# (issue 14, section 3): recordings without pause samples (the whole trace
+# is converted, windows are single stretches) on several CPUs, where each
+# CPU's ETM stream is decoded in slices.  The SMP fixtures with aux_action
+# cleared (no pause samples) and the real multi-CPU perf_kernel.data are
+# converted and listed many times at -j 2 and -j 4; every run must give the
+# bytes of the -j 1 run.  session_check adds tiny stream jobs.
+. tests/e2e/lib.sh
+R=$SHARED/fixtures/real/simpleperf-etm
+require_path "$R/orig/perf_kernel.data"
+RUNS=${DETERMINISM_RUNS:-8}
+
+
+inputs=""
+for f in etm4-etr-smp ete-trbe-smp pt-smp; do
+	tests/no-pause "tests/fixtures/generated/$f.data" "$T/$f.data" ||
+		fail "cannot rewrite $f"
+	inputs="$inputs $T/$f.data"
+done
+
+# same CMD...: every run at -j 2 and -j 4 gives the -j 1 run's stdout
+same() {
+	"$SY" "$@" -j 1 >"$T/ref" 2>/dev/null || fail "$*: failed at -j 1"
+	for j in 2 4; do
+		k=0
+		while [ $k -lt "$RUNS" ]; do
+			"$SY" "$@" -j $j >"$T/out" 2>/dev/null
+			cmp -s "$T/ref" "$T/out" ||
+				fail "$*: -j $j run $k differs from -j 1"
+			k=$((k + 1))
+		done
+	done
+}
+
+for f in $inputs; do
+	same convert --format lbr --symfs . -o - "$f"
+	same windows --json --symfs . "$f"
+done
+same windows --json --symfs "$R/symfs" "$R/orig/perf_kernel.data"
+same convert --format lbr --symfs "$R/symfs" -o - "$R/orig/perf_kernel.data"
+"$SY_BUILD/tests/session_check" --symfs . $inputs ||
+	fail "session_check: tiny jobs on 4 threads differ from 1 thread"
+exit 0
