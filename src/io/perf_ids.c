@@ -1,0 +1,162 @@
+/* Attrs and the map from sample ids to attrs (perf's rules: the id's place
+ * in a sample depends on sample_type, IDENTIFIER puts it first). */
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "perf_reader_impl.h"
+#include "sy_bytes.h"
+
+static int sy_id_pos(uint64_t t)
+{
+	if (t & SY_SAMPLE_IDENTIFIER)
+		return 0;
+	if (!(t & SY_SAMPLE_ID))
+		return -1;
+	return !!(t & SY_SAMPLE_IP) + !!(t & SY_SAMPLE_TID) +
+	       !!(t & SY_SAMPLE_TIME) + !!(t & SY_SAMPLE_ADDR);
+}
+
+static int sy_is_pos(uint64_t t)
+{
+	if (t & SY_SAMPLE_IDENTIFIER)
+		return 1;
+	if (!(t & SY_SAMPLE_ID))
+		return -1;
+	return 1 + !!(t & SY_SAMPLE_CPU) + !!(t & SY_SAMPLE_STREAM_ID);
+}
+
+static uint64_t sy_id_hash(uint64_t id)
+{
+	id ^= id >> 33;
+	id *= 0xff51afd7ed558ccdULL;
+	id ^= id >> 33;
+	return id;
+}
+
+static int sy_idmap_put(struct sy_idmap *m, uint64_t id, uint32_t val)
+{
+	if (!id)
+		return 0;
+	if ((m->n + 1) * 2 > m->cap) {
+		size_t ncap = m->cap ? m->cap * 2 : 64;
+		uint64_t *nk = calloc(ncap, sizeof(*nk));
+		uint32_t *nv = calloc(ncap, sizeof(*nv));
+
+		if (!nk || !nv) {
+			free(nk);
+			free(nv);
+			return -SY_E_NOMEM;
+		}
+		for (size_t i = 0; i < m->cap; i++) {
+			if (!m->keys[i])
+				continue;
+			size_t j = sy_id_hash(m->keys[i]) & (ncap - 1);
+			while (nk[j])
+				j = (j + 1) & (ncap - 1);
+			nk[j] = m->keys[i];
+			nv[j] = m->vals[i];
+		}
+		free(m->keys);
+		free(m->vals);
+		m->keys = nk;
+		m->vals = nv;
+		m->cap = ncap;
+	}
+	size_t j = sy_id_hash(id) & (m->cap - 1);
+	while (m->keys[j]) {
+		if (m->keys[j] == id)
+			return 1; /* duplicate: the first attr keeps it */
+		j = (j + 1) & (m->cap - 1);
+	}
+	m->keys[j] = id;
+	m->vals[j] = val;
+	m->n++;
+	return 0;
+}
+
+int sy_idmap_get(const struct sy_idmap *m, uint64_t id, uint32_t *val)
+{
+	if (!m->cap || !id)
+		return 0;
+	size_t j = sy_id_hash(id) & (m->cap - 1);
+	while (m->keys[j]) {
+		if (m->keys[j] == id) {
+			*val = m->vals[j];
+			return 1;
+		}
+		j = (j + 1) & (m->cap - 1);
+	}
+	return 0;
+}
+
+/* Adds an attr decoded from @p (@len bytes of attr) with @nr_ids ids read
+ * from @ids.  @off is for messages. */
+int sy_perf_add_attr(struct sy_perf_reader *r, const uint8_t *p, size_t len,
+		       const uint8_t *ids, uint64_t nr_ids, uint64_t off)
+{
+	struct sy_perf_attr *a;
+	uint64_t *idv = NULL;
+
+	if (r->nr_attrs == r->cap_attrs) {
+		uint32_t ncap = r->cap_attrs ? r->cap_attrs * 2 : 8;
+		struct sy_perf_attr **na =
+			realloc(r->attrs, ncap * sizeof(*na));
+		if (!na)
+			return -SY_E_NOMEM;
+		r->attrs = na;
+		r->cap_attrs = ncap;
+	}
+	a = sy_arena_alloc(&r->arena, sizeof(*a));
+	if (!a)
+		return -SY_E_NOMEM;
+	if (sy_perf_attr_decode(a, p, len))
+		return sy_diag_set(&r->diag, off, -SY_E_BAD_ATTR,
+				   "attr %u is only %zu bytes", r->nr_attrs,
+				   len);
+	if (nr_ids) {
+		idv = sy_arena_alloc(&r->arena, nr_ids * 8);
+		if (!idv)
+			return -SY_E_NOMEM;
+		for (uint64_t i = 0; i < nr_ids; i++) {
+			idv[i] = sy_le64(ids + i * 8);
+			int dup = sy_idmap_put(&r->idmap, idv[i], r->nr_attrs);
+			if (dup < 0)
+				return dup;
+			if (dup)
+				sy_perf_warn(r, -SY_E_BAD_ATTR, off,
+					     "attr %u repeats event id %" PRIu64
+					     " of an earlier attr",
+					     r->nr_attrs, idv[i]);
+		}
+	}
+	a->ids = idv;
+	a->nr_ids = (uint32_t)nr_ids;
+	a->index = r->nr_attrs;
+
+	int ip = sy_id_pos(a->sample_type), sp = sy_is_pos(a->sample_type);
+	if (r->nr_attrs == 0) {
+		r->id_pos = ip;
+		r->is_pos = sp;
+	} else if (ip != r->id_pos || sp != r->is_pos) {
+		/* perf refuses such files too (evlist__valid_sample_type):
+		 * without a common id position no record can be attributed */
+		return sy_diag_set(&r->diag, off, -SY_E_BAD_ATTR,
+				   "attr %u keeps its sample id at another "
+				   "position than attr 0", r->nr_attrs);
+	}
+	r->attrs[r->nr_attrs++] = a;
+	return 0;
+}
+
+void sy_perf_apply_event_names(struct sy_perf_reader *r)
+{
+	for (uint32_t i = 0; i < r->fst.nr_descs; i++) {
+		const struct sy_event_desc *d = &r->fst.descs[i];
+		uint32_t idx;
+
+		if (d->has_id && sy_idmap_get(&r->idmap, d->first_id, &idx))
+			r->attrs[idx]->name = d->name;
+		else if (!d->has_id && i < r->nr_attrs && !r->attrs[i]->name)
+			r->attrs[i]->name = d->name;
+	}
+}
