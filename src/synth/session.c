@@ -891,22 +891,17 @@ static double sy_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static void sy_progress(struct sy_session *s, double t0, uint64_t off,
-			int done)
+static void sy_progress(struct sy_session *s, uint64_t off, int done)
 {
-	static const char fmt[] = "\rstrobe-synth: %3d%% of %s, %" PRIu64
-				  " windows ";
-	uint64_t size = sy_perf_info(s->r)->file_size;
-	double now = sy_now();
+	struct sy_progress p = {
+		.done = off,
+		.total = sy_perf_info(s->r)->file_size,
+		.windows = s->sum.windows,
+		.finished = done,
+	};
 
-	if (!s->o.progress || now - t0 < 1.0)
-		return;
-	if (done) {
-		fprintf(stderr, "\r%60s\r", "");
-		return;
-	}
-	fprintf(stderr, fmt, size ? (int)(off * 100 / size) : 0, s->path,
-		s->sum.windows);
+	if (s->o.progress)
+		s->o.progress(s->o.progress_ctx, &p);
 }
 
 int sy_session_run(struct sy_session *s, sy_window_fn fn, void *ctx)
@@ -963,7 +958,7 @@ int sy_session_run(struct sy_session *s, sy_window_fn fn, void *ctx)
 			err = sy_drain(s, 0);
 			if (err)
 				goto out;
-			sy_progress(s, t0, rec.offset, 0);
+			sy_progress(s, rec.offset, 0);
 		}
 	}
 	if (rerr != -SY_E_EOS) {
@@ -995,7 +990,7 @@ int sy_session_run(struct sy_session *s, sy_window_fn fn, void *ctx)
 	sy_emit_ready(s);
 	err = 0;
 out:
-	sy_progress(s, t0, 0, 1);
+	sy_progress(s, 0, 1);
 	sy_pool_fini(&s->pool);
 	s->pool_up = 0;
 	s->sum.seconds = sy_now() - t0;

@@ -1,0 +1,75 @@
+/* Ctrl-C, kill and a closed terminal end the run without leaving
+ * temporary output files behind.  The signals are blocked in every thread
+ * (the decoding threads inherit the mask from main) and one thread waits
+ * for them: it can then take the lock of the list of temporary files like
+ * any other thread, which a signal handler could not do safely. */
+#include <pthread.h>
+#include <signal.h>
+#include <stddef.h>
+
+#include "cli.h"
+#include "sy_atomic_file.h"
+
+static sigset_t sy_sigs;
+static pthread_t sy_sig_thread;
+static int sy_sig_started;
+
+static void *sy_signal_thread(void *arg)
+{
+	int sig = 0;
+
+	(void)arg;
+	if (sigwait(&sy_sigs, &sig))
+		return NULL;
+	sy_atomic_remove_all();
+	/* die of the signal, so that the shell sees 128 + N (130 for
+	 * SIGINT, 143 for SIGTERM, 129 for SIGHUP) and a script that ran us
+	 * stops as it would for any other program */
+	signal(sig, SIG_DFL);
+	sigset_t one;
+	sigemptyset(&one);
+	sigaddset(&one, sig);
+	pthread_sigmask(SIG_UNBLOCK, &one, NULL);
+	raise(sig);
+	return NULL;
+}
+
+int sy_cli_signals_start(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	int any = 0;
+
+	sigemptyset(&sy_sigs);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		struct sigaction old;
+
+		/* a signal ignored when we start (nohup, a background job
+		 * of a non-interactive shell) stays ignored */
+		if (sigaction(sigs[i], NULL, &old) ||
+		    old.sa_handler == SIG_IGN)
+			continue;
+		sigaddset(&sy_sigs, sigs[i]);
+		any = 1;
+	}
+	if (!any)
+		return 0;
+	if (pthread_sigmask(SIG_BLOCK, &sy_sigs, NULL))
+		return -1;
+	if (pthread_create(&sy_sig_thread, NULL, sy_signal_thread, NULL)) {
+		pthread_sigmask(SIG_UNBLOCK, &sy_sigs, NULL);
+		return -1;
+	}
+	sy_sig_started = 1;
+	return 0;
+}
+
+void sy_cli_signals_stop(void)
+{
+	/* sigwait is a cancellation point: the thread ends there, and
+	 * joining it frees what it holds (valgrind would call that lost) */
+	if (!sy_sig_started)
+		return;
+	pthread_cancel(sy_sig_thread);
+	pthread_join(sy_sig_thread, NULL);
+	sy_sig_started = 0;
+}
