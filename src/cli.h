@@ -5,6 +5,7 @@
 
 #include <getopt.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "sy_error.h"
 #include "sy_synth.h"
@@ -71,7 +72,11 @@ int sy_time_parse(struct sy_cli_filter *f, const char *arg);
 /* The progress line (cli_progress.c). */
 struct sy_cli_progress {
 	const char *name;	/* the input's base name */
-	double t0, last;
+	double t0;		/* the command's start: shown after 1 s */
+	double t1;		/* the run's first report, and its bytes */
+	uint64_t d1;
+	double last;		/* the last drawing */
+	uint64_t reported;
 	int drawn;
 };
 void sy_cli_progress_init(struct sy_cli_progress *p, const char *input);

@@ -42,7 +42,7 @@ void sy_cli_progress_init(struct sy_cli_progress *p, const char *input)
 void sy_cli_progress_draw(void *ctx, const struct sy_progress *pr)
 {
 	struct sy_cli_progress *p = ctx;
-	double now = sy_clock(), el = now - p->t0;
+	double now = sy_clock(), el;
 	char done[32], rate[32], eta[32] = "";
 
 	if (pr->finished) {
@@ -51,14 +51,23 @@ void sy_cli_progress_draw(void *ctx, const struct sy_progress *pr)
 		p->drawn = 0;
 		return;
 	}
-	if (el < 1.0 || now - p->last < 0.1)
+	/* the rate counts from the run's first report, not from the start
+	 * of the command (which may have waited for a pipe) */
+	if (!p->reported++) {
+		p->t1 = now;
+		p->d1 = pr->done;
+		return;
+	}
+	el = now - p->t1;
+	if (now - p->t0 < 1.0 || now - p->last < 0.1 || el < 0.25 ||
+	    pr->done <= p->d1)
 		return;
 	p->last = now;
+	double bps = (double)(pr->done - p->d1) / el;
 	sy_size(done, sizeof(done), (double)pr->done);
-	sy_size(rate, sizeof(rate), (double)pr->done / el);
-	if (pr->total && pr->done && pr->done <= pr->total) {
-		double left = el * (double)(pr->total - pr->done) /
-			      (double)pr->done;
+	sy_size(rate, sizeof(rate), bps);
+	if (pr->total && pr->done <= pr->total) {
+		double left = (double)(pr->total - pr->done) / bps;
 		unsigned s = (unsigned)(left + 0.5);
 
 		snprintf(eta, sizeof(eta), ", %3d%%, ETA %u:%02u",
