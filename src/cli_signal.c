@@ -13,13 +13,15 @@
 static sigset_t sy_sigs;
 static pthread_t sy_sig_thread;
 static int sy_sig_started;
+static int sy_sig_wake;		/* a signal of the set, to end the thread */
+static volatile sig_atomic_t sy_sig_stopping;
 
 static void *sy_signal_thread(void *arg)
 {
 	int sig = 0;
 
 	(void)arg;
-	if (sigwait(&sy_sigs, &sig))
+	if (sigwait(&sy_sigs, &sig) || sy_sig_stopping)
 		return NULL;
 	sy_atomic_remove_all();
 	/* die of the signal, so that the shell sees 128 + N (130 for
@@ -49,6 +51,7 @@ int sy_cli_signals_start(void)
 		    old.sa_handler == SIG_IGN)
 			continue;
 		sigaddset(&sy_sigs, sigs[i]);
+		sy_sig_wake = sigs[i];
 		any = 1;
 	}
 	if (!any)
@@ -65,11 +68,14 @@ int sy_cli_signals_start(void)
 
 void sy_cli_signals_stop(void)
 {
-	/* sigwait is a cancellation point: the thread ends there, and
-	 * joining it frees what it holds (valgrind would call that lost) */
+	/* woken by one of its own signals, sent to it alone, the thread
+	 * sees the flag and ends; joining it frees what it holds (valgrind
+	 * would call that lost).  Not pthread_cancel: ASan's thread teardown
+	 * trips over a cancelled thread's stack. */
 	if (!sy_sig_started)
 		return;
-	pthread_cancel(sy_sig_thread);
+	sy_sig_stopping = 1;
+	pthread_kill(sy_sig_thread, sy_sig_wake);
 	pthread_join(sy_sig_thread, NULL);
 	sy_sig_started = 0;
 }
