@@ -8,8 +8,10 @@
  * replaced and the link stays (as `sed -i --follow-symlinks` does).
  *
  * Anything else is written through, never replaced: "-" is standard
- * output, and an existing path that is not a regular file (/dev/null, a
- * FIFO, a terminal, /dev/stdout) is opened and written in place.
+ * output, an existing path that is not a regular file (/dev/null, a FIFO,
+ * a terminal) is opened and written in place, and so is a link that leads
+ * through /proc (/dev/stdout -> /proc/self/fd/1), appending: it names a
+ * descriptor that someone opened, not a file to replace.
  *
  *	struct sy_atomic_file af;
  *	if (sy_atomic_open(&af, path, &diag) == 0) {

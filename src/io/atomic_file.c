@@ -107,7 +107,9 @@ static int sy_tmp_create(struct sy_atomic_tmp *t)
  * never replaced.  Returns 0 or -errno. */
 static int sy_atomic_open_through(struct sy_atomic_file *af, const char *path)
 {
-	int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+	/* O_APPEND: through /proc/self/fd a regular file opened with >>
+	 * keeps what it had; devices and FIFOs ignore it */
+	int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY);
 
 	if (fd < 0)
 		return -errno;
@@ -157,6 +159,38 @@ static int sy_atomic_open_tmp(struct sy_atomic_file *af, const char *path,
 	return 0;
 }
 
+/* Whether @path is a link that leads through /proc (/dev/stdout is a link
+ * to /proc/self/fd/1): an open descriptor of this process or another,
+ * which is written where it points (appending, as the shell opened it),
+ * never replaced by a rename. */
+static int sy_atomic_via_proc(const char *path)
+{
+	char cur[4096], next[4096];
+	ssize_t n;
+
+	snprintf(cur, sizeof(cur), "%s", path);
+	for (int hops = 0; hops < 40; hops++) {
+		n = readlink(cur, next, sizeof(next) - 1);
+		if (n <= 0)
+			return 0;
+		next[n] = 0;
+		if (!strncmp(next, "/proc/", 6))
+			return 1;
+		if (next[0] == '/') {
+			memcpy(cur, next, (size_t)n + 1);
+		} else {
+			/* relative to the link's directory */
+			char *slash = strrchr(cur, '/');
+			size_t dir = slash ? (size_t)(slash - cur) + 1 : 0;
+
+			if (dir + (size_t)n + 1 > sizeof(cur))
+				return 0;
+			memcpy(cur + dir, next, (size_t)n + 1);
+		}
+	}
+	return 0;
+}
+
 int sy_atomic_open(struct sy_atomic_file *af, const char *path,
 		   struct sy_diag *diag)
 {
@@ -178,6 +212,8 @@ int sy_atomic_open(struct sy_atomic_file *af, const char *path,
 	if (!stat(path, &st) && !S_ISREG(st.st_mode))
 		e = S_ISDIR(st.st_mode) ? -EISDIR :
 					  sy_atomic_open_through(af, path);
+	else if (S_ISLNK(lst.st_mode) && sy_atomic_via_proc(path))
+		e = sy_atomic_open_through(af, path);
 	else if (S_ISLNK(lst.st_mode) && stat(path, &st))
 		e = -ENOENT;	/* a link to nothing: no file to replace */
 	else

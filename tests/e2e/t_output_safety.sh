@@ -66,6 +66,14 @@ cmp -s "$T/target.ps" "$T/ref.ps" || fail "-o LINK: the link's target was not wr
 ln -s nowhere/x.ps "$T/dangling.ps"
 expect_status 1 "$SY" convert -q --symfs . -o "$T/dangling.ps" "$f" 2>"$T/err"
 grep -q 'dangling.ps' "$T/err" || fail "-o dangling link: path not named"
+# a link through /proc (what /dev/stdout is): the descriptor is written
+# where it points, appending as the shell opened it, never replaced
+ln -s /proc/self/fd/1 "$T/fd1"
+printf 'kept\n' >"$T/appended.ps"
+"$SY" convert -q --symfs . -o "$T/fd1" "$f" >>"$T/appended.ps" || fail "-o LINK-TO-FD failed"
+[ -L "$T/fd1" ] || fail "-o LINK-TO-FD replaced the link"
+{ printf 'kept\n'; cat "$T/ref.ps"; } | cmp -s - "$T/appended.ps" ||
+	fail "-o LINK-TO-FD: not appended to the shell's file"
 no_tmp "link"
 
 # 4. "-" is standard output for --stats-json and --svg; no file named "-"
