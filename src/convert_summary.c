@@ -167,11 +167,11 @@ void sy_convert_why_nothing(struct sy_convert *c, struct sy_session *s)
 		sy_msg_error("%s: no sample written: --binary-filter '%s' "
 			     "matched no sample's binary", c->input,
 			     c->binary_filter);
-	else if (c->not_kept == c->selected && needed)
-		sy_msg_error("%s: no sample written: no window is ok (%s); the "
-			     "decoder found no code: %s was not found (%s): use "
-			     "--symfs DIR, --binary PATH or the build-id cache "
-			     "(--buildid-dir)", c->input, st,
+	else if (needed)
+		sy_msg_error("%s: no sample written: no window gave one (%s); "
+			     "the decoder found no code: %s was not found (%s): "
+			     "use --symfs DIR, --binary PATH or the build-id "
+			     "cache (--buildid-dir)", c->input, st,
 			     miss[needed - 1].path,
 			     sy_errstr(miss[needed - 1].err));
 	else if (c->not_kept == c->selected)
