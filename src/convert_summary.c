@@ -21,63 +21,73 @@ static struct sy_image_missing *sy_missing(struct sy_session *s, size_t *n)
 	return miss;
 }
 
-void sy_convert_summary(struct sy_convert *c, struct sy_session *s,
-			       FILE *f, int json)
+/* --stats-json: the same counts for programs. */
+static void sy_summary_json(struct sy_convert *c, struct sy_session *s,
+			    FILE *f)
 {
 	const struct sy_session_summary *sum = sy_session_summary(s);
 	size_t nmiss;
 	struct sy_image_missing *miss = sy_missing(s, &nmiss);
 	const struct sy_agg_stats *as = sy_agg_stats(c->agg);
-	if (json) {
-		fputs("{\n  \"input\": ", f);
-		sy_json_str(f, c->input);
-		fprintf(f, ",\n  \"trace\": \"%s\",\n"
-			   "  \"sink\": \"%s\",\n  \"windows\": %" PRIu64 ",\n"
-			   "  \"by_status\": {",
-			sum->trace ? sum->trace : "",
-			sy_sink_name(sum->sink), sum->windows);
-		for (int i = 0; i < SY_ST_NR; i++)
-			fprintf(f, "%s\n    \"%s\": %" PRIu64, i ? "," : "",
-				sy_status_name(i), sum->by_status[i]);
-		fprintf(f,
-			"\n  },\n  \"samples\": %" PRIu64 ",\n"
-			"  \"unique_samples\": %" PRIu64 ",\n"
-			"  \"branches_per_sample\": %.2f,\n"
-			"  \"pause_samples\": %" PRIu64 ",\n"
-			"  \"resume_samples\": %" PRIu64 ",\n"
-			"  \"inner_samples\": %" PRIu64 ",\n"
-			"  \"placed\": %" PRIu64 ",\n"
-			"  \"unplaced\": %" PRIu64 ",\n"
-			"  \"filtered\": %" PRIu64 ",\n"
-			"  \"decode_errors\": %" PRIu64 ",\n"
-			"  \"overflows\": %" PRIu64 ",\n"
-			"  \"trace_bytes\": %" PRIu64 ",\n"
-			"  \"instructions\": %" PRIu64 ",\n"
-			"  \"branches\": %" PRIu64 ",\n"
-			"  \"damaged_records\": %" PRIu64 ",\n"
-			"  \"threads\": %u,\n  \"seconds\": %.3f,\n"
-			"  \"missing_binaries\": [",
-			c->samples, as->unique,
-			c->samples ? (double)c->stack_entries /
-					     (double)c->samples :
-				     0.0,
-			sum->pause_samples, sum->resume_samples,
-			sum->inner_samples, sum->placed, sum->unplaced,
-			c->filtered, sum->decode_errors, sum->overflows,
-			sum->bytes, sum->insns, sum->branches, sum->damage,
-			sum->threads, sum->seconds);
-		for (size_t i = 0; i < nmiss; i++) {
-			fprintf(f, "%s\n    {\"path\": ", i ? "," : "");
-			sy_json_str(f, miss[i].path);
-			fprintf(f, ", \"windows\": %" PRIu64 ", \"reason\": ",
-				miss[i].windows);
-			sy_json_str(f, sy_errstr(miss[i].err));
-			fputc('}', f);
-		}
-		fprintf(f, "%s]\n}\n", nmiss ? "\n  " : "");
-		free(miss);
-		return;
+
+	fputs("{\n  \"input\": ", f);
+	sy_json_str(f, c->input);
+	fprintf(f, ",\n  \"trace\": \"%s\",\n"
+		   "  \"sink\": \"%s\",\n  \"windows\": %" PRIu64 ",\n"
+		   "  \"by_status\": {",
+		sum->trace ? sum->trace : "",
+		sy_sink_name(sum->sink), sum->windows);
+	for (int i = 0; i < SY_ST_NR; i++)
+		fprintf(f, "%s\n    \"%s\": %" PRIu64, i ? "," : "",
+			sy_status_name(i), sum->by_status[i]);
+	fprintf(f,
+		"\n  },\n  \"samples\": %" PRIu64 ",\n"
+		"  \"unique_samples\": %" PRIu64 ",\n"
+		"  \"branches_per_sample\": %.2f,\n"
+		"  \"pause_samples\": %" PRIu64 ",\n"
+		"  \"resume_samples\": %" PRIu64 ",\n"
+		"  \"inner_samples\": %" PRIu64 ",\n"
+		"  \"placed\": %" PRIu64 ",\n"
+		"  \"unplaced\": %" PRIu64 ",\n"
+		"  \"filtered\": %" PRIu64 ",\n"
+		"  \"decode_errors\": %" PRIu64 ",\n"
+		"  \"overflows\": %" PRIu64 ",\n"
+		"  \"trace_bytes\": %" PRIu64 ",\n"
+		"  \"instructions\": %" PRIu64 ",\n"
+		"  \"branches\": %" PRIu64 ",\n"
+		"  \"damaged_records\": %" PRIu64 ",\n"
+		"  \"threads\": %u,\n  \"seconds\": %.3f,\n"
+		"  \"missing_binaries\": [",
+		c->samples, as->unique,
+		c->samples ? (double)c->stack_entries /
+				     (double)c->samples :
+			     0.0,
+		sum->pause_samples, sum->resume_samples,
+		sum->inner_samples, sum->placed, sum->unplaced,
+		c->filtered, sum->decode_errors, sum->overflows,
+		sum->bytes, sum->insns, sum->branches, sum->damage,
+		sum->threads, sum->seconds);
+	for (size_t i = 0; i < nmiss; i++) {
+		fprintf(f, "%s\n    {\"path\": ", i ? "," : "");
+		sy_json_str(f, miss[i].path);
+		fprintf(f, ", \"windows\": %" PRIu64 ", \"reason\": ",
+			miss[i].windows);
+		sy_json_str(f, sy_errstr(miss[i].err));
+		fputc('}', f);
 	}
+	fprintf(f, "%s]\n}\n", nmiss ? "\n  " : "");
+	free(miss);
+}
+
+/* The closing lines on stderr. */
+static void sy_summary_text(struct sy_convert *c, struct sy_session *s,
+			    FILE *f)
+{
+	const struct sy_session_summary *sum = sy_session_summary(s);
+	size_t nmiss;
+	struct sy_image_missing *miss = sy_missing(s, &nmiss);
+	const struct sy_agg_stats *as = sy_agg_stats(c->agg);
+
 	fprintf(f, "strobe-synth: %s: %s (%s), %" PRIu64 " %s:", c->input,
 		sum->trace ? sum->trace : "?", sy_sink_name(sum->sink),
 		sum->windows, sy_plural(sum->windows, "window", "windows"));
@@ -125,6 +135,14 @@ void sy_convert_summary(struct sy_convert *c, struct sy_session *s,
 	free(miss);
 }
 
+void sy_convert_summary(struct sy_convert *c, struct sy_session *s, FILE *f,
+			int json)
+{
+	if (json)
+		sy_summary_json(c, s, f);
+	else
+		sy_summary_text(c, s, f);
+}
 
 /* The statuses of the selected windows: " 3 decode-error, 1 truncated". */
 static void sy_status_list(const struct sy_convert *c, char *buf, size_t len)
