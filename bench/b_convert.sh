@@ -87,7 +87,7 @@ scenario bench-pt branchy-x86_64 pt pt
 
 have_perf=0
 command -v perf >/dev/null 2>&1 && have_perf=1
-echo "convert -o /dev/null --symfs . on scaled recordings; trace MB = AUXTRACE payload; $JOBS CPUs"
+echo "convert -o - (stdout to /dev/null) --symfs . on scaled recordings; trace MB = AUXTRACE payload; $JOBS CPUs"
 [ "$BIG_MB" = "$SMALL_MB" ] || echo "perf runs on the ${SMALL_MB} MB file (it is slower); convert on both"
 status=0
 for kind in etr trbe pt; do
@@ -110,7 +110,7 @@ for kind in etr trbe pt; do
 		"$(mb "$(wc -c <"$big")") MB file in $3 s"
 	cat "$big" >/dev/null	# page cache
 	for j in 1 "$JOBS"; do
-		set -- $(measure "$SY" convert -q -o /dev/null -j"$j" --symfs . "$big")
+		set -- $(measure "$SY" convert -q -o - -j"$j" --symfs . "$big")
 		[ "$4" = 0 ] || { echo "  convert -j$j FAILED (exit $4)"; status=1; continue; }
 		echo "  strobe-synth convert -j$j: $(mb "$big_tb") MB in $1 s = $(rate "$big_tb" "$1") MB/s" \
 			"(anon peak $(($2 / 1024)) MB, maxrss $(($3 / 1024)) MB)"
@@ -125,9 +125,9 @@ for kind in etr trbe pt; do
 		small=$1 small_tb=$2
 		cat "$small" >/dev/null
 	fi
-	set -- $(measure "$SY" convert -q -o /dev/null -j1 --symfs . "$small")
+	set -- $(measure "$SY" convert -q -o - -j1 --symfs . "$small")
 	small_anon=$2 small_rss=$3
-	set -- $(measure "$SY" convert -q -o /dev/null -j"$JOBS" --symfs . "$small")
+	set -- $(measure "$SY" convert -q -o - -j"$JOBS" --symfs . "$small")
 	ours_s=$1
 	[ "$small" = "$big" ] || echo "  strobe-synth convert -j$JOBS: $(mb "$small_tb") MB in $ours_s s =" \
 		"$(rate "$small_tb" "$ours_s") MB/s"

@@ -191,4 +191,12 @@ const struct sy_dec_stats *sy_decoder_stats(const struct sy_decoder *d);
 /* "branch", "start", ... */
 const char *sy_dec_kind_name(enum sy_dec_kind kind);
 
+/* The meaning of a SY_DEC_ERROR item's library @code, in words, written
+ * into @buf (src/decode/errstr.c).  Returns @buf. */
+const char *sy_dec_errstr(enum sy_trace_kind kind, int code, char *buf,
+			  size_t len);
+/* Whether @code means the decoder found no code at the traced address: a
+ * binary not found, or not the one that ran. */
+int sy_dec_err_no_code(enum sy_trace_kind kind, int code);
+
 #endif

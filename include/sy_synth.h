@@ -128,6 +128,14 @@ struct sy_window {
 	const struct sy_proc_snap *snap;
 };
 
+/* How far a run has got, for a progress line. */
+struct sy_progress {
+	uint64_t done;		/* input bytes read */
+	uint64_t total;		/* input size, 0 when unknown (a pipe) */
+	uint64_t windows;	/* windows found so far */
+	int finished;		/* the last call of the run */
+};
+
 struct sy_session_opts {
 	const char *input;	/* "-" reads standard input */
 	unsigned threads;	/* 0: one per online CPU */
@@ -145,7 +153,11 @@ struct sy_session_opts {
 	 * cut at the first PSB before each multiple, ETM slices end after
 	 * it.  0: the default (256 KiB); tests make it tiny. */
 	uint64_t unit_bytes;
-	int progress;		/* progress line on stderr */
+	/* Called about every thousand records while the run reads, and
+	 * once more with finished set when it ends (NULL: nothing); the
+	 * caller draws whatever it likes from it. */
+	void (*progress)(void *ctx, const struct sy_progress *p);
+	void *progress_ctx;
 	/* Warnings met while running (damaged records, build-id mismatches,
 	 * unsupported settings): one call each, d->err < 0 for damage;
 	 * without a callback they are only counted in the summary. */

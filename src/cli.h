@@ -5,6 +5,7 @@
 
 #include <getopt.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "sy_error.h"
 #include "sy_synth.h"
@@ -34,32 +35,93 @@ enum {
 	SY_OPT_BUILDID_DIR,
 	SY_OPT_ALLOW_MISMATCH,
 	SY_OPT_PID,
+	SY_OPT_TID,
 	SY_OPT_COMM,
+	SY_OPT_TIME,
+	SY_OPT_VERSION,
 	SY_OPT_CMD_BASE = 512, /* command-specific options start here */
 };
 extern const struct option sy_session_longopts[];
 extern const char sy_session_help[];
+/* Short options of the shared table, for getopt_long's string. */
+#define SY_SESSION_SHORTOPTS "i:j:C:v"
+
+/* A list of numbers given as "1,2,5-7" (perf's --cpu and --pid syntax). */
+struct sy_idlist {
+	uint32_t *lo, *hi;	/* inclusive ranges */
+	size_t nr;
+};
+
+/* What the selection options ask for; a window passes when every given
+ * one selects it. */
+struct sy_cli_filter {
+	struct sy_idlist pids, tids, cpus;
+	char **comms;		/* --comm a,b (copies) */
+	size_t nr_comms;
+	int has_time;
+	uint64_t time_start, time_stop; /* perf ns; stop 0 = no end */
+};
+
+/* cli_filter.c: parse into @l / @f; -1 on a bad value. */
+int sy_idlist_parse(struct sy_idlist *l, const char *arg);
+void sy_idlist_fini(struct sy_idlist *l);
+int sy_cli_filter_comms(struct sy_cli_filter *f, const char *arg);
+void sy_cli_filter_fini(struct sy_cli_filter *f);
+int sy_time_parse(struct sy_cli_filter *f, const char *arg);
+
+/* The progress line (cli_progress.c). */
+struct sy_cli_progress {
+	const char *name;	/* the input's base name */
+	double t0;		/* the command's start: shown after 1 s */
+	double t1;		/* the run's first report, and its bytes */
+	uint64_t d1;
+	double last;		/* the last drawing */
+	uint64_t reported;
+	int drawn;
+};
+void sy_cli_progress_init(struct sy_cli_progress *p, const char *input);
+/* A sy_session_opts.progress callback; @ctx is the struct. */
+void sy_cli_progress_draw(void *ctx, const struct sy_progress *pr);
 
 struct sy_cli_session {
 	struct sy_session_opts o;
+	struct sy_cli_progress progress;
 	const char **binaries;
 	size_t nr_binaries;
-	uint32_t *pids;		/* --pid: only these processes (none: all) */
-	size_t nr_pids;
-	const char *comm;	/* --comm: only processes with this comm */
+	struct sy_cli_filter filter;
+	int verbose;
+	uint64_t damage;	/* damage warnings delivered (exit 4) */
 };
 
 void sy_cli_session_init(struct sy_cli_session *c);
 void sy_cli_session_fini(struct sy_cli_session *c);
 /* 1: @opt was a session option (applied); 0: not one; -1: bad value
- * (reported). */
+ * (reported); SY_CLI_DONE: the option was --version (printed). */
+#define SY_CLI_DONE 2
 int sy_cli_session_opt(struct sy_cli_session *c, int opt, const char *arg);
+/* The next command-specific option of argv (getopt_long over @opts, the
+ * shared ones applied on the way), -1 at the end, or SY_CLI_STOP with
+ * *status the exit status: --version printed, a bad value or an unknown
+ * option reported.  Set optind = 1 and opterr = 0 first, and start
+ * @shortopts with ':'. */
+#define SY_CLI_STOP (-2)
+int sy_cli_next_opt(struct sy_cli_session *c, const char *cmd, int argc,
+		    char **argv, const char *shortopts,
+		    const struct option *opts, int *status);
+/* An option getopt_long refused (@opt '?' or ':'): one line naming it and
+ * a hint to --help. */
+void sy_cli_bad_option(const char *cmd, int opt, char **argv);
+/* Prints "strobe-synth CMD VERSION". */
+void sy_cli_version(const char *cmd);
+/* Whether any selection option (--pid, --tid, --comm, -C, --time) was
+ * given. */
+int sy_cli_filtering(const struct sy_cli_session *c);
 /* After option parsing: the input from the positional arguments from
  * @first on (default perf.data), the warning printer, the progress line
  * when stderr is a terminal.  -1: bad command line (reported). */
 int sy_cli_session_finish(struct sy_cli_session *c, const char *cmd,
 			  int argc, char **argv, int first);
-/* Whether --pid / --comm select the window's process. */
+/* Whether --pid, --tid, --comm, -C and --time select the window. */
 int sy_cli_selected(const struct sy_cli_session *c, const struct sy_window *w);
 /* Warning printer for sessions: @ctx is the struct sy_cli_session. */
 void sy_cli_warn(void *ctx, const struct sy_diag *d);
@@ -68,6 +130,37 @@ void sy_cli_warn(void *ctx, const struct sy_diag *d);
 void sy_cli_longopts(struct option *out, size_t cap,
 		     const struct option *extra);
 
+/* Checks the outputs of a run before anything is read: none may be the
+ * input file (that would overwrite the recording), no two may be the same
+ * file, and at most one may be standard output ("-").  @names are the
+ * options that named them, for the message.  -1: refused (reported). */
+int sy_cli_check_outputs(const char *cmd, const char *input,
+			 const char *const *outs, const char *const *names,
+			 size_t n);
+/* Copies a piped standard input into an unlinked temporary file that
+ * replaces it, so that "-" can be opened more than once (cli_spool.c).
+ * -1: failed (reported). */
+int sy_cli_spool_stdin(void);
+/* Walks @path's records as dump does: 1 with @out set to the first
+ * damage found, 0 when there is none (cli_diagnose.c). */
+int sy_cli_input_damage(const char *path, struct sy_diag *out);
+/* Reports a failed sy_session_open of @c's input and returns the exit
+ * status: the first damage in the file when there is any (4), else the
+ * session's reason (5 for no trace, 3 for an unreadable file). */
+int sy_cli_open_failed(const struct sy_cli_session *c, int err,
+		       const struct sy_diag *d);
+/* Starts the thread that removes temporary outputs on SIGINT, SIGTERM and
+ * SIGHUP (cli_signal.c).  Call before any other thread exists. */
+int sy_cli_signals_start(void);
+/* Ends that thread (before main returns). */
+void sy_cli_signals_stop(void);
+
+/* Why @w is not ok, in words: its reason, or for a decode error the
+ * meaning of the library's code and the binary not found (cli_reason.c). */
+const char *sy_cli_reason(const struct sy_window *w, enum sy_trace_kind kind,
+			  char *buf, size_t len);
+enum sy_trace_kind sy_cli_trace_kind(const struct sy_session_summary *sum);
+
 /* "strobe-synth: " + message + newline, on stderr. */
 void sy_msg_error(const char *fmt, ...) SY_PRINTF(1, 2);
 void sy_msg_warn(const char *fmt, ...) SY_PRINTF(1, 2);
@@ -75,6 +168,8 @@ void sy_msg_warn(const char *fmt, ...) SY_PRINTF(1, 2);
 void sy_msg_diag(const char *file, const struct sy_diag *d);
 /* @s as a JSON string, quoted and escaped (paths come from the input). */
 void sy_json_str(FILE *f, const char *s);
+/* @one or @many after @n: "1 window", "2 windows". */
+const char *sy_plural(uint64_t n, const char *one, const char *many);
 /* Maps a reader error to the exit code. */
 int sy_exit_for(int err);
 

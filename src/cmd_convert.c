@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "convert.h"
 #include "sy_atomic_file.h"
-#include "sy_profgen.h"
+#include "sy_bytes.h"
 #include "sy_synth.h"
 
 enum {
@@ -17,22 +17,18 @@ enum {
 	OPT_STATS_JSON,
 };
 
-struct sy_convert {
-	struct sy_cli_session cs;
-	const char *input;
-	const char *output;
+/* The output formats --format names.  A new one is a row here (and its
+ * writer); its help line is printed from the table. */
+static const struct sy_convert_format {
+	const char *name;
 	enum sy_profgen_format fmt;
-	uint32_t keep;		/* bit per status */
-	const char *binary_filter;
-	const char *stats_json;
-	int quiet;
-	int whole_trace;
-	uint32_t lbr_depth;
-	struct sy_profgen *w;
-	struct sy_agg *agg;
-	uint64_t samples, filtered, not_kept, no_stack;
-	uint64_t stack_entries;
-	int err;
+	const char *help;
+} sy_convert_formats[] = {
+	{ "perfscript", SY_PROFGEN_HYBRID,
+	  "hybrid samples for CSSPGO (default)" },
+	{ "lbr", SY_PROFGEN_LBR,
+	  "branch-only samples (AutoFDO); without pause\n"
+	  "                         samples, converts the whole trace" },
 };
 
 static void sy_convert_usage(FILE *f)
@@ -47,34 +43,63 @@ static void sy_convert_usage(FILE *f)
 		"that interrupted it, where the trace places that sample.\n"
 		"\n"
 		"  -o, --output FILE      output (default '-': standard output);\n"
-		"                         written to a temporary file and renamed\n"
-		"      --format F         perfscript (default): hybrid samples for\n"
-		"                         CSSPGO; lbr: branch-only samples (AutoFDO);\n"
-		"                         without pause samples, lbr converts the\n"
-		"                         whole trace\n"
+		"                         a regular file is written to a temporary\n"
+		"                         file and renamed, anything else (a\n"
+		"                         device, a FIFO) is written through\n"
+		"      --format F         one of:\n");
+	for (size_t i = 0; i < SY_ARRAY_SIZE(sy_convert_formats); i++)
+		fprintf(f, "                           %-11s%s\n",
+			sy_convert_formats[i].name, sy_convert_formats[i].help);
+	fprintf(f,
 		"      --keep S[,S...]    statuses whose windows still emit samples\n"
 		"                         (default: ok)\n"
 		"      --binary-filter S  only samples whose leaf lies in a binary\n"
 		"                         whose path contains S\n"
-		"      --stats-json FILE  write the summary as JSON\n"
+		"      --stats-json FILE  write the summary as JSON ('-': standard\n"
+		"                         output)\n"
 		"  -q, --quiet            no summary on stderr\n"
 		"%s"
 		"  -h, --help             this help\n"
 		"\n"
 		"Exit status: 0 success, 1 output or internal error, 2 bad\n"
 		"usage, 3 unreadable input, 4 damaged input (windows before the\n"
-		"damage converted), 5 nothing to convert. See strobe-synth-convert(1).\n",
+		"damage converted), 5 nothing to convert (no sample written),\n"
+		"130/143/129 interrupted (no output left behind).\n"
+		"See strobe-synth-convert(1).\n",
 		sy_session_help);
 }
 
-/* MMAP2 lines for the binaries a sample touches, before the sample. */
+/* --verbose: which file served a recorded binary. */
+static void sy_convert_note_bin(struct sy_convert *c, const struct sy_map *m)
+{
+	struct sy_convert_bin *n;
+
+	for (size_t i = 0; i < c->nr_bins; i++)
+		if (c->bins[i].recorded == m->path) {
+			c->bins[i].samples++;
+			return;
+		}
+	n = realloc(c->bins, (c->nr_bins + 1) * sizeof(*n));
+	if (!n)
+		return;	/* only a note: the run goes on */
+	c->bins = n;
+	c->bins[c->nr_bins++] = (struct sy_convert_bin){
+		.recorded = m->path,
+		.used = sy_image_path(m->img),
+		.samples = 1,
+	};
+}
+
+/* MMAP2 lines for the binaries a sample touches, before the sample: both
+ * formats need them, or llvm-profgen cannot place the addresses of a
+ * position-independent binary. */
 static int sy_convert_mmaps(struct sy_convert *c, const struct sy_window *w,
 			    const uint64_t *frames, uint32_t nr_frames,
 			    const struct sy_br *st, uint32_t nr)
 {
 	uint64_t addrs[2];
 
-	if (c->fmt != SY_PROFGEN_HYBRID || !w->snap)
+	if (!w->snap)
 		return 0;
 	for (uint32_t i = 0; i < nr_frames + nr; i++) {
 		size_t na = 0;
@@ -91,6 +116,8 @@ static int sy_convert_mmaps(struct sy_convert *c, const struct sy_window *w,
 
 			if (!m || !m->img || (m->flags & SY_MAP_KERNEL))
 				continue;
+			if (c->cs.verbose && i == 0 && k == 0)
+				sy_convert_note_bin(c, m);
 			/* the writer writes each mapping once */
 			int err = sy_profgen_mmap(c->w, w->pid, w->tid, m->start,
 						  m->end - m->start, m->pgoff,
@@ -126,6 +153,7 @@ static int sy_convert_sample(struct sy_convert *c, const struct sy_window *w,
 
 	if (!sy_convert_binary_ok(c, w, *leaf)) {
 		c->filtered++;
+		c->binary_filtered++;
 		return 0;
 	}
 	if (!nr_stack) {
@@ -149,40 +177,71 @@ static int sy_convert_sample(struct sy_convert *c, const struct sy_window *w,
 	return 0;
 }
 
+/* Whole-trace windows: branch-only samples of depth entries, back to
+ * back, so each taken branch is counted exactly once. */
+static int sy_convert_whole(struct sy_convert *c, const struct sy_window *w)
+{
+	if (!sy_convert_binary_ok(c, w, w->nr_stack ? w->stack[0].to : 0)) {
+		c->filtered++;
+		c->binary_filtered++;
+		return 0;
+	}
+	for (uint32_t i = 0; i < w->nr_stack; i += c->lbr_depth) {
+		uint32_t n = w->nr_stack - i < c->lbr_depth ?
+				     w->nr_stack - i :
+				     c->lbr_depth;
+		int err = sy_convert_mmaps(c, w, NULL, 0, w->stack + i, n);
+
+		if (!err)
+			err = sy_agg_add(c->agg, NULL, 0, w->stack + i, n);
+		if (err)
+			return err;
+		c->samples++;
+		c->stack_entries += n;
+	}
+	return 0;
+}
+
+/* --verbose: why the first windows were not converted. */
+static void sy_convert_dropped(struct sy_convert *c, const struct sy_window *w,
+			       struct sy_session *s)
+{
+	char why[512];
+
+	if (!c->cs.verbose || c->dropped_shown++ >= 20)
+		return;
+	sy_cli_reason(w, sy_cli_trace_kind(sy_session_summary(s)), why,
+		      sizeof(why));
+	fprintf(stderr, "strobe-synth: %s: window %" PRIu64 " (cpu %u, tid %u) "
+			"not converted: %s: %s\n",
+		c->input, w->index, w->cpu, w->tid, sy_status_name(w->status),
+		why);
+}
+
+struct sy_convert_run {
+	struct sy_convert *c;
+	struct sy_session *s;
+};
+
 static int sy_convert_window(void *ctx, const struct sy_window *w)
 {
-	struct sy_convert *c = ctx;
+	struct sy_convert_run *run = ctx;
+	struct sy_convert *c = run->c;
 	int err;
 
 	if (!sy_cli_selected(&c->cs, w)) {
 		c->filtered++;
 		return 0;
 	}
+	c->selected++;
+	c->by_status[w->status]++;
 	if (!(c->keep & (1u << w->status))) {
 		c->not_kept++;
+		sy_convert_dropped(c, w, run->s);
 		return 0;
 	}
-	if (c->whole_trace) {
-		if (!sy_convert_binary_ok(c, w, w->nr_stack ? w->stack[0].to :
-							      0)) {
-			c->filtered++;
-			return 0;
-		}
-		/* branch-only samples of depth entries, back to back, so each
-		 * taken branch is counted exactly once */
-		for (uint32_t i = 0; i < w->nr_stack; i += c->lbr_depth) {
-			uint32_t n = w->nr_stack - i < c->lbr_depth ?
-					     w->nr_stack - i :
-					     c->lbr_depth;
-
-			err = sy_agg_add(c->agg, NULL, 0, w->stack + i, n);
-			if (err)
-				return err;
-			c->samples++;
-			c->stack_entries += n;
-		}
-		return 0;
-	}
+	if (c->whole_trace)
+		return sy_convert_whole(c, w);
 	/* the samples that interrupted the window, then the pause sample:
 	 * time order */
 	for (uint32_t i = 0; i < w->nr_inner; i++) {
@@ -200,127 +259,6 @@ static int sy_convert_window(void *ctx, const struct sy_window *w)
 	}
 	return sy_convert_sample(c, w, &w->pause_ip, w->callchain,
 				 w->nr_callchain, w->stack, w->nr_stack);
-}
-
-static void sy_convert_summary(struct sy_convert *c, struct sy_session *s,
-			       FILE *f, int json)
-{
-	const struct sy_session_summary *sum = sy_session_summary(s);
-	size_t nmiss = sy_session_missing(s, NULL, 0);
-	struct sy_image_missing *miss = NULL;
-	const struct sy_agg_stats *as = sy_agg_stats(c->agg);
-
-	if (nmiss) {
-		miss = calloc(nmiss, sizeof(*miss));
-		if (miss)
-			nmiss = sy_session_missing(s, miss, nmiss);
-		else
-			nmiss = 0;
-	}
-	if (json) {
-		fputs("{\n  \"input\": ", f);
-		sy_json_str(f, c->input);
-		fprintf(f, ",\n  \"trace\": \"%s\",\n"
-			   "  \"sink\": \"%s\",\n  \"windows\": %" PRIu64 ",\n"
-			   "  \"by_status\": {",
-			sum->trace ? sum->trace : "",
-			sy_sink_name(sum->sink), sum->windows);
-		for (int i = 0; i < SY_ST_NR; i++)
-			fprintf(f, "%s\n    \"%s\": %" PRIu64, i ? "," : "",
-				sy_status_name(i), sum->by_status[i]);
-		fprintf(f,
-			"\n  },\n  \"samples\": %" PRIu64 ",\n"
-			"  \"unique_samples\": %" PRIu64 ",\n"
-			"  \"branches_per_sample\": %.2f,\n"
-			"  \"pause_samples\": %" PRIu64 ",\n"
-			"  \"resume_samples\": %" PRIu64 ",\n"
-			"  \"inner_samples\": %" PRIu64 ",\n"
-			"  \"placed\": %" PRIu64 ",\n"
-			"  \"unplaced\": %" PRIu64 ",\n"
-			"  \"filtered\": %" PRIu64 ",\n"
-			"  \"decode_errors\": %" PRIu64 ",\n"
-			"  \"overflows\": %" PRIu64 ",\n"
-			"  \"trace_bytes\": %" PRIu64 ",\n"
-			"  \"instructions\": %" PRIu64 ",\n"
-			"  \"branches\": %" PRIu64 ",\n"
-			"  \"damaged_records\": %" PRIu64 ",\n"
-			"  \"threads\": %u,\n  \"seconds\": %.3f,\n"
-			"  \"missing_binaries\": [",
-			c->samples, as->unique,
-			c->samples ? (double)c->stack_entries /
-					     (double)c->samples :
-				     0.0,
-			sum->pause_samples, sum->resume_samples,
-			sum->inner_samples, sum->placed, sum->unplaced,
-			c->filtered, sum->decode_errors, sum->overflows,
-			sum->bytes, sum->insns, sum->branches, sum->damage,
-			sum->threads, sum->seconds);
-		for (size_t i = 0; i < nmiss; i++) {
-			fprintf(f, "%s\n    {\"path\": ", i ? "," : "");
-			sy_json_str(f, miss[i].path);
-			fprintf(f, ", \"windows\": %" PRIu64 ", \"reason\": ",
-				miss[i].windows);
-			sy_json_str(f, sy_errstr(miss[i].err));
-			fputc('}', f);
-		}
-		fprintf(f, "%s]\n}\n", nmiss ? "\n  " : "");
-		free(miss);
-		return;
-	}
-	fprintf(f, "strobe-synth: %s: %s (%s), %" PRIu64 " windows:", c->input,
-		sum->trace ? sum->trace : "?", sy_sink_name(sum->sink),
-		sum->windows);
-	for (int i = 0; i < SY_ST_NR; i++)
-		if (sum->by_status[i])
-			fprintf(f, " %" PRIu64 " %s", sum->by_status[i],
-				sy_status_name(i));
-	fputc('\n', f);
-	fprintf(f,
-		"strobe-synth: %s: %" PRIu64 " samples written (%" PRIu64
-		" unique), %.1f branches per sample, %" PRIu64
-		" unplaced, %" PRIu64 " decode errors\n",
-		c->input, c->samples, as->unique,
-		c->samples ? (double)c->stack_entries / (double)c->samples : 0.0,
-		sum->unplaced, sum->decode_errors);
-	if (sum->inner_samples)
-		fprintf(f,
-			"strobe-synth: %s: %" PRIu64 " callchain samples of "
-			"other events while trace ran: %" PRIu64 " placed in "
-			"windows, %" PRIu64 " unplaced\n",
-			c->input, sum->inner_samples, sum->placed,
-			sum->unplaced);
-	size_t unused = 0;
-	for (size_t i = 0; i < nmiss; i++) {
-		if (!miss[i].windows) {
-			unused++;
-			continue;
-		}
-		fprintf(f,
-			"strobe-synth: %s: missing binary %s (%s): needed by "
-			"%" PRIu64 " windows\n",
-			c->input, miss[i].path, sy_errstr(miss[i].err),
-			miss[i].windows);
-	}
-	if (unused)
-		fprintf(f,
-			"strobe-synth: %s: %zu more recorded binaries were not "
-			"found; no window needed them\n",
-			c->input, unused);
-	free(miss);
-}
-
-static int sy_write_json(struct sy_convert *c, struct sy_session *s)
-{
-	struct sy_atomic_file af;
-	struct sy_diag d = { 0 };
-
-	if (!sy_atomic_open(&af, c->stats_json, &d)) {
-		sy_convert_summary(c, s, af.f, 1);
-		if (!sy_atomic_commit(&af, 0, &d))
-			return 0;
-	}
-	sy_msg_error("%s", d.msg[0] ? d.msg : sy_errstr(d.err));
-	return -1;
 }
 
 static int sy_parse_keep(struct sy_convert *c, const char *arg)
@@ -343,13 +281,19 @@ static int sy_parse_keep(struct sy_convert *c, const char *arg)
 	return 0;
 }
 
-/* Output diagnostics name the output file themselves. */
-static void sy_convert_out_error(const struct sy_diag *d)
+static int sy_parse_format(struct sy_convert *c, const char *arg)
 {
-	sy_msg_error("%s", d->msg[0] ? d->msg : sy_errstr(d->err));
+	for (size_t i = 0; i < SY_ARRAY_SIZE(sy_convert_formats); i++)
+		if (!strcmp(arg, sy_convert_formats[i].name)) {
+			c->fmt = sy_convert_formats[i].fmt;
+			return 0;
+		}
+	sy_msg_error("--format: '%s' is not a format (perfscript or lbr)", arg);
+	return -1;
 }
 
-int sy_cmd_convert(int argc, char **argv)
+/* Option parsing.  Returns -1 to go on, else the exit status. */
+static int sy_convert_options(struct sy_convert *c, int argc, char **argv)
 {
 	static const struct option extra[] = {
 		{ "output", required_argument, NULL, 'o' },
@@ -362,167 +306,212 @@ int sy_cmd_convert(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct option opts[64];
+	int opt, status = SY_EXIT_OK;
+
+	sy_cli_longopts(opts, SY_ARRAY_SIZE(opts), extra);
+	optind = 1;
+	opterr = 0;
+	while ((opt = sy_cli_next_opt(&c->cs, "convert", argc, argv,
+				      ":" SY_SESSION_SHORTOPTS "o:qh", opts,
+				      &status)) >= 0) {
+		switch (opt) {
+		case 'o':
+			c->output = optarg;
+			break;
+		case OPT_FORMAT:
+			if (sy_parse_format(c, optarg))
+				return SY_EXIT_USAGE;
+			break;
+		case OPT_KEEP:
+			if (sy_parse_keep(c, optarg))
+				return SY_EXIT_USAGE;
+			break;
+		case OPT_BINARY_FILTER:
+			c->binary_filter = optarg;
+			break;
+		case OPT_STATS_JSON:
+			c->stats_json = optarg;
+			break;
+		case 'q':
+			c->quiet = 1;
+			break;
+		case 'h':
+			sy_convert_usage(stdout);
+			return SY_EXIT_OK;
+		}
+	}
+	if (opt == SY_CLI_STOP)
+		return status;
+	if (sy_cli_session_finish(&c->cs, "convert", argc, argv, optind))
+		return SY_EXIT_USAGE;
+	c->input = c->cs.o.input;
+	const char *outs[] = { c->output, c->stats_json };
+	const char *names[] = { "-o", "--stats-json" };
+	if (sy_cli_check_outputs("convert", c->input, outs, names, 2))
+		return SY_EXIT_USAGE;
+	if (!strcmp(c->input, "-") && sy_cli_spool_stdin())
+		return SY_EXIT_BADFILE;
+	return -1;
+}
+
+/* Opens the session; a recording without pause samples is converted whole
+ * in lbr format.  Returns -1 to go on, else the exit status. */
+static int sy_convert_open(struct sy_convert *c, struct sy_session **s)
+{
+	struct sy_diag d = { 0 };
+	int err = sy_session_open(s, &c->cs.o, &d);
+
+	if (err)
+		return sy_cli_open_failed(&c->cs, err, &d);
+	if (sy_session_has_pause(*s))
+		return -1;
+	if (c->fmt == SY_PROFGEN_HYBRID) {
+		sy_msg_error("%s: no event pauses the trace (no "
+			     "aux-action=pause), so no window has a "
+			     "callchain sample and hybrid samples "
+			     "cannot be made; --format lbr converts "
+			     "the whole trace into branch-only samples",
+			     c->input);
+		return SY_EXIT_NODATA;
+	}
+	/* plain trace recording: whole-trace windows, every branch */
+	sy_session_close(*s);
+	*s = NULL;
+	c->whole_trace = 1;
+	c->lbr_depth = c->cs.o.depth ? c->cs.o.depth : 64;
+	c->cs.o.whole_trace = 1;
+	c->cs.o.depth = 0;
+	c->keep = ~0u & ~(1u << SY_ST_PAUSED);
+	err = sy_session_open(s, &c->cs.o, &d);
+	if (err)
+		return sy_cli_open_failed(&c->cs, err, &d);
+	if (!c->quiet)
+		fprintf(stderr,
+			"strobe-synth: %s: no pause samples: converting "
+			"the whole trace into branch-only samples of "
+			"%u branches\n",
+			c->input, c->lbr_depth);
+	return -1;
+}
+
+static int sy_write_json(struct sy_convert *c, struct sy_session *s,
+			 struct sy_diag *d)
+{
+	struct sy_atomic_file af;
+
+	if (sy_atomic_open(&af, c->stats_json, d))
+		return -1;
+	sy_convert_summary(c, s, af.f, 1);
+	return sy_atomic_commit(&af, 0, d) ? -1 : 0;
+}
+
+/* Output diagnostics name the output file themselves. */
+static void sy_convert_out_error(const struct sy_diag *d)
+{
+	sy_msg_error("%s", d->msg[0] ? d->msg : sy_errstr(d->err));
+}
+
+/* Runs the windows into the aggregation.  Returns -1 to go on (*ret may
+ * say damage), else the exit status. */
+static int sy_convert_run(struct sy_convert *c, struct sy_session *s, int *ret)
+{
+	struct sy_convert_run run = { c, s };
+	struct sy_diag d = { 0 };
+	int err = sy_session_run(s, sy_convert_window, &run);
+
+	if (err == -SY_E_NOMEM) {
+		sy_msg_error("convert: %s", sy_errstr(err));
+		return SY_EXIT_FAILURE;
+	}
+	if (err && err != -SY_E_OUTPUT) {
+		/* damage ended the walk: the windows before it are kept */
+		sy_msg_diag(c->input, sy_session_diag(s));
+		*ret = SY_EXIT_DAMAGED;
+	}
+	if (err != -SY_E_OUTPUT)
+		err = sy_agg_flush(c->agg);
+	if (err == -SY_E_NOMEM) {
+		sy_msg_error("convert: %s", sy_errstr(err));
+		return SY_EXIT_FAILURE;
+	}
+	if (err) {
+		/* the commit names the output and the cause, and removes
+		 * the temporary file */
+		if (!sy_profgen_commit(c->w, &d))
+			sy_diag_set_nooff(&d, err, "%s: write failed",
+					  c->output);
+		c->w = NULL;
+		sy_convert_out_error(&d);
+		return SY_EXIT_FAILURE;
+	}
+	if (!*ret && (sy_session_summary(s)->damage || c->cs.damage))
+		*ret = SY_EXIT_DAMAGED;
+	return -1;
+}
+
+/* All outputs of the run or none: the profile and the JSON are finished
+ * as temporary files and renamed together. */
+static int sy_convert_commit(struct sy_convert *c, struct sy_session *s)
+{
+	struct sy_diag d = { 0 };
+	int err = sy_profgen_commit(c->w, &d);
+
+	c->w = NULL;
+	if (!err && c->stats_json)
+		err = sy_write_json(c, s, &d);
+	if (!err)
+		err = sy_atomic_defer_commit(&d);
+	if (err) {
+		sy_atomic_defer_abort();
+		sy_convert_out_error(&d);
+		return SY_EXIT_FAILURE;
+	}
+	return -1;
+}
+
+int sy_cmd_convert(int argc, char **argv)
+{
 	struct sy_convert c;
 	struct sy_session *s = NULL;
 	struct sy_diag d = { 0 };
-	int opt, err, ret = SY_EXIT_OK;
+	int ret = SY_EXIT_OK, r;
 
 	memset(&c, 0, sizeof(c));
 	sy_cli_session_init(&c.cs);
 	c.output = "-";
 	c.keep = 1u << SY_ST_OK;
-	sy_cli_longopts(opts, sizeof(opts) / sizeof(opts[0]), extra);
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "i:j:o:qh", opts, NULL)) != -1) {
-		int r = sy_cli_session_opt(&c.cs, opt, optarg);
-
-		if (r < 0) {
-			ret = SY_EXIT_USAGE;
-			goto out;
-		}
-		if (r)
-			continue;
-		switch (opt) {
-		case 'o':
-			c.output = optarg;
-			break;
-		case OPT_FORMAT:
-			if (!strcmp(optarg, "perfscript"))
-				c.fmt = SY_PROFGEN_HYBRID;
-			else if (!strcmp(optarg, "lbr"))
-				c.fmt = SY_PROFGEN_LBR;
-			else {
-				sy_msg_error("--format: perfscript or lbr");
-				ret = SY_EXIT_USAGE;
-				goto out;
-			}
-			break;
-		case OPT_KEEP:
-			if (sy_parse_keep(&c, optarg)) {
-				ret = SY_EXIT_USAGE;
-				goto out;
-			}
-			break;
-		case OPT_BINARY_FILTER:
-			c.binary_filter = optarg;
-			break;
-		case OPT_STATS_JSON:
-			c.stats_json = optarg;
-			break;
-		case 'q':
-			c.quiet = 1;
-			break;
-		case 'h':
-			sy_convert_usage(stdout);
-			goto out;
-		default:
-			sy_convert_usage(stderr);
-			ret = SY_EXIT_USAGE;
-			goto out;
-		}
-	}
-	if (sy_cli_session_finish(&c.cs, "convert", argc, argv, optind)) {
-		ret = SY_EXIT_USAGE;
+	if ((r = sy_convert_options(&c, argc, argv)) >= 0 ||
+	    (r = sy_convert_open(&c, &s)) >= 0)
 		goto out;
-	}
-	c.input = c.cs.o.input;
-
-	err = sy_session_open(&s, &c.cs.o, &d);
-	if (err) {
-		sy_msg_diag(c.input, &d);
-		ret = err == -SY_E_UNSUPPORTED ? SY_EXIT_NODATA :
-						 sy_exit_for(err);
-		goto out;
-	}
-	if (!sy_session_has_pause(s)) {
-		if (c.fmt == SY_PROFGEN_HYBRID) {
-			sy_msg_error("%s: no event pauses the trace (no "
-				     "aux-action=pause), so no window has a "
-				     "callchain sample and hybrid samples "
-				     "cannot be made; --format lbr converts "
-				     "the whole trace into branch-only samples",
-				     c.input);
-			ret = SY_EXIT_NODATA;
-			goto out;
-		}
-		/* plain trace recording: whole-trace windows, every branch */
-		sy_session_close(s);
-		s = NULL;
-		c.whole_trace = 1;
-		c.lbr_depth = c.cs.o.depth ? c.cs.o.depth : 64;
-		c.cs.o.whole_trace = 1;
-		c.cs.o.depth = 0;
-		c.keep = ~0u & ~(1u << SY_ST_PAUSED);
-		err = sy_session_open(&s, &c.cs.o, &d);
-		if (err) {
-			sy_msg_diag(c.input, &d);
-			ret = sy_exit_for(err);
-			goto out;
-		}
-		if (!c.quiet)
-			fprintf(stderr,
-				"strobe-synth: %s: no pause samples: converting "
-				"the whole trace into branch-only samples of "
-				"%u branches\n",
-				c.input, c.lbr_depth);
-	}
-	memset(&d, 0, sizeof(d));
-	err = sy_profgen_open(&c.w, c.output, c.fmt, &d);
-	if (!err && (err = sy_agg_new(&c.agg, c.w, 0)))
-		d.err = err;
-	if (err) {
+	sy_atomic_defer_begin();
+	r = sy_profgen_open(&c.w, c.output, c.fmt, &d);
+	if (!r && (r = sy_agg_new(&c.agg, c.w, 0)))
+		d.err = r;
+	if (r) {
 		sy_convert_out_error(&d);
-		ret = SY_EXIT_FAILURE;
+		r = SY_EXIT_FAILURE;
 		goto out;
 	}
-	err = sy_session_run(s, sy_convert_window, &c);
-	if (err == -SY_E_OUTPUT)
-		goto write_failed;
-	if (err == -SY_E_NOMEM) {
-		sy_msg_error("convert: %s", sy_errstr(err));
-		ret = SY_EXIT_FAILURE;
+	if ((r = sy_convert_run(&c, s, &ret)) >= 0)
 		goto out;
-	}
-	if (err) {
-		/* damage ended the walk: the windows before it are kept */
-		sy_msg_diag(c.input, sy_session_diag(s));
-		ret = SY_EXIT_DAMAGED;
-	}
-	err = sy_agg_flush(c.agg);
-	if (err == -SY_E_NOMEM) {
-		sy_msg_error("convert: %s", sy_errstr(err));
-		ret = SY_EXIT_FAILURE;
-		goto out;
-	}
-	if (err) {
-write_failed:
-		/* the commit names the output and the cause, and removes
-		 * the temporary file */
-		if (!sy_profgen_commit(c.w, &d))
-			sy_diag_set_nooff(&d, err, "%s: write failed",
-					  c.output);
-		c.w = NULL;
-		sy_convert_out_error(&d);
-		ret = SY_EXIT_FAILURE;
-		goto out;
-	}
-	err = sy_profgen_commit(c.w, &d);
-	c.w = NULL;
-	if (err) {
-		sy_convert_out_error(&d);
-		ret = SY_EXIT_FAILURE;
-		goto out;
-	}
-	if (!ret && sy_session_summary(s)->damage)
-		ret = SY_EXIT_DAMAGED;
 	if (!c.quiet)
 		sy_convert_summary(&c, s, stderr, 0);
-	if (c.stats_json && sy_write_json(&c, s))
-		ret = SY_EXIT_FAILURE;
+	if (c.cs.verbose)
+		sy_convert_verbose(&c);
+	if (!c.samples) {
+		/* nothing to convert: no empty profile that llvm-profgen
+		 * would reject, and no JSON of it */
+		sy_convert_why_nothing(&c, s);
+		r = ret == SY_EXIT_DAMAGED ? ret : SY_EXIT_NODATA;
+		goto out;
+	}
+	r = sy_convert_commit(&c, s);
 out:
 	sy_profgen_abort(c.w);
+	sy_atomic_defer_abort();
 	sy_agg_free(c.agg);
 	sy_session_close(s);
+	free(c.bins);
 	sy_cli_session_fini(&c.cs);
-	return ret;
+	return r >= 0 ? r : ret;
 }

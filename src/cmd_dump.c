@@ -34,6 +34,7 @@ static void sy_dump_usage(FILE *f)
 		"  -i, --input FILE   input file (default: perf.data)\n"
 		"      --stats        only print the number of records per type\n"
 		"      --header       only print the header and attributes\n"
+		"      --version      print the version\n"
 		"  -h, --help         this help\n");
 }
 
@@ -529,6 +530,7 @@ int sy_cmd_dump(int argc, char **argv)
 		{ "stats", no_argument, NULL, 's' },
 		{ "header", no_argument, NULL, 'H' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct sy_dump d = { 0 };
@@ -539,7 +541,8 @@ int sy_cmd_dump(int argc, char **argv)
 
 	d.out = stdout;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:h", opts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":i:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			d.file = optarg;
@@ -553,10 +556,18 @@ int sy_cmd_dump(int argc, char **argv)
 		case 'h':
 			sy_dump_usage(stdout);
 			return SY_EXIT_OK;
+		case 'V':
+			sy_cli_version("dump");
+			return SY_EXIT_OK;
 		default:
-			sy_dump_usage(stderr);
+			sy_cli_bad_option("dump", c, argv);
 			return SY_EXIT_USAGE;
 		}
+	}
+	if (d.stats_only && d.header_only) {
+		sy_msg_error("dump: --stats and --header each print only one "
+			     "part: give one of them");
+		return SY_EXIT_USAGE;
 	}
 	if (optind < argc) {
 		if (d.file || optind + 1 < argc) {

@@ -31,7 +31,7 @@ static void sy_usage(FILE *f)
 		   "see strobe-synth(1).\n");
 }
 
-int main(int argc, char **argv)
+static int sy_dispatch(int argc, char **argv)
 {
 	if (argc < 2) {
 		sy_usage(stderr);
@@ -51,4 +51,18 @@ int main(int argc, char **argv)
 	sy_msg_error("'%s' is not a command; see 'strobe-synth --help'",
 		     argv[1]);
 	return SY_EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+	int ret;
+
+	/* before any thread exists: the decoding threads inherit the mask */
+	if (sy_cli_signals_start()) {
+		sy_msg_error("cannot set up signal handling");
+		return SY_EXIT_FAILURE;
+	}
+	ret = sy_dispatch(argc, argv);
+	sy_cli_signals_stop();
+	return ret;
 }

@@ -79,3 +79,8 @@ void sy_json_str(FILE *f, const char *s)
 	}
 	fputc('"', f);
 }
+
+const char *sy_plural(uint64_t n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}

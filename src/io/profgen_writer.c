@@ -134,8 +134,8 @@ int sy_profgen_mmap(struct sy_profgen *w, uint32_t pid, uint32_t tid,
 	w->mm[w->nr_mm].start = start;
 	w->mm[w->nr_mm].path = path;
 	w->tab[j] = (uint32_t)++w->nr_mm;
-	if (w->fmt != SY_PROFGEN_HYBRID)
-		return 0;
+	/* both formats: without it llvm-profgen cannot place the addresses
+	 * of a position-independent binary ("No samples in perf script!") */
 	/* llvm-profgen's regex wants lowercase hex and a bare 0 offset */
 	if (pgoff)
 		fprintf(w->f,

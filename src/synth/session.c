@@ -228,22 +228,18 @@ static double sy_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static void sy_progress(struct sy_session *s, double t0, uint64_t off,
-			int done)
+/* The caller draws the progress line (sy_session_opts.progress). */
+static void sy_progress(struct sy_session *s, uint64_t off, int done)
 {
-	static const char fmt[] = "\rstrobe-synth: %3d%% of %s, %" PRIu64
-				  " windows ";
-	uint64_t size = sy_perf_info(s->r)->file_size;
-	double now = sy_now();
+	struct sy_progress p = {
+		.done = off,
+		.total = sy_perf_info(s->r)->file_size,
+		.windows = s->sum.windows,
+		.finished = done,
+	};
 
-	if (!s->o.progress || now - t0 < 1.0)
-		return;
-	if (done) {
-		fprintf(stderr, "\r%60s\r", "");
-		return;
-	}
-	fprintf(stderr, fmt, size ? (int)(off * 100 / size) : 0, s->path,
-		s->sum.windows);
+	if (s->o.progress)
+		s->o.progress(s->o.progress_ctx, &p);
 }
 
 static unsigned sy_threads(const struct sy_session *s)
@@ -259,7 +255,7 @@ static unsigned sy_threads(const struct sy_session *s)
 }
 
 /* The main walk over the records; windows go out as they are ready. */
-static int sy_session_walk(struct sy_session *s, double t0)
+static int sy_session_walk(struct sy_session *s)
 {
 	struct sy_record rec;
 	uint64_t n = 0;
@@ -277,7 +273,7 @@ static int sy_session_walk(struct sy_session *s, double t0)
 		if ((++n & 1023) == 0) {
 			if ((err = sy_walk_pump(s, 0)))
 				return err;
-			sy_progress(s, t0, rec.offset, 0);
+			sy_progress(s, rec.offset, 0);
 		}
 	}
 	if (rerr != -SY_E_EOS) {
@@ -306,8 +302,8 @@ int sy_session_run(struct sy_session *s, sy_window_fn fn, void *ctx)
 	if ((err = sy_jobs_init(&s->jobs, s->sum.threads, s->images,
 				s->cfg.depth, s->cfg.items)))
 		return err;
-	err = sy_session_walk(s, t0);
-	sy_progress(s, t0, 0, 1);
+	err = sy_session_walk(s);
+	sy_progress(s, 0, 1);
 	sy_session_stop_jobs(s);
 	s->sum.damage = s->warn.damage;
 	s->sum.seconds = sy_now() - t0;

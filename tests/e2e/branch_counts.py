@@ -8,6 +8,8 @@ import sys
 base = int(sys.argv[1], 16)
 counts = collections.Counter()
 for line in sys.stdin:
+    if line.startswith('PERF_RECORD_MMAP2'):
+        continue  # mappings, as llvm-profgen reads them: no branch
     for tok in line.split()[1:]:
         f, t = tok.split('/')[:2]
         counts[(int(f, 16) - base, int(t, 16) - base)] += 1

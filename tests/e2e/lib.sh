@@ -38,3 +38,10 @@ expect_status() {
 	got=$?
 	[ "$got" -eq "$want" ] || fail "expected exit $want, got $got: $*"
 }
+
+# The binary as an absolute path, for tests that run it from another
+# directory (their temporary one).
+case $SY in
+/*) SYA=$SY ;;
+*) SYA=$(pwd)/$SY ;;
+esac

@@ -33,11 +33,13 @@ for pair in perf_etm:582b2b0000 perf_with_unformatted_trace:629b292000; do
 	cmp -s "$T/$name.1" "$T/$name.lbr" || fail "$name: output not deterministic"
 done
 
-# AUX records but no payload: nothing to decode, no error storm
+# AUX records but no payload: nothing to decode, no error storm; nothing
+# to convert is exit 5 with the reason, and no empty output is left
 f=$R/orig/perf_with_missing_aux_data.data
 "$SY" convert --format lbr -o "$T/missing.lbr" "$f" 2>"$T/err"
 rc=$?
-[ $rc -eq 0 ] || { cat "$T/err"; fail "missing-aux capture: exit $rc"; }
-[ "$(wc -l <"$T/err")" -le 4 ] || { cat "$T/err"; fail "missing-aux capture: error storm"; }
-[ ! -s "$T/missing.lbr" ] || fail "missing-aux capture produced samples"
+[ $rc -eq 5 ] || { cat "$T/err"; fail "missing-aux capture: exit $rc, not 5 (nothing to convert)"; }
+[ "$(wc -l <"$T/err")" -le 6 ] || { cat "$T/err"; fail "missing-aux capture: error storm"; }
+grep -q 'no sample written' "$T/err" || { cat "$T/err"; fail "missing-aux capture: no reason given"; }
+[ ! -e "$T/missing.lbr" ] || fail "missing-aux capture left an output file"
 exit 0

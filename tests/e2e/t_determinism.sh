@@ -12,7 +12,9 @@ RUNS=${DETERMINISM_RUNS:-8}
 
 
 inputs=""
-for f in etm4-etr-smp ete-trbe-smp pt-smp; do
+# (pt-smp is left out: without pause samples PT gives no thread to read
+# code for, see the closing note of issue 14; nothing is converted)
+for f in etm4-etr-smp ete-trbe-smp; do
 	tests/no-pause "tests/fixtures/generated/$f.data" "$T/$f.data" ||
 		fail "cannot rewrite $f"
 	inputs="$inputs $T/$f.data"

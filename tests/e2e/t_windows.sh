@@ -146,29 +146,60 @@ PY
 done
 [ "$n" -gt 0 ] || fail "no generated fixtures"
 
-# the SVG is a picture a person can open: it renders, and its bars are the
-# terminal histogram's
-f=tests/fixtures/generated/etm4-etr-damage.data
-"$SY" windows --svg "$T/h.svg" --symfs . "$f" >"$T/w.txt" 2>"$T/err" ||
-	{ cat "$T/err"; fail "windows --svg failed"; }
-rsvg-convert -o "$T/h.png" "$T/h.svg" 2>"$T/err" ||
-	{ cat "$T/err"; fail "rsvg-convert cannot render the histogram"; }
-python3 - "$T/h.png" "$T/h.svg" "$T/w.txt" <<'PY' || fail "the rendered histogram is wrong"
+# the SVG is a picture a person can open: it renders, its bars are the
+# terminal histogram's (linear bins, split by status), its percentile marks
+# are the text's, and its title counts what the text counts
+for name in etm4-etr-damage etm4-etr-missed pt-basic; do
+	f=tests/fixtures/generated/$name.data
+	"$SY" windows --svg "$T/h.svg" --symfs . "$f" >"$T/w.txt" 2>"$T/err" ||
+		{ cat "$T/err"; fail "$name: windows --svg failed"; }
+	rsvg-convert -o "$T/h.png" "$T/h.svg" 2>"$T/err" ||
+		{ cat "$T/err"; fail "$name: rsvg-convert cannot render the histogram"; }
+	python3 - "$T/h.png" "$T/h.svg" "$T/w.txt" <<'PY' || fail "$name: the rendered histogram is wrong"
 import re, struct, sys
 b = open(sys.argv[1], "rb").read()
 assert b[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
 w, h = struct.unpack(">II", b[16:24])
 assert w >= 320 and h >= 200, "%dx%d" % (w, h)
 svg = open(sys.argv[2]).read()
-counts = [int(x) for x in re.findall(r"<title>(\d+) windows</title>", svg)]
-lows = [int(x) for x in re.findall(r'y="280"[^>]*>(\d+)</text>', svg)]
+bars = {int(lo): (int(hi), int(n)) for lo, hi, n in
+        re.findall(r"<title>(\d+) \.\. (\d+): (\d+) windows</title>", svg)}
+text = open(sys.argv[3]).read()
 term = {}
-for line in open(sys.argv[3]):
+for line in text.splitlines():
     m = re.match(r"\s+(\d+) \.\. (\d+)\s+(\d+) ", line)
     if m:
-        term[int(m.group(1))] = int(m.group(3))
-assert term and dict(zip(lows, counts)) == term, (lows, counts, term)
+        term[int(m.group(1))] = (int(m.group(2)), int(m.group(3)))
+assert term and bars == term, (bars, term)
+# linear bins: every bin the same width
+widths = {hi - lo for lo, (hi, n) in term.items()}
+assert len(widths) == 1, widths
+# the stacked parts of the bars add up to the windows with trace, by status
+parts = re.findall(r"<title>(\d+) ([a-z-]+)</title>", svg)
+listed = re.findall(r"^\s+\d+\s+\d+\s+\d+\s+\d+\s+\d+\s+(\d+)\s+(\d+)\s+\d+ ([a-z-]+)", text, re.M)
+want = {}
+for nbytes, insns, st in listed:
+    if int(nbytes) or int(insns):
+        want[st] = want.get(st, 0) + 1
+got = {}
+for n, st in parts:
+    got[st] = got.get(st, 0) + int(n)
+assert got == want, (got, want)
+# p5/p50/p95 marked with the text's values
+m = re.search(r"^  instructions\s+(\d+)\s+(\d+)\s+(\d+)", text, re.M)
+for p, v in zip((5, 50, 95), m.groups()):
+    assert re.search(r">p%d %s<" % (p, v), svg), "p%d %s not marked" % (p, v)
+# both axes labelled; the title counts the text's windows
+assert ">windows<" in svg and "window length in instructions" in svg
+total = re.search(r"\), (\d+) windows?:", text).group(1)
+assert re.search(r": %d of %s windows? carry trace<" % (sum(want.values()), total), svg), "title count"
 PY
+done
+# --svg - is standard output, not a file named '-'
+(cd "$T" && "$OLDPWD/$SY" windows --svg - --symfs "$OLDPWD" "$OLDPWD/$f" >"$T/stdout.svg" 2>"$T/err") ||
+	{ cat "$T/err"; fail "windows --svg - failed"; }
+[ ! -e "$T/-" ] || fail "windows --svg - wrote a file named '-'"
+rsvg-convert -o "$T/stdout.png" "$T/stdout.svg" || fail "windows --svg -: standard output is not the SVG"
 # file names reach the JSON escaped: a quote or backslash keeps it valid
 q="$T/we\"ird\\name.data"
 cp tests/fixtures/generated/etm4-etr-damage.data "$q"

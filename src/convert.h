@@ -1,0 +1,51 @@
+/* strobe-synth convert's state, shared by its command (cmd_convert.c) and
+ * its closing summary (convert_summary.c). */
+#ifndef SY_CONVERT_H
+#define SY_CONVERT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cli.h"
+#include "sy_profgen.h"
+
+/* A binary a written sample touched: the recorded path and the file used
+ * for it (for --verbose). */
+struct sy_convert_bin {
+	const char *recorded;	/* interned by the image cache */
+	const char *used;
+	uint64_t samples;
+};
+
+struct sy_convert {
+	struct sy_cli_session cs;
+	const char *input;
+	const char *output;
+	enum sy_profgen_format fmt;
+	uint32_t keep;		/* bit per status */
+	const char *binary_filter;
+	const char *stats_json;
+	int quiet;
+	int whole_trace;
+	uint32_t lbr_depth;
+	struct sy_profgen *w;
+	struct sy_agg *agg;
+	uint64_t selected;	/* windows the selection options kept */
+	uint64_t by_status[SY_ST_NR]; /* of those */
+	uint64_t samples, filtered, not_kept, no_stack;
+	uint64_t binary_filtered; /* samples --binary-filter dropped */
+	uint64_t stack_entries;
+	struct sy_convert_bin *bins; /* --verbose */
+	size_t nr_bins;
+	uint64_t dropped_shown;	/* --verbose: reasons printed so far */
+};
+
+/* The closing summary on stderr, or as JSON into @f. */
+void sy_convert_summary(struct sy_convert *c, struct sy_session *s, FILE *f,
+			int json);
+/* Why a run wrote no sample, and what to try: one line. */
+void sy_convert_why_nothing(struct sy_convert *c, struct sy_session *s);
+/* --verbose: the binaries used for the written samples. */
+void sy_convert_verbose(struct sy_convert *c);
+
+#endif

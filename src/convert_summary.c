@@ -1,0 +1,213 @@
+/* strobe-synth convert's closing words: the summary (text on stderr, or
+ * JSON for --stats-json), why nothing was converted when nothing was, and
+ * with --verbose which files served the recorded binaries. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "convert.h"
+
+/* The missing binaries of the run (caller frees); *n their number. */
+static struct sy_image_missing *sy_missing(struct sy_session *s, size_t *n)
+{
+	struct sy_image_missing *miss = NULL;
+
+	*n = sy_session_missing(s, NULL, 0);
+	if (*n && (miss = calloc(*n, sizeof(*miss))))
+		*n = sy_session_missing(s, miss, *n);
+	else
+		*n = 0;
+	return miss;
+}
+
+/* --stats-json: the same counts for programs. */
+static void sy_summary_json(struct sy_convert *c, struct sy_session *s,
+			    FILE *f)
+{
+	const struct sy_session_summary *sum = sy_session_summary(s);
+	size_t nmiss;
+	struct sy_image_missing *miss = sy_missing(s, &nmiss);
+	const struct sy_agg_stats *as = sy_agg_stats(c->agg);
+
+	fputs("{\n  \"input\": ", f);
+	sy_json_str(f, c->input);
+	fprintf(f, ",\n  \"trace\": \"%s\",\n"
+		   "  \"sink\": \"%s\",\n  \"windows\": %" PRIu64 ",\n"
+		   "  \"by_status\": {",
+		sum->trace ? sum->trace : "",
+		sy_sink_name(sum->sink), sum->windows);
+	for (int i = 0; i < SY_ST_NR; i++)
+		fprintf(f, "%s\n    \"%s\": %" PRIu64, i ? "," : "",
+			sy_status_name(i), sum->by_status[i]);
+	fprintf(f,
+		"\n  },\n  \"samples\": %" PRIu64 ",\n"
+		"  \"unique_samples\": %" PRIu64 ",\n"
+		"  \"branches_per_sample\": %.2f,\n"
+		"  \"pause_samples\": %" PRIu64 ",\n"
+		"  \"resume_samples\": %" PRIu64 ",\n"
+		"  \"inner_samples\": %" PRIu64 ",\n"
+		"  \"placed\": %" PRIu64 ",\n"
+		"  \"unplaced\": %" PRIu64 ",\n"
+		"  \"filtered\": %" PRIu64 ",\n"
+		"  \"decode_errors\": %" PRIu64 ",\n"
+		"  \"overflows\": %" PRIu64 ",\n"
+		"  \"trace_bytes\": %" PRIu64 ",\n"
+		"  \"instructions\": %" PRIu64 ",\n"
+		"  \"branches\": %" PRIu64 ",\n"
+		"  \"damaged_records\": %" PRIu64 ",\n"
+		"  \"threads\": %u,\n  \"seconds\": %.3f,\n"
+		"  \"missing_binaries\": [",
+		c->samples, as->unique,
+		c->samples ? (double)c->stack_entries /
+				     (double)c->samples :
+			     0.0,
+		sum->pause_samples, sum->resume_samples,
+		sum->inner_samples, sum->placed, sum->unplaced,
+		c->filtered, sum->decode_errors, sum->overflows,
+		sum->bytes, sum->insns, sum->branches, sum->damage,
+		sum->threads, sum->seconds);
+	for (size_t i = 0; i < nmiss; i++) {
+		fprintf(f, "%s\n    {\"path\": ", i ? "," : "");
+		sy_json_str(f, miss[i].path);
+		fprintf(f, ", \"windows\": %" PRIu64 ", \"reason\": ",
+			miss[i].windows);
+		sy_json_str(f, sy_errstr(miss[i].err));
+		fputc('}', f);
+	}
+	fprintf(f, "%s]\n}\n", nmiss ? "\n  " : "");
+	free(miss);
+}
+
+/* The closing lines on stderr. */
+static void sy_summary_text(struct sy_convert *c, struct sy_session *s,
+			    FILE *f)
+{
+	const struct sy_session_summary *sum = sy_session_summary(s);
+	size_t nmiss;
+	struct sy_image_missing *miss = sy_missing(s, &nmiss);
+	const struct sy_agg_stats *as = sy_agg_stats(c->agg);
+
+	fprintf(f, "strobe-synth: %s: %s (%s), %" PRIu64 " %s:", c->input,
+		sum->trace ? sum->trace : "?", sy_sink_name(sum->sink),
+		sum->windows, sy_plural(sum->windows, "window", "windows"));
+	for (int i = 0; i < SY_ST_NR; i++)
+		if (sum->by_status[i])
+			fprintf(f, " %" PRIu64 " %s", sum->by_status[i],
+				sy_status_name(i));
+	fputc('\n', f);
+	fprintf(f,
+		"strobe-synth: %s: %" PRIu64 " %s written (%" PRIu64
+		" unique), %.1f branches per sample, %" PRIu64
+		" unplaced, %" PRIu64 " decode %s\n",
+		c->input, c->samples, sy_plural(c->samples, "sample", "samples"),
+		as->unique,
+		c->samples ? (double)c->stack_entries / (double)c->samples : 0.0,
+		sum->unplaced, sum->decode_errors,
+		sy_plural(sum->decode_errors, "error", "errors"));
+	if (sum->inner_samples)
+		fprintf(f,
+			"strobe-synth: %s: %" PRIu64 " callchain samples of "
+			"other events while trace ran: %" PRIu64 " placed in "
+			"windows, %" PRIu64 " unplaced\n",
+			c->input, sum->inner_samples, sum->placed,
+			sum->unplaced);
+	size_t unused = 0;
+	for (size_t i = 0; i < nmiss; i++) {
+		if (!miss[i].windows) {
+			unused++;
+			continue;
+		}
+		fprintf(f,
+			"strobe-synth: %s: missing binary %s (%s): needed by "
+			"%" PRIu64 " %s\n",
+			c->input, miss[i].path, sy_errstr(miss[i].err),
+			miss[i].windows,
+			sy_plural(miss[i].windows, "window", "windows"));
+	}
+	if (unused)
+		fprintf(f,
+			"strobe-synth: %s: %zu more recorded %s not found; no "
+			"window needed %s\n",
+			c->input, unused,
+			unused == 1 ? "binary was" : "binaries were",
+			unused == 1 ? "it" : "them");
+	free(miss);
+}
+
+void sy_convert_summary(struct sy_convert *c, struct sy_session *s, FILE *f,
+			int json)
+{
+	if (json)
+		sy_summary_json(c, s, f);
+	else
+		sy_summary_text(c, s, f);
+}
+
+/* The statuses of the selected windows: " 3 decode-error, 1 truncated". */
+static void sy_status_list(const struct sy_convert *c, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = 0;
+	for (int i = 0; i < SY_ST_NR && n < len; i++)
+		if (c->by_status[i]) {
+			int k = snprintf(buf + n, len - n, "%s%" PRIu64 " %s",
+					 n ? ", " : "", c->by_status[i],
+					 sy_status_name(i));
+			if (k < 0)
+				break;
+			n += (size_t)k;
+		}
+}
+
+void sy_convert_why_nothing(struct sy_convert *c, struct sy_session *s)
+{
+	const struct sy_session_summary *sum = sy_session_summary(s);
+	char st[256];
+	size_t nmiss, needed = 0;
+	struct sy_image_missing *miss = sy_missing(s, &nmiss);
+
+	for (size_t i = 0; i < nmiss; i++)
+		if (miss[i].windows && !needed++)
+			needed = i + 1;	/* remember the first one */
+	sy_status_list(c, st, sizeof(st));
+	if (!sum->windows)
+		sy_msg_error("%s: no sample written: the recording holds no "
+			     "trace window", c->input);
+	else if (!c->selected)
+		sy_msg_error("%s: no sample written: --pid, --tid, --comm, "
+			     "--cpu and --time selected none of the %" PRIu64
+			     " %s", c->input, sum->windows,
+			     sy_plural(sum->windows, "window", "windows"));
+	else if (c->binary_filtered && c->no_stack + c->not_kept <
+						c->selected)
+		sy_msg_error("%s: no sample written: --binary-filter '%s' "
+			     "matched no sample's binary", c->input,
+			     c->binary_filter);
+	else if (needed)
+		sy_msg_error("%s: no sample written: no window gave one (%s); "
+			     "the decoder found no code: %s was not found (%s): "
+			     "use --symfs DIR, --binary PATH or the build-id "
+			     "cache (--buildid-dir)", c->input, st,
+			     miss[needed - 1].path,
+			     sy_errstr(miss[needed - 1].err));
+	else if (c->not_kept == c->selected)
+		sy_msg_error("%s: no sample written: no window is ok (%s); "
+			     "'strobe-synth windows' says why, --keep STATUS "
+			     "converts them anyway", c->input, st);
+	else
+		sy_msg_error("%s: no sample written: the converted windows "
+			     "carry no branch (%s)", c->input, st);
+	free(miss);
+}
+
+void sy_convert_verbose(struct sy_convert *c)
+{
+	for (size_t i = 0; i < c->nr_bins; i++)
+		fprintf(stderr, "strobe-synth: %s: binary %s: read from %s "
+				"(%" PRIu64 " %s)\n",
+			c->input, c->bins[i].recorded, c->bins[i].used,
+			c->bins[i].samples,
+			sy_plural(c->bins[i].samples, "sample", "samples"));
+}

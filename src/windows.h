@@ -1,0 +1,82 @@
+/* strobe-synth windows: the state its files share.  cmd_windows.c runs
+ * the session and parses options; windows_list.c writes the listing and
+ * the summary (text or JSON); windows_stats.c keeps the length
+ * distributions and their histogram bins; windows_svg.c draws the
+ * histogram; windows_disasm.c prints symbols and the last instructions. */
+#ifndef SY_WINDOWS_H
+#define SY_WINDOWS_H
+
+#include <capstone/capstone.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cli.h"
+
+/* One length distribution (windows that carry trace). */
+struct sy_dist {
+	uint64_t *v;
+	size_t nr, cap;
+};
+
+/* The length in instructions of one window with trace and its status,
+ * for the histogram's bars split by status. */
+struct sy_wl_len {
+	uint64_t insns;
+	enum sy_status status;
+};
+
+struct sy_wl {
+	struct sy_cli_session cs;
+	const char *input;
+	int json;
+	const char *svg;
+	int symbols;
+	uint32_t disasm;
+	int list;
+	FILE *out;		/* listing and summary; NULL: none (--svg -) */
+	enum sy_trace_kind kind;
+	struct sy_dist insns, branches, ns, bytes;
+	struct sy_wl_len *lens;
+	size_t nr_lens, cap_lens;
+	uint64_t listed;
+	uint64_t selected;	/* windows the selection options kept */
+	uint64_t by_status[SY_ST_NR]; /* of those */
+	csh cs_h;
+	int cs_ok;
+};
+
+/* Linear histogram bins over the lengths in instructions, chosen from
+ * the data: @nr bins of @width from @lo, counts per bin and status. */
+struct sy_hist {
+	uint64_t lo, width;
+	size_t nr;
+	uint64_t (*count)[SY_ST_NR];
+	uint64_t *total;	/* per bin */
+	uint64_t top;		/* the largest total */
+};
+
+/* windows_stats.c */
+int sy_wl_add(struct sy_wl *c, const struct sy_window *w);
+void sy_wl_sort(struct sy_wl *c);
+uint64_t sy_pct(const struct sy_dist *d, unsigned p);
+/* The smallest 1, 2 or 5 times a power of ten at or above @x (>= 1). */
+uint64_t sy_nice(double x);
+int sy_hist_make(struct sy_hist *h, const struct sy_wl *c);
+void sy_hist_fini(struct sy_hist *h);
+void sy_wl_fini(struct sy_wl *c);
+
+/* windows_list.c */
+void sy_wl_header(struct sy_wl *c);
+void sy_wl_window(struct sy_wl *c, const struct sy_window *w);
+void sy_wl_summary(struct sy_wl *c, struct sy_session *s);
+
+/* windows_svg.c: the histogram as SVG into c->svg ("-": standard
+ * output).  -1 with @d set on failure. */
+int sy_wl_svg(struct sy_wl *c, const struct sy_session_summary *sum,
+	      struct sy_diag *d);
+
+/* windows_disasm.c */
+void sy_wl_symbols(struct sy_wl *c, const struct sy_window *w);
+void sy_wl_disasm(struct sy_wl *c, const struct sy_window *w);
+
+#endif

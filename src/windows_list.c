@@ -1,0 +1,264 @@
+/* strobe-synth windows: the listing (one line or JSON object per window)
+ * and the summary: statuses, length percentiles, the histogram and what
+ * the resume/pause periods imply.  This is what R and P are tuned with. */
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "windows.h"
+
+void sy_wl_header(struct sy_wl *c)
+{
+	if (!c->out)
+		return;
+	if (c->json) {
+		fputs("{\n  \"input\": ", c->out);
+		sy_json_str(c->out, c->input);
+		fputs(",\n  \"windows_list\": [", c->out);
+	} else if (c->list) {
+		fprintf(c->out, "%6s %4s %7s %16s %16s %8s %10s %8s %-15s %s\n",
+			"window", "cpu", "tid", "resume-time", "pause-time",
+			"bytes", "insns", "branches", "status", "reason");
+	}
+}
+
+static void sy_wl_json_window(struct sy_wl *c, const struct sy_window *w,
+			      const char *why)
+{
+	fprintf(c->out,
+		"%s\n    {\"index\": %" PRIu64 ", \"cpu\": %d, \"pid\": %u, "
+		"\"tid\": %u, \"start_time\": %" PRIu64
+		", \"end_time\": %" PRIu64 ", \"bytes\": %" PRIu64
+		", \"instructions\": %" PRIu64 ", \"branches\": %" PRIu64
+		", \"resume_ip\": %" PRIu64 ", \"pause_ip\": %" PRIu64
+		", \"trace_start_ip\": %" PRIu64 ", \"trace_end_ip\": %" PRIu64
+		", \"stack\": %u, \"inner_placed\": %u"
+		", \"inner_unplaced\": %u, \"status\": \"%s\""
+		", \"reason\": ",
+		c->listed ? "," : "", w->index, (int)w->cpu, w->pid, w->tid,
+		w->resume_time, w->pause_time, w->bytes, w->insns,
+		w->branches, w->resume_ip, w->pause_ip, w->start_addr,
+		w->end_addr, w->nr_stack, w->nr_inner, w->unplaced,
+		sy_status_name(w->status));
+	sy_json_str(c->out, why);
+	fputc('}', c->out);
+}
+
+void sy_wl_window(struct sy_wl *c, const struct sy_window *w)
+{
+	char why[512];
+
+	if (!c->list || !c->out)
+		return;
+	sy_cli_reason(w, c->kind, why, sizeof(why));
+	if (c->json) {
+		sy_wl_json_window(c, w, why);
+		c->listed++;
+		return;
+	}
+	fprintf(c->out,
+		"%6" PRIu64 " %4d %7u %16" PRIu64 " %16" PRIu64 " %8" PRIu64
+		" %10" PRIu64 " %8" PRIu64 " %-15s %s\n",
+		w->index, (int)w->cpu, w->tid, w->resume_time, w->pause_time,
+		w->bytes, w->insns, w->branches, sy_status_name(w->status),
+		why);
+	if (c->symbols && (w->nr_stack || w->has_pause))
+		sy_wl_symbols(c, w);
+	if (c->disasm && w->has_pause)
+		sy_wl_disasm(c, w);
+	c->listed++;
+}
+
+/* The same bins as the SVG's, so that the two agree. */
+static void sy_histogram(struct sy_wl *c, FILE *f)
+{
+	static const char bar[] =
+		"##################################################";
+	struct sy_hist h;
+
+	if (sy_hist_make(&h, c) || !h.nr)
+		return;
+	fprintf(f, "window length histogram (the %zu %s with trace; "
+		   "instructions, bins of %" PRIu64 "):\n", c->nr_lens,
+		sy_plural(c->nr_lens, "window", "windows"), h.width);
+	for (size_t b = 0; b < h.nr; b++) {
+		uint64_t lo = h.lo + b * h.width;
+		int n = (int)((h.total[b] * 50 + h.top - 1) / h.top);
+
+		fprintf(f, "  %12" PRIu64 " .. %-12" PRIu64 " %8" PRIu64
+			   " %.*s\n",
+			lo, lo + h.width - 1, h.total[b], n, bar);
+	}
+	sy_hist_fini(&h);
+}
+
+/* What R and P imply, next to what was observed. */
+static void sy_periods(struct sy_wl *c, const struct sy_session_summary *s,
+		       FILE *f)
+{
+	uint64_t R = s->resume_period, P = s->pause_period;
+	uint64_t ok = s->by_status[SY_ST_OK];
+
+	if (!R || !P) {
+		fprintf(f, "periods: resume %" PRIu64 ", pause %" PRIu64
+			   " (not both known)\n", R, P);
+		return;
+	}
+	fprintf(f, "periods: resume R = %" PRIu64 ", pause P = %" PRIu64 "%s%s\n",
+		R, P, s->periods_freq ? " (frequencies, not periods)" : "",
+		s->same_event ? "" : " (different events)");
+	if (s->periods_freq)
+		return;
+	if (s->same_event && R > P) {
+		fprintf(f,
+			"  pause samples that can carry a branch stack: P/R = "
+			"%.1f%%; observed %" PRIu64 " ok of %" PRIu64
+			" pause samples = %.1f%%\n",
+			100.0 * (double)P / (double)R, ok, s->pause_samples,
+			s->pause_samples ?
+				100.0 * (double)ok / (double)s->pause_samples :
+				0.0);
+		fprintf(f,
+			"  trace duty cycle about P/2R = %.1f%%; window lengths "
+			"spread over (0, P] events, mean about P/2 = %" PRIu64
+			"; observed p50 %" PRIu64 " insns\n",
+			50.0 * (double)P / (double)R, P / 2, sy_pct(&c->insns, 50));
+		uint64_t r = R % P;
+		fprintf(f, "  R mod P = %" PRIu64 " (%.3f P; about 0.618 P "
+			   "spreads window lengths best)\n",
+			r, (double)r / (double)P);
+	}
+	if (R <= P)
+		fprintf(f, "  warning: R <= P: the trace is resumed before "
+			   "every pause; resumes on running trace are ignored, "
+			   "so windows are long and their count follows P, "
+			   "not R\n");
+	else if (R % P == 0)
+		fprintf(f, "  warning: R is a multiple of P: every resume "
+			   "coincides with a pause, giving zero-length or "
+			   "missing windows (the kernel drops a pause/resume "
+			   "that coincides with another)\n");
+	else if (s->same_event && P > 1 && R % P < P / 100)
+		fprintf(f, "  warning: R mod P is under 1%% of P: windows "
+			   "are nearly all very short\n");
+}
+
+static const char *const sy_dist_names[] = { "instructions", "branches",
+					      "time (ns)", "bytes" };
+static const char *const sy_dist_keys[] = { "instructions", "branches", "ns",
+					     "bytes" };
+
+/* Window counts: the session's, or those of the selected windows when a
+ * selection option was given (--pid filters the summary too). */
+static const uint64_t *sy_wl_counts(const struct sy_wl *c,
+				    const struct sy_session_summary *sum,
+				    uint64_t *windows)
+{
+	if (!sy_cli_filtering(&c->cs)) {
+		*windows = sum->windows;
+		return sum->by_status;
+	}
+	*windows = c->selected;
+	return c->by_status;
+}
+
+static void sy_wl_json_summary(struct sy_wl *c,
+			       const struct sy_session_summary *sum, FILE *f)
+{
+	const struct sy_dist *d[] = { &c->insns, &c->branches, &c->ns,
+				      &c->bytes };
+	uint64_t windows;
+	const uint64_t *by = sy_wl_counts(c, sum, &windows);
+
+	fprintf(f, "\n  ],\n  \"trace\": \"%s\",\n  \"sink\": \"%s\",\n"
+		   "  \"windows\": %" PRIu64 ",\n  \"by_status\": {",
+		sum->trace ? sum->trace : "", sy_sink_name(sum->sink), windows);
+	for (int i = 0; i < SY_ST_NR; i++)
+		fprintf(f, "%s\n    \"%s\": %" PRIu64, i ? "," : "",
+			sy_status_name(i), by[i]);
+	fprintf(f, "\n  },\n  \"percentiles\": {");
+	for (size_t i = 0; i < 4; i++)
+		fprintf(f, "%s\n    \"%s\": {\"p5\": %" PRIu64
+			   ", \"p50\": %" PRIu64 ", \"p95\": %" PRIu64
+			   ", \"max\": %" PRIu64 "}",
+			i ? "," : "", sy_dist_keys[i], sy_pct(d[i], 5),
+			sy_pct(d[i], 50), sy_pct(d[i], 95), sy_pct(d[i], 100));
+	fprintf(f, "\n  },\n  \"resume_period\": %" PRIu64
+		   ",\n  \"pause_period\": %" PRIu64
+		   ",\n  \"pause_samples\": %" PRIu64
+		   ",\n  \"resume_samples\": %" PRIu64
+		   ",\n  \"resume_while_running\": %" PRIu64
+		   ",\n  \"inner_samples\": %" PRIu64
+		   ",\n  \"placed\": %" PRIu64
+		   ",\n  \"unplaced\": %" PRIu64 "\n}\n",
+		sum->resume_period, sum->pause_period, sum->pause_samples,
+		sum->resume_samples, sum->resume_while_running,
+		sum->inner_samples, sum->placed, sum->unplaced);
+}
+
+/* The binaries windows needed and did not get, as convert names them. */
+static void sy_wl_missing(struct sy_wl *c, struct sy_session *s, FILE *f)
+{
+	size_t n = sy_session_missing(s, NULL, 0);
+	struct sy_image_missing *miss = n ? calloc(n, sizeof(*miss)) : NULL;
+
+	if (miss)
+		n = sy_session_missing(s, miss, n);
+	for (size_t i = 0; miss && i < n; i++)
+		if (miss[i].windows)
+			fprintf(f, "missing binary %s (%s): needed by %" PRIu64
+				   " %s; use --symfs DIR, --binary PATH or the "
+				   "build-id cache\n",
+				miss[i].path, sy_errstr(miss[i].err),
+				miss[i].windows,
+				sy_plural(miss[i].windows, "window", "windows"));
+	free(miss);
+	(void)c;
+}
+
+void sy_wl_summary(struct sy_wl *c, struct sy_session *s)
+{
+	const struct sy_session_summary *sum = sy_session_summary(s);
+	const struct sy_dist *d[] = { &c->insns, &c->branches, &c->ns,
+				      &c->bytes };
+	uint64_t windows;
+	const uint64_t *by = sy_wl_counts(c, sum, &windows);
+	FILE *f = c->out;
+
+	sy_wl_sort(c);
+	if (!f)
+		return;
+	if (c->json) {
+		sy_wl_json_summary(c, sum, f);
+		return;
+	}
+	fprintf(f, "\n%s: %s (%s), %" PRIu64 " %s:", c->input,
+		sum->trace ? sum->trace : "?", sy_sink_name(sum->sink), windows,
+		sy_plural(windows, "window", "windows"));
+	for (int i = 0; i < SY_ST_NR; i++)
+		if (by[i])
+			fprintf(f, " %" PRIu64 " %s", by[i], sy_status_name(i));
+	if (sy_cli_filtering(&c->cs))
+		fprintf(f, " (selected from %" PRIu64 ")", sum->windows);
+	fprintf(f, "\n%" PRIu64 " pause %s, %" PRIu64
+		   " resume %s (%" PRIu64 " on running trace)\n",
+		sum->pause_samples,
+		sy_plural(sum->pause_samples, "sample", "samples"),
+		sum->resume_samples,
+		sy_plural(sum->resume_samples, "sample", "samples"),
+		sum->resume_while_running);
+	if (sum->inner_samples)
+		fprintf(f, "%" PRIu64 " callchain samples of other events while "
+			   "trace ran: %" PRIu64 " placed in windows, %" PRIu64
+			   " unplaced\n",
+			sum->inner_samples, sum->placed, sum->unplaced);
+	sy_wl_missing(c, s, f);
+	fprintf(f, "length of windows with trace:  %10s %10s %10s %10s\n", "p5",
+		"p50", "p95", "max");
+	for (size_t i = 0; i < 4; i++)
+		fprintf(f, "  %-28s %10" PRIu64 " %10" PRIu64 " %10" PRIu64
+			   " %10" PRIu64 "\n",
+			sy_dist_names[i], sy_pct(d[i], 5), sy_pct(d[i], 50),
+			sy_pct(d[i], 95), sy_pct(d[i], 100));
+	sy_histogram(c, f);
+	sy_periods(c, sum, f);
+}
