@@ -20,13 +20,17 @@ for f in etm4-etr-smp ete-trbe-smp; do
 	inputs="$inputs $T/$f.data"
 done
 
-# same CMD...: every run at -j 2 and -j 4 gives the -j 1 run's stdout
+# same CMD...: every run at -j 2 and -j 4 gives the -j 1 run's stdout and
+# exit status
 same() {
-	"$SY" "$@" -j 1 >"$T/ref" 2>/dev/null || fail "$*: failed at -j 1"
+	"$SY" "$@" -j 1 >"$T/ref" 2>/dev/null
+	rc=$?
+	[ $rc -le 5 ] || fail "$*: exit $rc at -j 1"
 	for j in 2 4; do
 		k=0
 		while [ $k -lt "$RUNS" ]; do
 			"$SY" "$@" -j $j >"$T/out" 2>/dev/null
+			[ $? -eq $rc ] || fail "$*: -j $j run $k: another exit status"
 			cmp -s "$T/ref" "$T/out" ||
 				fail "$*: -j $j run $k differs from -j 1"
 			k=$((k + 1))
