@@ -160,6 +160,8 @@ static int sy_units_next_job(struct sy_session *s, struct sy_queue *q,
 	r = sy_units_next(&q->units, &q->aux, &s->cfg, s->r, &t);
 	if (r <= 0)
 		return r;
+	if (r == SY_UNITS_WAIT)
+		return SY_JOB_WAIT;
 	if (t.slice) {
 		/* the stream's decoder goes on where the last slice left it,
 		 * over the piece's chunks (which the piece owns) */

@@ -53,7 +53,9 @@ struct sy_mode_ops {
 	/* Pause sample @w of @q was read and is waiting for its trace. */
 	int (*on_pause)(struct sy_session *s, struct sy_queue *q,
 			struct sy_win *w);
-	/* The next job @q may start now in *@out (NULL: none). */
+	/* The next job @q may start now in *@out (NULL: none).  Returns 0,
+	 * SY_JOB_WAIT (one may go once older jobs are collected), or a
+	 * negative error. */
 	int (*next_job)(struct sy_session *s, struct sy_queue *q,
 			struct sy_qjob **out);
 	/* The walk read the last record. */
@@ -61,6 +63,8 @@ struct sy_mode_ops {
 	/* A job finished; its stretches carry AUX offsets. */
 	int (*job_done)(struct sy_session *s, struct sy_qjob *j);
 };
+
+#define SY_JOB_WAIT 1
 
 /* ETR with pause samples, stream units with pause samples, no pause
  * samples at all (whole trace). */

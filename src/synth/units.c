@@ -195,6 +195,9 @@ static int sy_units_next_slice(struct sy_units *u, const struct sy_auxmap *m,
 	limit = sy_slice_limit(u, m, p, cfg->unit_bytes);
 	if (!limit)
 		return 0;
+	if (st->outstanding >= SY_STREAM_AHEAD)
+		return SY_UNITS_WAIT;
+	st->outstanding++;
 	memset(t, 0, sizeof(*t));
 	t->slice = 1;
 	t->stream = st;
@@ -246,6 +249,7 @@ int sy_units_next(struct sy_units *u, const struct sy_auxmap *m,
 
 void sy_units_done(struct sy_units *u, const struct sy_unit_task *t)
 {
+	u->stream.outstanding -= t->slice;
 	if (!t->slice || !t->final) {
 		u->pending -= !t->slice;
 		return;

@@ -57,7 +57,12 @@ struct sy_stream {
 	int started;		/* the current piece's first slice went out */
 	uint64_t sent;		/* bytes of the current piece handed out */
 	uint64_t t_lo;		/* the next slice's data came after this */
+	unsigned outstanding;	/* slices handed out, not done */
 };
+
+/* Slices of one stream handed out and not done before the next waits: they
+ * run one after the other anyway, and each holds its stretches. */
+#define SY_STREAM_AHEAD 2
 
 struct sy_units {
 	struct sy_piece *pieces;
@@ -97,8 +102,12 @@ void sy_units_walked(struct sy_units *u, const struct sy_auxmap *m,
 void sy_units_walk_end(struct sy_units *u, const struct sy_auxmap *m);
 
 /* The next piece or slice the walk's progress allows, in *@t: returns 1,
- * or 0 when nothing may go yet, or -SY_E_NOMEM.  A slice's chunks are the
- * stream's (made with @r on its first slice). */
+ * 0 when nothing may go yet, SY_UNITS_WAIT when a slice may go but
+ * SY_STREAM_AHEAD of the stream's are not done yet (the caller collects
+ * finished jobs and asks again: what goes out still depends only on the
+ * walk), or -SY_E_NOMEM.  A slice's chunks are its piece's (made with @r
+ * on its first slice). */
+#define SY_UNITS_WAIT 2
 int sy_units_next(struct sy_units *u, const struct sy_auxmap *m,
 		  const struct sy_synth_config *cfg,
 		  const struct sy_perf_reader *r, struct sy_unit_task *t);

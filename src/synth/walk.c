@@ -67,6 +67,13 @@ static int sy_feed(struct sy_session *s, struct sy_queue *q)
 		struct sy_qjob *j = NULL;
 		int err = s->mode->next_job(s, q, &j);
 
+		if (err == SY_JOB_WAIT) {
+			/* the queue's stream has enough queued: collect (its
+			 * oldest is in the list, so this ends) */
+			if ((err = sy_walk_pump(s, 1)))
+				return err;
+			continue;
+		}
 		if (err || !j)
 			return err;
 		sy_jobs_submit(&s->jobs, &j->job);
