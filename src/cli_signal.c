@@ -5,6 +5,7 @@
  * any other thread, which a signal handler could not do safely. */
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stddef.h>
 
 #include "cli.h"
@@ -14,14 +15,16 @@ static sigset_t sy_sigs;
 static pthread_t sy_sig_thread;
 static int sy_sig_started;
 static int sy_sig_wake;		/* a signal of the set, to end the thread */
-static volatile sig_atomic_t sy_sig_stopping;
+/* set by main, read by the signal thread: an atomic, not a volatile (the
+ * two are threads, not a thread and its signal handler) */
+static atomic_int sy_sig_stopping;
 
 static void *sy_signal_thread(void *arg)
 {
 	int sig = 0;
 
 	(void)arg;
-	if (sigwait(&sy_sigs, &sig) || sy_sig_stopping)
+	if (sigwait(&sy_sigs, &sig) || atomic_load(&sy_sig_stopping))
 		return NULL;
 	sy_atomic_remove_all();
 	/* die of the signal, so that the shell sees 128 + N (130 for
@@ -74,7 +77,7 @@ void sy_cli_signals_stop(void)
 	 * trips over a cancelled thread's stack. */
 	if (!sy_sig_started)
 		return;
-	sy_sig_stopping = 1;
+	atomic_store(&sy_sig_stopping, 1);
 	pthread_kill(sy_sig_thread, sy_sig_wake);
 	pthread_join(sy_sig_thread, NULL);
 	sy_sig_started = 0;
