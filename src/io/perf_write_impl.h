@@ -73,6 +73,10 @@ struct sy_pw {
 	struct sy_pwi_buf batch;	/* record bytes not yet fed to zstd */
 	uint8_t *zout;		/* one compressed record's payload */
 
+	int stream_fd;		/* sy_pw_stream: data goes here, -1: memory */
+	int stream_errno;	/* why a streaming write failed */
+	uint64_t data_flushed;	/* data bytes already sent to stream_fd */
+
 	uint8_t *scratch;	/* record being built */
 	struct sy_pw_stats stats;
 };
@@ -105,5 +109,8 @@ int sy_pwi_rec_end(struct sy_pw *w, struct sy_pwi_rec *r, uint32_t type,
 		      uint16_t misc, const struct sy_perf_attr *attr,
 		      const struct sy_sample *sid);
 int sy_pwi_check(struct sy_pw *w);
+
+/* Position in the data section (bytes written to it so far). */
+uint64_t sy_pwi_data_pos(const struct sy_pw *w);
 
 #endif

@@ -218,7 +218,7 @@ int sy_pw_auxtrace(struct sy_pw *w, const struct sy_pw_auxtrace *a,
 			w->index = n;
 			w->cap_index = cap;
 		}
-		w->index[w->nr_index++] = w->data.len;
+		w->index[w->nr_index++] = sy_pwi_data_pos(w);
 	}
 	memset(h, 0, sizeof(h));
 	sy_put32(h, SY_REC_AUXTRACE);

@@ -82,6 +82,7 @@ int sy_pw_alloc(struct sy_pw **out, const struct sy_pw_config *cfg)
 	if (!w)
 		return -SY_E_NOMEM;
 	w->cfg = c;
+	w->stream_fd = -1;
 	w->scratch = malloc(PW_SCRATCH);
 	if (!w->scratch)
 		goto fail;
@@ -149,7 +150,7 @@ int sy_pw_add_attr(struct sy_pw *w, const struct sy_perf_attr *attr)
 		return -SY_E_INVALID;
 	if (w->err)
 		return w->err;
-	if (w->finished || (w->cfg.pipe && w->started))
+	if (w->finished || ((w->cfg.pipe || w->stream_fd >= 0) && w->started))
 		return -SY_E_INVALID;
 	size = sy_pwi_attr_size(w, attr);
 	if (size < SY_ATTR_SIZE_VER0 || size % 8 ||
@@ -195,12 +196,56 @@ int sy_pw_add_attr(struct sy_pw *w, const struct sy_perf_attr *attr)
 
 /* --- Record output ------------------------------------------------------ */
 
-int sy_pwi_emit_plain(struct sy_pw *w, const void *rec, size_t len)
+/* Streaming: the buffered data bytes go out in chunks of this size. */
+#define PW_STREAM_CHUNK ((size_t)1 << 20)
+
+static int sy_pwi_write_all(int fd, const uint8_t *p, size_t len)
 {
-	return sy_pwi_buf_put(&w->data, rec, len);
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -SY_E_IO;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
 }
 
-/* One COMPRESSED / COMPRESSED2 record around @n bytes of zstd output. */
+/* Streaming: sends the buffered data bytes to the output. */
+static int sy_pwi_stream_flush(struct sy_pw *w)
+{
+	int err;
+
+	if (w->stream_fd < 0 || !w->data.len)
+		return 0;
+	err = sy_pwi_write_all(w->stream_fd, w->data.p, w->data.len);
+	if (err) {
+		w->stream_errno = errno;
+		return err;
+	}
+	w->data_flushed += w->data.len;
+	w->data.len = 0;
+	return 0;
+}
+
+int sy_pwi_emit_plain(struct sy_pw *w, const void *rec, size_t len)
+{
+	int err = sy_pwi_buf_put(&w->data, rec, len);
+
+	if (!err && w->stream_fd >= 0 && w->data.len >= PW_STREAM_CHUNK)
+		err = sy_pwi_stream_flush(w);
+	return err;
+}
+
+uint64_t sy_pwi_data_pos(const struct sy_pw *w)
+{
+	return w->data_flushed + w->data.len;
+}
+
 static int sy_pwi_header_attr(struct sy_pw *w, const struct sy_perf_attr *a)
 {
 	size_t size = 8 + a->size + 8 * (size_t)a->nr_ids;
@@ -275,6 +320,30 @@ static int sy_pwi_pipe_preamble(struct sy_pw *w)
 	return sy_pwi_header_feature(w, w->cfg.pipe_last_feature, NULL, 0);
 }
 
+static uint64_t sy_pwi_data_off(const struct sy_pw *w);
+
+/* Streaming, at the first byte: the pipe header, or in file mode a hole
+ * for the head, written at the end once the sizes are known. */
+static int sy_pwi_stream_begin(struct sy_pw *w)
+{
+	if (w->cfg.pipe) {
+		uint8_t h[SY_PERF_PIPE_HEADER_SIZE];
+
+		sy_put64(h, SY_PERF_MAGIC2);
+		sy_put64(h + 8, SY_PERF_PIPE_HEADER_SIZE);
+		if (sy_pwi_write_all(w->stream_fd, h, sizeof(h))) {
+			w->stream_errno = errno;
+			return -SY_E_IO;
+		}
+		return 0;
+	}
+	if (lseek(w->stream_fd, (off_t)sy_pwi_data_off(w), SEEK_SET) < 0) {
+		w->stream_errno = errno;
+		return -SY_E_IO;
+	}
+	return 0;
+}
+
 /* Called before anything lands in the data stream. */
 int sy_pwi_start(struct sy_pw *w)
 {
@@ -287,6 +356,11 @@ int sy_pwi_start(struct sy_pw *w)
 	if (w->started)
 		return 0;
 	w->started = 1;
+	if (w->stream_fd >= 0) {
+		err = sy_pwi_stream_begin(w);
+		if (err)
+			return sy_pwi_fail(w, err);
+	}
 	if (!w->cfg.pipe)
 		return 0;
 	err = sy_pwi_pipe_preamble(w);
@@ -398,51 +472,60 @@ int sy_pw_sample(struct sy_pw *w, const struct sy_perf_attr *attr,
 
 static int sy_pwi_finish_pipe(struct sy_pw *w)
 {
-	uint8_t h[SY_PERF_PIPE_HEADER_SIZE];
-	int err;
+	/* streaming: the header went out with the first bytes */
+	if (w->stream_fd < 0) {
+		uint8_t h[SY_PERF_PIPE_HEADER_SIZE];
+		int err;
 
-	sy_put64(h, SY_PERF_MAGIC2);
-	sy_put64(h + 8, SY_PERF_PIPE_HEADER_SIZE);
-	err = sy_pwi_buf_put(&w->out, h, sizeof(h));
-	if (!err)
-		err = sy_pwi_buf_put(&w->out, w->data.p, w->data.len);
-	return err;
+		sy_put64(h, SY_PERF_MAGIC2);
+		sy_put64(h + 8, SY_PERF_PIPE_HEADER_SIZE);
+		err = sy_pwi_buf_put(&w->out, h, sizeof(h));
+		if (!err)
+			err = sy_pwi_buf_put(&w->out, w->data.p, w->data.len);
+		return err;
+	}
+	return sy_pwi_stream_flush(w);
 }
 
-/* perf_session__do_write_header: header, id arrays, attrs, data, feature
- * table at data end, payloads packed after it. */
-static int sy_pwi_finish_file(struct sy_pw *w)
+/* Where the data section starts in file mode: after the header, the id
+ * arrays and the attr section. */
+static uint64_t sy_pwi_data_off(const struct sy_pw *w)
+{
+	uint32_t asize = w->nr_attrs ? w->attrs[0].attr.size : w->cfg.attr_size;
+	uint64_t nr_ids = 0;
+
+	for (uint32_t i = 0; i < w->nr_attrs; i++)
+		nr_ids += w->attrs[i].attr.nr_ids;
+	return SY_PERF_FILE_HEADER_SIZE + 8 * nr_ids +
+	       (uint64_t)w->nr_attrs * (asize + 16);
+}
+
+/* perf_session__do_write_header, first part: header, id arrays, attrs,
+ * for a data section of @data_len bytes. */
+static int sy_pwi_file_head(struct sy_pw *w, struct sy_pwi_buf *o,
+			    uint64_t data_len)
 {
 	uint32_t asize = w->nr_attrs ? w->attrs[0].attr.size : w->cfg.attr_size;
 	uint64_t bits[SY_FEAT_BITS / 64] = { 0 };
-	uint64_t ids_off = SY_PERF_FILE_HEADER_SIZE, attrs_off, data_off;
-	uint64_t feat_off, pay_off, nr_ids = 0, off;
-	struct sy_pwi_buf *o = &w->out;
+	uint64_t ids_off = SY_PERF_FILE_HEADER_SIZE, data_off, off;
 	uint8_t h[SY_PERF_FILE_HEADER_SIZE];
 	uint32_t i, j;
-	int feat, nfeat = 0, err;
-	size_t k, base;
+	int feat, err;
+	size_t k;
 
-	for (i = 0; i < w->nr_attrs; i++)
-		nr_ids += w->attrs[i].attr.nr_ids;
-	attrs_off = ids_off + 8 * nr_ids;
-	data_off = attrs_off + (uint64_t)w->nr_attrs * (asize + 16);
-	feat_off = data_off + w->data.len;
-	for (feat = 0; feat < SY_FEAT_BITS; feat++) {
-		if (!sy_pwi_feat_is_set(w, feat))
-			continue;
-		bits[feat / 64] |= 1ULL << (feat % 64);
-		nfeat++;
-	}
+	data_off = sy_pwi_data_off(w);
+	for (feat = 0; feat < SY_FEAT_BITS; feat++)
+		if (sy_pwi_feat_is_set(w, feat))
+			bits[feat / 64] |= 1ULL << (feat % 64);
 
 	memset(h, 0, sizeof(h));
 	sy_put64(h, SY_PERF_MAGIC2);
 	sy_put64(h + 8, SY_PERF_FILE_HEADER_SIZE);
 	sy_put64(h + 16, asize + 16);
-	sy_put64(h + 24, attrs_off);
+	sy_put64(h + 24, data_off - (uint64_t)w->nr_attrs * (asize + 16));
 	sy_put64(h + 32, (uint64_t)w->nr_attrs * (asize + 16));
 	sy_put64(h + 40, data_off);
-	sy_put64(h + 48, w->data.len);
+	sy_put64(h + 48, data_len);
 	/* event_types (56, 16 bytes) stays zero, as perf writes it */
 	for (k = 0; k < SY_ARRAY_SIZE(bits); k++)
 		sy_put64(h + 72 + 8 * k, bits[k]);
@@ -467,11 +550,23 @@ static int sy_pwi_finish_file(struct sy_pw *w)
 			err = sy_pwi_buf_u64(o, 8 * (uint64_t)a->nr_ids);
 		off += 8 * (uint64_t)a->nr_ids;
 	}
-	if (!err)
-		err = sy_pwi_buf_put(o, w->data.p, w->data.len);
+	return err;
+}
 
+/* Second part: the feature table at the end of the data section and the
+ * payloads packed after it. */
+static int sy_pwi_file_tail(struct sy_pw *w, struct sy_pwi_buf *o,
+			    uint64_t data_len)
+{
+	uint64_t data_off = sy_pwi_data_off(w);
+	uint64_t feat_off = data_off + data_len, pay_off;
+	int feat, nfeat = 0, err = 0;
+	size_t k, base;
+
+	for (feat = 0; feat < SY_FEAT_BITS; feat++)
+		nfeat += sy_pwi_feat_is_set(w, feat);
 	/* the AUXTRACE index was built relative to the data section */
-	if (!err && w->feat_state[SY_FEAT_AUXTRACE] == PW_FEAT_AUTO) {
+	if (w->feat_state[SY_FEAT_AUXTRACE] == PW_FEAT_AUTO) {
 		struct sy_pwi_buf *b = &w->feat[SY_FEAT_AUXTRACE];
 
 		base = w->cfg.auxtrace_index == SY_PW_INDEX_SIMPLEPERF ? 0 : 8;
@@ -492,6 +587,40 @@ static int sy_pwi_finish_file(struct sy_pw *w)
 	for (feat = 0; feat < SY_FEAT_BITS && !err; feat++)
 		if (sy_pwi_feat_is_set(w, feat))
 			err = sy_pwi_buf_put(o, w->feat[feat].p, w->feat[feat].len);
+	return err;
+}
+
+/* perf_session__do_write_header: header, id arrays, attrs, data, feature
+ * table at data end, payloads packed after it.  Streaming: the data went
+ * out after a hole left for the head; the tail follows it and the head is
+ * written into the hole last. */
+static int sy_pwi_finish_file(struct sy_pw *w)
+{
+	struct sy_pwi_buf *o = &w->out;
+	uint64_t data_len;
+	int err;
+
+	if (w->stream_fd < 0) {
+		data_len = w->data.len;
+		err = sy_pwi_file_head(w, o, data_len);
+		if (!err)
+			err = sy_pwi_buf_put(o, w->data.p, w->data.len);
+		if (!err)
+			err = sy_pwi_file_tail(w, o, data_len);
+		return err;
+	}
+	err = sy_pwi_stream_flush(w);
+	data_len = w->data_flushed;
+	if (!err)
+		err = sy_pwi_file_tail(w, &w->data, data_len);
+	if (!err)
+		err = sy_pwi_stream_flush(w);
+	if (!err)
+		err = sy_pwi_file_head(w, o, data_len);
+	if (!err && pwrite(w->stream_fd, o->p, o->len, 0) != (ssize_t)o->len) {
+		w->stream_errno = errno ? errno : EIO;
+		err = -SY_E_IO;
+	}
 	return err;
 }
 
@@ -531,7 +660,7 @@ int sy_pw_output(struct sy_pw *w, const uint8_t **data, size_t *len)
 {
 	int err;
 
-	if (!data || !len)
+	if (!data || !len || (w && w->stream_fd >= 0))
 		return -SY_E_INVALID;
 	err = sy_pw_finish(w);
 	if (err)
@@ -541,20 +670,21 @@ int sy_pw_output(struct sy_pw *w, const uint8_t **data, size_t *len)
 	return 0;
 }
 
-static int sy_pwi_write_all(int fd, const uint8_t *p, size_t len)
+int sy_pw_stream(struct sy_pw *w, int fd)
 {
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -SY_E_IO;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
+	if (!w || fd < 0)
+		return -SY_E_INVALID;
+	if (w->err)
+		return w->err;
+	if (w->started || w->finished || w->stream_fd >= 0)
+		return -SY_E_INVALID;
+	w->stream_fd = fd;
 	return 0;
+}
+
+int sy_pw_stream_errno(const struct sy_pw *w)
+{
+	return w ? w->stream_errno : 0;
 }
 
 int sy_pw_write_fd(struct sy_pw *w, int fd)
