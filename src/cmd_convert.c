@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "cli.h"
+#include "convert_formats.h"
 #include "sy_atomic_file.h"
-#include "sy_profgen.h"
 #include "sy_synth.h"
 
 enum {
@@ -21,15 +21,15 @@ struct sy_convert {
 	struct sy_cli_session cs;
 	const char *input;
 	const char *output;
-	enum sy_profgen_format fmt;
+	enum sy_conv_format fmt;
 	uint32_t keep;		/* bit per status */
 	const char *binary_filter;
 	const char *stats_json;
 	int quiet;
 	int whole_trace;
 	uint32_t lbr_depth;
-	struct sy_profgen *w;
-	struct sy_agg *agg;
+	struct sy_conv_out *out;
+	uint64_t unique;	/* distinct samples written */
 	uint64_t samples, filtered, not_kept, no_stack;
 	uint64_t stack_entries;
 	int err;
@@ -50,8 +50,11 @@ static void sy_convert_usage(FILE *f)
 		"                         written to a temporary file and renamed\n"
 		"      --format F         perfscript (default): hybrid samples for\n"
 		"                         CSSPGO; lbr: branch-only samples (AutoFDO);\n"
-		"                         without pause samples, lbr converts the\n"
-		"                         whole trace\n"
+		"                         bolt: perf2bolt -pa records for one binary\n"
+		"                         (-o DIR: one file per binary); perf-data:\n"
+		"                         a perf.data with the branch stacks; without\n"
+		"                         pause samples, all but perfscript convert\n"
+		"                         the whole trace\n"
 		"      --keep S[,S...]    statuses whose windows still emit samples\n"
 		"                         (default: ok)\n"
 		"      --binary-filter S  only samples whose leaf lies in a binary\n"
@@ -65,41 +68,6 @@ static void sy_convert_usage(FILE *f)
 		"usage, 3 unreadable input, 4 damaged input (windows before the\n"
 		"damage converted), 5 nothing to convert. See strobe-synth-convert(1).\n",
 		sy_session_help);
-}
-
-/* MMAP2 lines for the binaries a sample touches, before the sample. */
-static int sy_convert_mmaps(struct sy_convert *c, const struct sy_window *w,
-			    const uint64_t *frames, uint32_t nr_frames,
-			    const struct sy_br *st, uint32_t nr)
-{
-	uint64_t addrs[2];
-
-	if (c->fmt != SY_PROFGEN_HYBRID || !w->snap)
-		return 0;
-	for (uint32_t i = 0; i < nr_frames + nr; i++) {
-		size_t na = 0;
-
-		if (i < nr_frames) {
-			addrs[na++] = frames[i];
-		} else {
-			addrs[na++] = st[i - nr_frames].from;
-			addrs[na++] = st[i - nr_frames].to;
-		}
-		for (size_t k = 0; k < na; k++) {
-			const struct sy_map *m =
-				sy_proc_snap_find(w->snap, w->pid, addrs[k]);
-
-			if (!m || !m->img || (m->flags & SY_MAP_KERNEL))
-				continue;
-			/* the writer writes each mapping once */
-			int err = sy_profgen_mmap(c->w, w->pid, w->tid, m->start,
-						  m->end - m->start, m->pgoff,
-						  m->path);
-			if (err)
-				return err;
-		}
-	}
-	return 0;
 }
 
 /* Whether --binary-filter selects the sample whose leaf is @addr. */
@@ -116,36 +84,23 @@ static int sy_convert_binary_ok(const struct sy_convert *c,
 
 /* One hybrid (or branch-only) sample: its callchain and its stack. */
 static int sy_convert_sample(struct sy_convert *c, const struct sy_window *w,
-			     const uint64_t *leaf, const uint64_t *chain,
-			     uint32_t nr_chain, const struct sy_br *stack,
-			     uint32_t nr_stack)
+			     const struct sy_conv_sample *cs)
 {
-	const uint64_t *frames = nr_chain ? chain : leaf;
-	uint32_t nr_frames = nr_chain ? nr_chain : 1;
 	int err;
 
-	if (!sy_convert_binary_ok(c, w, *leaf)) {
+	if (!sy_convert_binary_ok(c, w, cs->ip)) {
 		c->filtered++;
 		return 0;
 	}
-	if (!nr_stack) {
+	if (!cs->nr_stack) {
 		c->no_stack++;
 		return 0;
 	}
-	if (c->fmt == SY_PROFGEN_LBR) {
-		frames = leaf;
-		nr_frames = 1;
-	}
-	err = sy_convert_mmaps(c, w, frames, nr_frames, stack, nr_stack);
-	if (err)
-		return err;
-	err = sy_agg_add(c->agg, frames, c->fmt == SY_PROFGEN_HYBRID ?
-					      nr_frames : 1,
-			 stack, nr_stack);
+	err = sy_conv_out_sample(c->out, w, cs);
 	if (err)
 		return err;
 	c->samples++;
-	c->stack_entries += nr_stack;
+	c->stack_entries += cs->nr_stack;
 	return 0;
 }
 
@@ -168,29 +123,22 @@ static int sy_convert_window(void *ctx, const struct sy_window *w)
 			c->filtered++;
 			return 0;
 		}
-		/* branch-only samples of depth entries, back to back, so each
-		 * taken branch is counted exactly once */
-		for (uint32_t i = 0; i < w->nr_stack; i += c->lbr_depth) {
-			uint32_t n = w->nr_stack - i < c->lbr_depth ?
-					     w->nr_stack - i :
-					     c->lbr_depth;
-
-			err = sy_agg_add(c->agg, NULL, 0, w->stack + i, n);
-			if (err)
-				return err;
-			c->samples++;
-			c->stack_entries += n;
-		}
-		return 0;
+		return sy_conv_out_whole(c->out, w, c->lbr_depth, &c->samples,
+					 &c->stack_entries);
 	}
 	/* the samples that interrupted the window, then the pause sample:
 	 * time order */
 	for (uint32_t i = 0; i < w->nr_inner; i++) {
 		const struct sy_inner_sample *in = &w->inner[i];
+		struct sy_conv_sample cs = {
+			.time = in->time, .ip = in->ip, .period = in->period,
+			.pid = in->pid, .tid = in->tid, .cpu = w->cpu,
+			.frames = in->nr_callchain ? in->callchain : NULL,
+			.nr_frames = in->nr_callchain,
+			.stack = in->stack, .nr_stack = in->nr_stack,
+		};
 
-		err = sy_convert_sample(c, w, &in->ip, in->callchain,
-					in->nr_callchain, in->stack,
-					in->nr_stack);
+		err = sy_convert_sample(c, w, &cs);
 		if (err)
 			return err;
 	}
@@ -198,8 +146,15 @@ static int sy_convert_window(void *ctx, const struct sy_window *w)
 		c->no_stack++;
 		return 0;
 	}
-	return sy_convert_sample(c, w, &w->pause_ip, w->callchain,
-				 w->nr_callchain, w->stack, w->nr_stack);
+	struct sy_conv_sample cs = {
+		.time = w->pause_time, .ip = w->pause_ip,
+		.period = w->pause_period, .pid = w->pid, .tid = w->tid,
+		.cpu = w->cpu,
+		.frames = w->nr_callchain ? w->callchain : NULL,
+		.nr_frames = w->nr_callchain,
+		.stack = w->stack, .nr_stack = w->nr_stack,
+	};
+	return sy_convert_sample(c, w, &cs);
 }
 
 static void sy_convert_summary(struct sy_convert *c, struct sy_session *s,
@@ -208,7 +163,7 @@ static void sy_convert_summary(struct sy_convert *c, struct sy_session *s,
 	const struct sy_session_summary *sum = sy_session_summary(s);
 	size_t nmiss = sy_session_missing(s, NULL, 0);
 	struct sy_image_missing *miss = NULL;
-	const struct sy_agg_stats *as = sy_agg_stats(c->agg);
+	uint64_t unique = c->unique;
 
 	if (nmiss) {
 		miss = calloc(nmiss, sizeof(*miss));
@@ -246,7 +201,7 @@ static void sy_convert_summary(struct sy_convert *c, struct sy_session *s,
 			"  \"damaged_records\": %" PRIu64 ",\n"
 			"  \"threads\": %u,\n  \"seconds\": %.3f,\n"
 			"  \"missing_binaries\": [",
-			c->samples, as->unique,
+			c->samples, unique,
 			c->samples ? (double)c->stack_entries /
 					     (double)c->samples :
 				     0.0,
@@ -279,7 +234,7 @@ static void sy_convert_summary(struct sy_convert *c, struct sy_session *s,
 		"strobe-synth: %s: %" PRIu64 " samples written (%" PRIu64
 		" unique), %.1f branches per sample, %" PRIu64
 		" unplaced, %" PRIu64 " decode errors\n",
-		c->input, c->samples, as->unique,
+		c->input, c->samples, unique,
 		c->samples ? (double)c->stack_entries / (double)c->samples : 0.0,
 		sum->unplaced, sum->decode_errors);
 	if (sum->inner_samples)
@@ -387,15 +342,13 @@ int sy_cmd_convert(int argc, char **argv)
 			c.output = optarg;
 			break;
 		case OPT_FORMAT:
-			if (!strcmp(optarg, "perfscript"))
-				c.fmt = SY_PROFGEN_HYBRID;
-			else if (!strcmp(optarg, "lbr"))
-				c.fmt = SY_PROFGEN_LBR;
-			else {
-				sy_msg_error("--format: perfscript or lbr");
+			if (sy_conv_format_parse(optarg) < 0) {
+				sy_msg_error("--format: %s",
+					     sy_conv_format_names);
 				ret = SY_EXIT_USAGE;
 				goto out;
 			}
+			c.fmt = (enum sy_conv_format)sy_conv_format_parse(optarg);
 			break;
 		case OPT_KEEP:
 			if (sy_parse_keep(&c, optarg)) {
@@ -435,7 +388,7 @@ int sy_cmd_convert(int argc, char **argv)
 		goto out;
 	}
 	if (!sy_session_has_pause(s)) {
-		if (c.fmt == SY_PROFGEN_HYBRID) {
+		if (sy_conv_format_hybrid(c.fmt)) {
 			sy_msg_error("%s: no event pauses the trace (no "
 				     "aux-action=pause), so no window has a "
 				     "callchain sample and hybrid samples "
@@ -467,10 +420,11 @@ int sy_cmd_convert(int argc, char **argv)
 				c.input, c.lbr_depth);
 	}
 	memset(&d, 0, sizeof(d));
-	err = sy_profgen_open(&c.w, c.output, c.fmt, &d);
-	if (!err && (err = sy_agg_new(&c.agg, c.w, 0)))
-		d.err = err;
+	err = sy_conv_out_open(&c.out, c.fmt, c.output, s, c.binary_filter,
+			       &d);
 	if (err) {
+		if (!d.msg[0])
+			d.err = err;
 		sy_convert_out_error(&d);
 		ret = SY_EXIT_FAILURE;
 		goto out;
@@ -488,26 +442,16 @@ int sy_cmd_convert(int argc, char **argv)
 		sy_msg_diag(c.input, sy_session_diag(s));
 		ret = SY_EXIT_DAMAGED;
 	}
-	err = sy_agg_flush(c.agg);
+write_failed:
+	/* the commit names the output and the cause, and removes the
+	 * temporary file */
+	err = sy_conv_out_commit(c.out, &c.unique, &d);
+	c.out = NULL;
 	if (err == -SY_E_NOMEM) {
 		sy_msg_error("convert: %s", sy_errstr(err));
 		ret = SY_EXIT_FAILURE;
 		goto out;
 	}
-	if (err) {
-write_failed:
-		/* the commit names the output and the cause, and removes
-		 * the temporary file */
-		if (!sy_profgen_commit(c.w, &d))
-			sy_diag_set_nooff(&d, err, "%s: write failed",
-					  c.output);
-		c.w = NULL;
-		sy_convert_out_error(&d);
-		ret = SY_EXIT_FAILURE;
-		goto out;
-	}
-	err = sy_profgen_commit(c.w, &d);
-	c.w = NULL;
 	if (err) {
 		sy_convert_out_error(&d);
 		ret = SY_EXIT_FAILURE;
@@ -520,8 +464,7 @@ write_failed:
 	if (c.stats_json && sy_write_json(&c, s))
 		ret = SY_EXIT_FAILURE;
 out:
-	sy_profgen_abort(c.w);
-	sy_agg_free(c.agg);
+	sy_conv_out_abort(c.out);
 	sy_session_close(s);
 	sy_cli_session_fini(&c.cs);
 	return ret;

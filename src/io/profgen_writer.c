@@ -109,6 +109,28 @@ int sy_profgen_mmap(struct sy_profgen *w, uint32_t pid, uint32_t tid,
 		    uint64_t start, uint64_t len, uint64_t pgoff,
 		    const char *path)
 {
+	return sy_profgen_mmap_bid(w, pid, tid, start, len, pgoff, path, NULL,
+				   0);
+}
+
+/* perf's form of a build-id: lowercase hex, as `perf script
+ * --show-mmap-events` prints an MMAP2 record that carries one. */
+static void sy_profgen_hex(char *out, const uint8_t *id, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	for (size_t i = 0; i < n; i++) {
+		out[2 * i] = hex[id[i] >> 4];
+		out[2 * i + 1] = hex[id[i] & 15];
+	}
+	out[2 * n] = 0;
+}
+
+int sy_profgen_mmap_bid(struct sy_profgen *w, uint32_t pid, uint32_t tid,
+			uint64_t start, uint64_t len, uint64_t pgoff,
+			const char *path, const uint8_t *bid, size_t bid_len)
+{
+	char ids[2 * SY_PROFGEN_BUILD_ID_MAX + 16] = "00:00 0 0";
 	size_t j;
 
 	if ((w->nr_mm + 1) * 2 > w->tcap && sy_mm_grow(w))
@@ -134,19 +156,26 @@ int sy_profgen_mmap(struct sy_profgen *w, uint32_t pid, uint32_t tid,
 	w->mm[w->nr_mm].start = start;
 	w->mm[w->nr_mm].path = path;
 	w->tab[j] = (uint32_t)++w->nr_mm;
-	if (w->fmt != SY_PROFGEN_HYBRID)
-		return 0;
-	/* llvm-profgen's regex wants lowercase hex and a bare 0 offset */
+	if (bid_len > SY_PROFGEN_BUILD_ID_MAX)
+		bid_len = SY_PROFGEN_BUILD_ID_MAX;
+	if (bid && bid_len) {
+		ids[0] = '<';
+		sy_profgen_hex(ids + 1, bid, bid_len);
+		strcat(ids, ">");
+	}
+	/* llvm-profgen's regex wants lowercase hex and a bare 0 offset; what
+	 * follows the offset is free text, where perf prints the build-id
+	 * (merge checks it) */
 	if (pgoff)
 		fprintf(w->f,
 			"PERF_RECORD_MMAP2 %u/%u: [%#" PRIx64 "(%#" PRIx64
-			") @ %#" PRIx64 " 00:00 0 0]: r-xp %s\n",
-			pid, tid, start, len, pgoff, path);
+			") @ %#" PRIx64 " %s]: r-xp %s\n",
+			pid, tid, start, len, pgoff, ids, path);
 	else
 		fprintf(w->f,
 			"PERF_RECORD_MMAP2 %u/%u: [%#" PRIx64 "(%#" PRIx64
-			") @ 0 00:00 0 0]: r-xp %s\n",
-			pid, tid, start, len, path);
+			") @ 0 %s]: r-xp %s\n",
+			pid, tid, start, len, ids, path);
 	return sy_profgen_check(w);
 }
 
@@ -164,22 +193,18 @@ int sy_profgen_sample(struct sy_profgen *w, uint64_t count,
 {
 	FILE *f = w->f;
 
+	/* a repeat count before any sample, LBR-only included
+	 * (llvm-profgen.md 3.1): the whole line is the count */
+	if (count > 1)
+		fprintf(f, "%" PRIu64 "\n", count);
 	if (w->fmt == SY_PROFGEN_HYBRID) {
-		if (count > 1)
-			fprintf(f, "%" PRIu64 "\n", count);
 		for (uint32_t i = 0; i < nr_frames; i++)
 			fprintf(f, "\t%16" PRIx64 "\n", frames[i]);
-		sy_br_list(f, stack, nr_stack);
 	} else {
-		uint64_t ip = nr_frames ? frames[0] :
-					  (nr_stack ? stack[0].to : 0);
-
-		/* the branch-only form has no count line: repeat */
-		for (uint64_t c = 0; c < count; c++) {
-			fprintf(f, "%16" PRIx64, ip);
-			sy_br_list(f, stack, nr_stack);
-		}
+		fprintf(f, "%16" PRIx64,
+			nr_frames ? frames[0] : (nr_stack ? stack[0].to : 0));
 	}
+	sy_br_list(f, stack, nr_stack);
 	return sy_profgen_check(w);
 }
 
