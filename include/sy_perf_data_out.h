@@ -5,10 +5,11 @@
  * branch stacks (../shared/fixtures/real/autofdo-etm-inject-output): one
  * synthesized event, "instructions" (PERF_TYPE_HARDWARE, config 1) with
  * sample_type IDENTIFIER | IP | TID | TIME | CPU | PERIOD | CALLCHAIN |
- * BRANCH_STACK and branch_sample_type ANY | HW_INDEX; each sample carries
- * its callchain (PERF_CONTEXT_USER or _KERNEL, then the frames, leaf
- * first) and the synthesized branches, newest first, hw_idx -1, flags
- * "predicted" only (a trace knows no mispredictions).  Before the first
+ * BRANCH_STACK and branch_sample_type ANY; each sample carries its
+ * callchain (PERF_CONTEXT_USER or _KERNEL, then the frames, leaf first)
+ * and the synthesized branches, newest first, flags "predicted" only (a
+ * trace knows no mispredictions).  Unlike perf inject, no hw_idx word: the
+ * create_llvm_prof of Debian 12 (autofdo 0.19) cannot read it.  Before the first
  * sample of a thread its COMM, before the first sample touching a mapping
  * its MMAP2 (MMAP for the kernel); the binaries' build-ids in the BUILD_ID
  * feature (pipe mode: HEADER_BUILD_ID records); the recording's host

@@ -104,8 +104,10 @@ static void sy_pdo_attr(struct sy_pdo *o)
 	a->sample_type = SY_SAMPLE_IDENTIFIER | SY_SAMPLE_IP | SY_SAMPLE_TID |
 			 SY_SAMPLE_TIME | SY_SAMPLE_CPU | SY_SAMPLE_PERIOD |
 			 SY_SAMPLE_CALLCHAIN | SY_SAMPLE_BRANCH_STACK;
-	/* PERF_SAMPLE_BRANCH_ANY | HW_INDEX, as perf's synthesized stacks */
-	a->branch_sample_type = (1ULL << 3) | SY_BRANCH_HW_INDEX;
+	/* PERF_SAMPLE_BRANCH_ANY; no HW_INDEX (perf inject sets it, and
+	 * writes hw_idx -1): the quipper in create_llvm_prof 0.19 (Debian
+	 * 12) does not know that word and rejects every sample */
+	a->branch_sample_type = 1ULL << 3;
 	a->flags = 1ULL << SY_ATTR_FLAG_SAMPLE_ID_ALL |
 		   1ULL << SY_ATTR_FLAG_MMAP | 1ULL << SY_ATTR_FLAG_COMM |
 		   1ULL << SY_ATTR_FLAG_MMAP2 | 1ULL << SY_ATTR_FLAG_COMM_EXEC;
@@ -367,8 +369,6 @@ int sy_pdo_sample(struct sy_pdo *o, const struct sy_proc_snap *snap,
 	smp.callchain_nr = nf + 1;
 	smp.callchain = (const uint8_t *)o->chain;
 	smp.branch_nr = s->nr_stack;
-	smp.branch_has_hw_idx = 1;
-	smp.branch_hw_idx = UINT64_MAX;
 	smp.branches = o->br;
 	err = sy_pw_sample(o->pw, &o->attr,
 			   kernel ? SY_MISC_KERNEL : SY_MISC_USER, &smp);
