@@ -21,6 +21,7 @@ enum sy_exit {
 int sy_cmd_dump(int argc, char **argv);
 int sy_cmd_convert(int argc, char **argv);
 int sy_cmd_windows(int argc, char **argv);
+int sy_cmd_merge(int argc, char **argv);
 
 /* Long options shared by convert and windows (cli_session.c). */
 enum {
