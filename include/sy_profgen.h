@@ -45,8 +45,9 @@ int sy_profgen_open_file(struct sy_profgen **out, FILE *f,
 
 #define SY_PROFGEN_BUILD_ID_MAX 20
 
-/* An MMAP2 line for a code mapping, written once per (pid, start, path),
- * with the binary's build-id (@bid_len bytes; 0: unknown). */
+/* An MMAP2 line for a code mapping, written once per (start, offset,
+ * path) whatever the process (the first one's ids are written), with the
+ * binary's build-id (@bid_len bytes; 0: unknown). */
 int sy_profgen_mmap_bid(struct sy_profgen *w, uint32_t pid, uint32_t tid,
 			uint64_t start, uint64_t len, uint64_t pgoff,
 			const char *path, const uint8_t *bid, size_t bid_len);

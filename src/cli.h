@@ -36,6 +36,8 @@ enum {
 	SY_OPT_ALLOW_MISMATCH,
 	SY_OPT_PID,
 	SY_OPT_COMM,
+	SY_OPT_VMLINUX,
+	SY_OPT_KCORE,
 	SY_OPT_CMD_BASE = 512, /* command-specific options start here */
 };
 extern const struct option sy_session_longopts[];

@@ -25,6 +25,8 @@ const struct option sy_session_longopts[] = {
 	{ "allow-mismatch", no_argument, NULL, SY_OPT_ALLOW_MISMATCH },
 	{ "pid", required_argument, NULL, SY_OPT_PID },
 	{ "comm", required_argument, NULL, SY_OPT_COMM },
+	{ "vmlinux", required_argument, NULL, SY_OPT_VMLINUX },
+	{ "kcore", required_argument, NULL, SY_OPT_KCORE },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -42,6 +44,9 @@ const char sy_session_help[] =
 	"      --symfs DIR        look binaries up under DIR\n"
 	"      --buildid-dir DIR  perf build-id cache (default ~/.debug)\n"
 	"      --allow-mismatch   use binaries whose build-id differs\n"
+	"      --vmlinux FILE     the kernel image (relocated for KASLR)\n"
+	"      --kcore DIR        a perf record --kcore directory: kernel and\n"
+	"                         modules at their runtime addresses\n"
 	"      --pid PID[,PID]    only these processes\n"
 	"      --comm NAME        only processes named NAME\n";
 
@@ -145,6 +150,12 @@ int sy_cli_session_opt(struct sy_cli_session *c, int opt, const char *arg)
 		return 1;
 	case SY_OPT_ALLOW_MISMATCH:
 		c->o.images.allow_mismatch = 1;
+		return 1;
+	case SY_OPT_VMLINUX:
+		c->o.images.vmlinux = arg;
+		return 1;
+	case SY_OPT_KCORE:
+		c->o.images.kcore = arg;
 		return 1;
 	case SY_OPT_PID: {
 		const char *p = arg;

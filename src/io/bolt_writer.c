@@ -147,12 +147,8 @@ static int sy_bolt_locate(struct sy_bolt *b, const struct sy_proc_snap *snap,
 	l->vaddr = 0;
 	if (!m || !m->img)
 		return 0;
-	if (m->flags & SY_MAP_KERNEL) {
-		l->vaddr = addr;
-	} else if (sy_image_off_to_vaddr(m->img, addr - m->start + m->pgoff,
-					 &l->vaddr)) {
+	if (sy_map_vaddr(m, addr, &l->vaddr))
 		return 0;
-	}
 	l->bin = sy_bolt_bin(b, m);
 	return l->bin < 0 ? -SY_E_NOMEM : 0;
 }
