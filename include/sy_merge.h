@@ -59,6 +59,7 @@ struct sy_merge_stats {
 	uint64_t distinct;	/* distinct samples (records) in the sum */
 	uint64_t mmaps;		/* distinct MMAP2 lines */
 	uint64_t moved;		/* paths mapped at several addresses */
+	uint64_t held;		/* bytes of keys and tables held now */
 };
 const struct sy_merge_stats *sy_merge_stats(const struct sy_merge *m);
 

@@ -82,6 +82,15 @@ enum sy_merge_format sy_merge_format(const struct sy_merge *m)
 
 const struct sy_merge_stats *sy_merge_stats(const struct sy_merge *m)
 {
+	const struct sy_merge_tab *t[3] = { &m->samples, &m->mmaps, &m->bids };
+	struct sy_merge *w = (struct sy_merge *)(uintptr_t)m;
+
+	/* what the sum holds: the arena and the tables (not the line being
+	 * read, which getline frees per input) */
+	w->st.held = m->acap + m->block_cap;
+	for (int i = 0; i < 3; i++)
+		w->st.held += t[i]->cap * sizeof(*t[i]->ents) +
+			      t[i]->scap * sizeof(*t[i]->slots);
 	return &m->st;
 }
 

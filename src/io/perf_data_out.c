@@ -36,6 +36,9 @@ struct sy_pdo {
 
 	struct sy_perf_build_id *bids;	/* file mode: BUILD_ID feature */
 	size_t nr_bids, cap_bids;
+	size_t nr_owned;		/* bids[0..nr_owned) own their name:
+					 * the recording's, copied (the
+					 * session reopens its reader) */
 
 	uint64_t *chain;		/* sample buffers */
 	uint8_t *br;
@@ -166,7 +169,13 @@ static int sy_pdo_features(struct sy_pdo *o, const struct sy_perf_reader *in)
 			o->bids = n;
 			o->cap_bids = ncap;
 		}
-		o->bids[o->nr_bids++] = f->build_ids[i];
+		o->bids[o->nr_bids] = f->build_ids[i];
+		o->bids[o->nr_bids].filename = strdup(f->build_ids[i].filename ?
+						      f->build_ids[i].filename :
+						      "");
+		if (!o->bids[o->nr_bids].filename)
+			return -SY_E_NOMEM;
+		o->nr_owned = ++o->nr_bids;
 	}
 	return err;
 }
@@ -179,6 +188,8 @@ void sy_pdo_abort(struct sy_pdo *o)
 	sy_atomic_abort(&o->af);
 	free(o->keys);
 	free(o->used);
+	for (size_t i = 0; i < o->nr_owned; i++)
+		free((void *)(uintptr_t)o->bids[i].filename);
 	free(o->bids);
 	free(o->chain);
 	free(o->br);

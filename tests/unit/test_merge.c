@@ -12,6 +12,10 @@
 
 #include "sy_merge.h"
 
+#ifndef __has_feature
+#define __has_feature(x) 0
+#endif
+
 TestSuite(merge, .timeout = 120);
 
 /* The sum of @n texts, in canonical form. */
@@ -187,8 +191,10 @@ Test(merge, refuses_what_cannot_be_summed)
 	free(o);
 }
 
-/* The same 400 distinct samples 2000 times over: memory is that of the
- * 400, not of the 800000 samples read. */
+/* The same 40 distinct samples in 2000 inputs of 400: what the sum holds
+ * is that of the 40, not of the 800000 samples read; and so is the
+ * process's peak (not measured under ASan, whose quarantine keeps what
+ * is freed). */
 Test(merge, memory_follows_distinct_samples)
 {
 	unsigned seed = 3;
@@ -197,6 +203,7 @@ Test(merge, memory_follows_distinct_samples)
 	struct sy_merge *m;
 	struct sy_diag d = { 0 };
 	struct rusage r0, r1;
+	uint64_t held = 0;
 
 	cr_assert_eq(sy_merge_new(&m), 0);
 	for (int i = 0; i < 2000; i++) {
@@ -204,13 +211,19 @@ Test(merge, memory_follows_distinct_samples)
 
 		cr_assert_eq(sy_merge_add(m, f, "in", &d), 0, "%s", d.msg);
 		fclose(f);
-		if (i == 10)
+		if (i == 10) {
 			getrusage(RUSAGE_SELF, &r0);
+			held = sy_merge_stats(m)->held;
+		}
 	}
 	getrusage(RUSAGE_SELF, &r1);
 	cr_assert_eq(sy_merge_stats(m)->distinct, 40);
+	cr_assert_eq(sy_merge_stats(m)->held, held, "held %" PRIu64 " then %"
+		     PRIu64 " bytes", held, sy_merge_stats(m)->held);
+#if !defined(__SANITIZE_ADDRESS__) && !__has_feature(address_sanitizer)
 	cr_assert_lt(r1.ru_maxrss - r0.ru_maxrss, 1024, "grew %ld KiB",
 		     r1.ru_maxrss - r0.ru_maxrss);
+#endif
 	sy_merge_free(m);
 	free(in);
 }
