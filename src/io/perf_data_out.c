@@ -44,6 +44,7 @@ struct sy_pdo {
 	uint8_t *br;
 	size_t cap_chain, cap_br;
 	uint64_t nr_samples;
+	int kernel_done;		/* the kernel's maps written */
 };
 
 static size_t sy_pdo_hash(const struct sy_pdo_key *k)
@@ -287,7 +288,9 @@ static int sy_pdo_map(struct sy_pdo *o, const struct sy_proc_snap *snap,
 
 	if (!m || !m->path)
 		return 0;
-	kernel = !!(m->flags & SY_MAP_KERNEL);
+	/* the kernel's space: the kernel, its modules (pid -1 in perf) */
+	kernel = (m->flags & (SY_MAP_KERNEL | SY_MAP_MODULE)) ||
+		 (snap && sy_aspace_find(sy_proc_snap_kernel(snap), addr) == m);
 	struct sy_pdo_key k = { kernel ? UINT32_MAX : s->pid, m->start,
 				m->path };
 	r = sy_pdo_first(o, &k);
@@ -314,7 +317,18 @@ static int sy_pdo_sideband(struct sy_pdo *o, const struct sy_proc_snap *snap,
 			   const struct sy_sample *sid)
 {
 	uint32_t nf = s->frames ? s->nr_frames : 1;
-	int err = sy_pdo_comm(o, s, sid);
+	const struct sy_aspace *k = snap ? sy_proc_snap_kernel(snap) : NULL;
+	int err = 0;
+
+	/* the kernel's and modules' maps first, as perf record synthesizes
+	 * them: without them perf report warns that kernel addresses were
+	 * restricted */
+	for (size_t i = 0; k && !o->kernel_done && i < sy_aspace_nr_maps(k) &&
+			   !err; i++)
+		err = sy_pdo_map(o, snap, s, sy_aspace_map(k, i)->start, sid);
+	o->kernel_done |= k != NULL;
+	if (!err)
+		err = sy_pdo_comm(o, s, sid);
 
 	for (uint32_t i = 0; i < nf && !err; i++)
 		err = sy_pdo_map(o, snap, s, s->frames ? s->frames[i] : s->ip,

@@ -62,6 +62,19 @@ $PERF script -G -F ip,brstack -i "$T/real.pd" >"$T/real.plbr" 2>"$T/real.err"
 python3 tests/e2e/perf_data_check.py lbr "$T/real.lbr" "$T/real.plbr" ||
 	fail "real capture: perf's branch stacks differ from --format lbr"
 
+# kernel-mode samples: the kernel's and its modules' maps as perf record
+# writes them (pid -1); perf warns only that the kernel image is missing
+"$SY" convert -q --format perf-data --symfs "$R/symfs" -o "$T/kern.pd" \
+	"$R/orig/perf_kernel.data" || fail "kernel capture: convert failed"
+"$SY" convert -q --format lbr --symfs "$R/symfs" -o "$T/kern.lbr" \
+	"$R/orig/perf_kernel.data"
+$PERF script -G -F ip,brstack -i "$T/kern.pd" >"$T/kern.plbr" 2>"$T/kern.err" ||
+	{ cat "$T/kern.err"; fail "kernel capture: perf script failed"; }
+grep -v 'No kallsyms or vmlinux with build-id' "$T/kern.err" | grep -q . &&
+	{ cat "$T/kern.err"; fail "kernel capture: perf warned"; }
+python3 tests/e2e/perf_data_check.py lbr "$T/kern.lbr" "$T/kern.plbr" ||
+	fail "kernel capture: perf's branch stacks differ from --format lbr"
+
 # AutoFDO: create_llvm_prof reads our perf.data.  Debian 12's (autofdo
 # 0.19) reads only DWARF 4, so the fixture program is rebuilt with
 # -gdwarf-4 and given the fixture's build-id; its code must be the
