@@ -32,6 +32,7 @@
 	X(UNSUPPORTED, "unsupported")                                       \
 	X(DECODE, "trace decode error")                                     \
 	X(NO_IMAGE, "no program image")                                     \
+	X(NO_KERNEL, "no kernel image: pass --vmlinux FILE or --kcore DIR")  \
 	X(BAD_ELF, "cannot read ELF file")                                  \
 	X(BUILD_ID, "build-id mismatch")                                    \
 	X(OUTPUT, "cannot write output")                                    \

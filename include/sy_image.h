@@ -149,6 +149,11 @@ int sy_image_text_base(const struct sy_image *img, uint64_t *vaddr,
 int sy_image_symbol(const struct sy_image *img, uint64_t vaddr,
 		    const char **name, uint64_t *offset);
 
+/* The value of symbol @name in .symtab (the kernel's "_text", "_stext").
+ * Returns 0 or -SY_E_INVALID when there is none. */
+int sy_image_symbol_addr(const struct sy_image *img, const char *name,
+			 uint64_t *addr);
+
 /* Equality of two build-ids, tolerating zero padding: simpleperf stores a
  * 16-byte id as 20 bytes ending in four zeros.  The shorter must be a
  * prefix of the longer and the rest of the longer all zeros.  Empty ids
@@ -168,6 +173,15 @@ struct sy_image_opts {
 	 * $PERF_BUILDID_DIR, else $HOME/.debug.  "": not used. */
 	const char *buildid_dir;
 	int allow_mismatch;	/* use a binary whose build-id differs */
+	/* The kernel (perf's -k / --vmlinux): serves "[kernel.kallsyms]"
+	 * mappings, build-id verified; relocated by the recorded MMAP (KASLR,
+	 * see struct sy_map).  NULL: none. */
+	const char *vmlinux;
+	/* A `perf record --kcore` directory (DIR/kcore or DIR/kcore_dir/
+	 * kcore): the running kernel's memory at its runtime addresses,
+	 * serving the kernel and any module no .ko is found for.  NULL:
+	 * none. */
+	const char *kcore;
 };
 
 /* Where an image was found. */
@@ -177,6 +191,10 @@ enum sy_image_src {
 	SY_IMAGE_SRC_SYMFS,	/* --symfs DIR + recorded path */
 	SY_IMAGE_SRC_BUILDID,	/* build-id cache */
 	SY_IMAGE_SRC_RECORDED,	/* the recorded path itself */
+	SY_IMAGE_SRC_VMLINUX,	/* --vmlinux */
+	SY_IMAGE_SRC_KCORE,	/* --kcore: runtime addresses */
+	SY_IMAGE_SRC_MODULES,	/* /lib/modules/<release> (under --symfs,
+				 * then on this machine) */
 };
 
 struct sy_image_cache;
@@ -226,6 +244,10 @@ int sy_image_cache_find(struct sy_image_cache *c, const char *path,
 			const uint8_t *bid, size_t bid_len,
 			struct sy_image_lookup *res);
 
+/* The recorded kernel release (OSRELEASE feature), for finding modules
+ * under /lib/modules/<release>.  Copied; NULL clears it. */
+int sy_image_cache_set_release(struct sy_image_cache *c, const char *release);
+
 /* Nonzero for paths that name no file ([vdso], kernel, anonymous). */
 int sy_image_path_special(const char *path);
 /* Nonzero for the kernel image ("[kernel.kallsyms]...", guest too). */
@@ -256,7 +278,8 @@ uint64_t sy_image_cache_nr_warnings(struct sy_image_cache *c);
 /* --- Address spaces ------------------------------------------------------ */
 
 #define SY_MAP_CODE 0x1u   /* executable: code reads are served */
-#define SY_MAP_KERNEL 0x2u /* kernel image: addresses are link-time vaddrs */
+#define SY_MAP_KERNEL 0x2u /* kernel image: vaddr = address - reloc */
+#define SY_MAP_MODULE 0x4u /* relocatable .ko: vaddr = address - start */
 
 /* One mapping, as recorded, trimmed by the mappings placed over it later. */
 struct sy_map {
@@ -269,7 +292,16 @@ struct sy_map {
 	uint32_t flags;		/* SY_MAP_* */
 	uint8_t build_id_size;	/* 0: no recorded build-id */
 	uint8_t build_id[SY_BUILD_ID_MAX];
+	/* SY_MAP_KERNEL: runtime minus link-time address (KASLR): the
+	 * recorded address of the symbol the MMAP names ("[kernel.kallsyms]
+	 * _text": its pgoff, or its start when pgoff is 0, simpleperf's
+	 * way) minus that symbol in the image; 0 for kcore. */
+	uint64_t reloc;
 };
+
+/* The link-time (image) address of runtime @addr in @m, or -SY_E_INVALID
+ * when @m has no image or @addr is not in its code. */
+int sy_map_vaddr(const struct sy_map *m, uint64_t addr, uint64_t *vaddr);
 
 /* One process's mappings at one moment; immutable. */
 struct sy_aspace;

@@ -1,7 +1,8 @@
 /* Writing perf.data files: the inverse of sy_perf.h.
  *
- * An in-memory builder that lays out a perf.data file the way `perf record`
- * does, for the test suite and the fixture generator:
+ * A builder that lays out a perf.data file the way `perf record` does, in
+ * memory for the test suite and the fixture generator, or streamed to a
+ * file descriptor for convert --format perf-data (sy_pw_stream):
  *
  *   file mode  header (104 bytes), id arrays, attr section, data section,
  *              feature table and payloads (AUXTRACE index computed from the
@@ -367,6 +368,18 @@ int sy_pw_finished_round(struct sy_pw *w);
 int sy_pw_finished_init(struct sy_pw *w);
 
 /* --- Output ------------------------------------------------------------- */
+
+/* Streaming (product output): records go to @fd as they are written, in
+ * chunks, so memory stays bounded whatever the number of records.  Call
+ * before the first record; attrs (and in pipe mode features) cannot be
+ * added after it.  File mode needs a seekable @fd: a hole is left for the
+ * header, ids and attrs, written with pwrite() by sy_pw_finish() once the
+ * sizes are known; pipe mode writes strictly in order.  sy_pw_output(),
+ * sy_pw_write_fd() and sy_pw_write_file() are not available then.  A
+ * failed write returns -SY_E_IO; sy_pw_stream_errno() says why.  @fd is
+ * not closed. */
+int sy_pw_stream(struct sy_pw *w, int fd);
+int sy_pw_stream_errno(const struct sy_pw *w);
 
 /* Flushes compression, builds the index and features, and lays out the
  * file.  Idempotent; no record or attr may be added afterwards. */

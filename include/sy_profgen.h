@@ -1,9 +1,13 @@
 /* llvm-profgen input, as `perf script -F ip,brstack --show-mmap-events`
  * prints it (../shared/reference/llvm-profgen.md):
  *
+ *   both forms start each mapping a sample touches with
+ *	PERF_RECORD_MMAP2 PID/TID: [0xSTART(0xLEN) @ PGOFF <BUILD-ID>]: r-xp PATH
+ *   (perf's form for an MMAP2 record with a build-id; "00:00 0 0" without
+ *   one) and each sample seen more than once with a line holding its
+ *   count; then
+ *
  *   hybrid (--format perfscript):
- *	PERF_RECORD_MMAP2 PID/TID: [0xSTART(0xLEN) @ PGOFF 00:00 0 0]: r-xp PATH
- *	COUNT                        (only when > 1)
  *	\t%16lx                      (leaf IP, then return addresses)
  *	 0xFROM/0xTO/P/-/-/0 ...     (one line, newest branch first)
  *
@@ -39,13 +43,23 @@ int sy_profgen_open(struct sy_profgen **out, const char *path,
 int sy_profgen_open_file(struct sy_profgen **out, FILE *f,
 			 enum sy_profgen_format fmt);
 
-/* An MMAP2 line for a code mapping, written once per (pid, start, path). */
+#define SY_PROFGEN_BUILD_ID_MAX 20
+
+/* An MMAP2 line for a code mapping, written once per (start, offset,
+ * path) whatever the process (the first one's ids are written), with the
+ * binary's build-id (@bid_len bytes; 0: unknown). */
+int sy_profgen_mmap_bid(struct sy_profgen *w, uint32_t pid, uint32_t tid,
+			uint64_t start, uint64_t len, uint64_t pgoff,
+			const char *path, const uint8_t *bid, size_t bid_len);
+/* The same without a build-id. */
 int sy_profgen_mmap(struct sy_profgen *w, uint32_t pid, uint32_t tid,
 		    uint64_t start, uint64_t len, uint64_t pgoff,
 		    const char *path);
 
-/* One sample seen @count times.  Hybrid: @frames (leaf first) and
- * @stack (newest first).  LBR: @ip and @stack. */
+/* One sample seen @count times (a count line first when above 1).
+ * Hybrid: @frames (leaf first) and @stack (newest first).  LBR: the IP
+ * (@frames[0], or the newest branch's target without frames) and
+ * @stack. */
 int sy_profgen_sample(struct sy_profgen *w, uint64_t count,
 		      const uint64_t *frames, uint32_t nr_frames,
 		      const struct sy_br *stack, uint32_t nr_stack);

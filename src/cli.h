@@ -22,6 +22,7 @@ enum sy_exit {
 int sy_cmd_dump(int argc, char **argv);
 int sy_cmd_convert(int argc, char **argv);
 int sy_cmd_windows(int argc, char **argv);
+int sy_cmd_merge(int argc, char **argv);
 
 /* Long options shared by convert and windows (cli_session.c). */
 enum {
@@ -39,6 +40,8 @@ enum {
 	SY_OPT_COMM,
 	SY_OPT_TIME,
 	SY_OPT_VERSION,
+	SY_OPT_VMLINUX,
+	SY_OPT_KCORE,
 	SY_OPT_CMD_BASE = 512, /* command-specific options start here */
 };
 extern const struct option sy_session_longopts[];

@@ -31,6 +31,8 @@ const struct option sy_session_longopts[] = {
 	{ "time", required_argument, NULL, SY_OPT_TIME },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "version", no_argument, NULL, SY_OPT_VERSION },
+	{ "vmlinux", required_argument, NULL, SY_OPT_VMLINUX },
+	{ "kcore", required_argument, NULL, SY_OPT_KCORE },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -48,6 +50,9 @@ const char sy_session_help[] =
 	"      --symfs DIR        look binaries up under DIR\n"
 	"      --buildid-dir DIR  perf build-id cache (default ~/.debug)\n"
 	"      --allow-mismatch   use binaries whose build-id differs\n"
+	"      --vmlinux FILE     the kernel image (relocated for KASLR)\n"
+	"      --kcore DIR        a perf record --kcore directory: kernel and\n"
+	"                         modules at their runtime addresses\n"
 	"      --pid PID[,PID]    only these processes\n"
 	"      --tid TID[,TID]    only these threads\n"
 	"      --comm NAME[,NAME] only processes with one of these names\n"
@@ -224,6 +229,16 @@ int sy_cli_session_opt(struct sy_cli_session *c, int opt, const char *arg)
 		return 1;
 	case SY_OPT_ALLOW_MISMATCH:
 		c->o.images.allow_mismatch = 1;
+		return 1;
+	case SY_OPT_VMLINUX:
+		if (sy_check_path(opt, arg, 0))
+			return -1;
+		c->o.images.vmlinux = arg;
+		return 1;
+	case SY_OPT_KCORE:
+		if (sy_check_path(opt, arg, 1))
+			return -1;
+		c->o.images.kcore = arg;
 		return 1;
 	case SY_OPT_PID:
 		if (sy_idlist_parse(&c->filter.pids, arg))

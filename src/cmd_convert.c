@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "convert.h"
+#include "convert_formats.h"
 #include "sy_atomic_file.h"
 #include "sy_bytes.h"
 #include "sy_synth.h"
@@ -18,17 +19,24 @@ enum {
 };
 
 /* The output formats --format names.  A new one is a row here (and its
- * writer); its help line is printed from the table. */
+ * writer in convert_formats.c); its help line is printed from the table. */
 static const struct sy_convert_format {
 	const char *name;
-	enum sy_profgen_format fmt;
+	enum sy_conv_format fmt;
 	const char *help;
 } sy_convert_formats[] = {
-	{ "perfscript", SY_PROFGEN_HYBRID,
+	{ "perfscript", SY_CONV_PERFSCRIPT,
 	  "hybrid samples for CSSPGO (default)" },
-	{ "lbr", SY_PROFGEN_LBR,
-	  "branch-only samples (AutoFDO); without pause\n"
-	  "                         samples, converts the whole trace" },
+	{ "lbr", SY_CONV_LBR,
+	  "branch-only samples (AutoFDO, llvm-profgen)" },
+	{ "bolt", SY_CONV_BOLT,
+	  "perf2bolt -pa records for one binary (-o DIR:\n"
+	  "                         one file per binary)" },
+	{ "perf-data", SY_CONV_PERF_DATA,
+	  "a perf.data with the branch stacks (perf,\n"
+	  "                         create_llvm_prof, perf2bolt); without pause\n"
+	  "                         samples, all but perfscript convert the\n"
+	  "                         whole trace" },
 };
 
 static void sy_convert_usage(FILE *f)
@@ -90,43 +98,15 @@ static void sy_convert_note_bin(struct sy_convert *c, const struct sy_map *m)
 	};
 }
 
-/* MMAP2 lines for the binaries a sample touches, before the sample: both
- * formats need them, or llvm-profgen cannot place the addresses of a
- * position-independent binary. */
-static int sy_convert_mmaps(struct sy_convert *c, const struct sy_window *w,
-			    const uint64_t *frames, uint32_t nr_frames,
-			    const struct sy_br *st, uint32_t nr)
+/* --verbose: the binary of the sample's leaf. */
+static void sy_convert_note_leaf(struct sy_convert *c,
+				 const struct sy_window *w, uint64_t ip)
 {
-	uint64_t addrs[2];
+	const struct sy_map *m =
+		w->snap ? sy_proc_snap_find(w->snap, w->pid, ip) : NULL;
 
-	if (!w->snap)
-		return 0;
-	for (uint32_t i = 0; i < nr_frames + nr; i++) {
-		size_t na = 0;
-
-		if (i < nr_frames) {
-			addrs[na++] = frames[i];
-		} else {
-			addrs[na++] = st[i - nr_frames].from;
-			addrs[na++] = st[i - nr_frames].to;
-		}
-		for (size_t k = 0; k < na; k++) {
-			const struct sy_map *m =
-				sy_proc_snap_find(w->snap, w->pid, addrs[k]);
-
-			if (!m || !m->img || (m->flags & SY_MAP_KERNEL))
-				continue;
-			if (c->cs.verbose && i == 0 && k == 0)
-				sy_convert_note_bin(c, m);
-			/* the writer writes each mapping once */
-			int err = sy_profgen_mmap(c->w, w->pid, w->tid, m->start,
-						  m->end - m->start, m->pgoff,
-						  m->path);
-			if (err)
-				return err;
-		}
-	}
-	return 0;
+	if (m && m->img && !(m->flags & SY_MAP_KERNEL))
+		sy_convert_note_bin(c, m);
 }
 
 /* Whether --binary-filter selects the sample whose leaf is @addr. */
@@ -141,39 +121,28 @@ static int sy_convert_binary_ok(const struct sy_convert *c,
 	return m && m->path && strstr(m->path, c->binary_filter);
 }
 
-/* One hybrid (or branch-only) sample: its callchain and its stack. */
+/* One sample: its callchain and its stack, in the chosen format. */
 static int sy_convert_sample(struct sy_convert *c, const struct sy_window *w,
-			     const uint64_t *leaf, const uint64_t *chain,
-			     uint32_t nr_chain, const struct sy_br *stack,
-			     uint32_t nr_stack)
+			     const struct sy_conv_sample *cs)
 {
-	const uint64_t *frames = nr_chain ? chain : leaf;
-	uint32_t nr_frames = nr_chain ? nr_chain : 1;
 	int err;
 
-	if (!sy_convert_binary_ok(c, w, *leaf)) {
+	if (!sy_convert_binary_ok(c, w, cs->ip)) {
 		c->filtered++;
 		c->binary_filtered++;
 		return 0;
 	}
-	if (!nr_stack) {
+	if (!cs->nr_stack) {
 		c->no_stack++;
 		return 0;
 	}
-	if (c->fmt == SY_PROFGEN_LBR) {
-		frames = leaf;
-		nr_frames = 1;
-	}
-	err = sy_convert_mmaps(c, w, frames, nr_frames, stack, nr_stack);
-	if (err)
-		return err;
-	err = sy_agg_add(c->agg, frames, c->fmt == SY_PROFGEN_HYBRID ?
-					      nr_frames : 1,
-			 stack, nr_stack);
+	if (c->cs.verbose)
+		sy_convert_note_leaf(c, w, cs->ip);
+	err = sy_conv_out_sample(c->out, w, cs);
 	if (err)
 		return err;
 	c->samples++;
-	c->stack_entries += nr_stack;
+	c->stack_entries += cs->nr_stack;
 	return 0;
 }
 
@@ -186,20 +155,10 @@ static int sy_convert_whole(struct sy_convert *c, const struct sy_window *w)
 		c->binary_filtered++;
 		return 0;
 	}
-	for (uint32_t i = 0; i < w->nr_stack; i += c->lbr_depth) {
-		uint32_t n = w->nr_stack - i < c->lbr_depth ?
-				     w->nr_stack - i :
-				     c->lbr_depth;
-		int err = sy_convert_mmaps(c, w, NULL, 0, w->stack + i, n);
-
-		if (!err)
-			err = sy_agg_add(c->agg, NULL, 0, w->stack + i, n);
-		if (err)
-			return err;
-		c->samples++;
-		c->stack_entries += n;
-	}
-	return 0;
+	if (c->cs.verbose && w->nr_stack)
+		sy_convert_note_leaf(c, w, w->stack[0].to);
+	return sy_conv_out_whole(c->out, w, c->lbr_depth, &c->samples,
+				 &c->stack_entries);
 }
 
 /* --verbose: why the first windows were not converted. */
@@ -246,19 +205,30 @@ static int sy_convert_window(void *ctx, const struct sy_window *w)
 	 * time order */
 	for (uint32_t i = 0; i < w->nr_inner; i++) {
 		const struct sy_inner_sample *in = &w->inner[i];
+		struct sy_conv_sample cs = {
+			.time = in->time, .ip = in->ip, .period = in->period,
+			.pid = in->pid, .tid = in->tid, .cpu = w->cpu,
+			.frames = in->nr_callchain ? in->callchain : NULL,
+			.nr_frames = in->nr_callchain,
+			.stack = in->stack, .nr_stack = in->nr_stack,
+		};
 
-		err = sy_convert_sample(c, w, &in->ip, in->callchain,
-					in->nr_callchain, in->stack,
-					in->nr_stack);
-		if (err)
+		if ((err = sy_convert_sample(c, w, &cs)))
 			return err;
 	}
 	if (!w->has_pause) {
 		c->no_stack++;
 		return 0;
 	}
-	return sy_convert_sample(c, w, &w->pause_ip, w->callchain,
-				 w->nr_callchain, w->stack, w->nr_stack);
+	struct sy_conv_sample cs = {
+		.time = w->pause_time, .ip = w->pause_ip,
+		.period = w->pause_period, .pid = w->pid, .tid = w->tid,
+		.cpu = w->cpu,
+		.frames = w->nr_callchain ? w->callchain : NULL,
+		.nr_frames = w->nr_callchain,
+		.stack = w->stack, .nr_stack = w->nr_stack,
+	};
+	return sy_convert_sample(c, w, &cs);
 }
 
 static int sy_parse_keep(struct sy_convert *c, const char *arg)
@@ -288,7 +258,8 @@ static int sy_parse_format(struct sy_convert *c, const char *arg)
 			c->fmt = sy_convert_formats[i].fmt;
 			return 0;
 		}
-	sy_msg_error("--format: '%s' is not a format (perfscript or lbr)", arg);
+	sy_msg_error("--format: '%s' is not a format (%s)", arg,
+		     sy_conv_format_names);
 	return -1;
 }
 
@@ -365,7 +336,7 @@ static int sy_convert_open(struct sy_convert *c, struct sy_session **s)
 		return sy_cli_open_failed(&c->cs, err, &d);
 	if (sy_session_has_pause(*s))
 		return -1;
-	if (c->fmt == SY_PROFGEN_HYBRID) {
+	if (sy_conv_format_hybrid(c->fmt)) {
 		sy_msg_error("%s: no event pauses the trace (no "
 			     "aux-action=pause), so no window has a "
 			     "callchain sample and hybrid samples "
@@ -428,19 +399,13 @@ static int sy_convert_run(struct sy_convert *c, struct sy_session *s, int *ret)
 		sy_msg_diag(c->input, sy_session_diag(s));
 		*ret = SY_EXIT_DAMAGED;
 	}
-	if (err != -SY_E_OUTPUT)
-		err = sy_agg_flush(c->agg);
-	if (err == -SY_E_NOMEM) {
-		sy_msg_error("convert: %s", sy_errstr(err));
-		return SY_EXIT_FAILURE;
-	}
-	if (err) {
+	if (err == -SY_E_OUTPUT) {
 		/* the commit names the output and the cause, and removes
 		 * the temporary file */
-		if (!sy_profgen_commit(c->w, &d))
+		if (!sy_conv_out_commit(c->out, &c->unique, &d))
 			sy_diag_set_nooff(&d, err, "%s: write failed",
 					  c->output);
-		c->w = NULL;
+		c->out = NULL;
 		sy_convert_out_error(&d);
 		return SY_EXIT_FAILURE;
 	}
@@ -449,15 +414,32 @@ static int sy_convert_run(struct sy_convert *c, struct sy_session *s, int *ret)
 	return -1;
 }
 
+/* Finishes the output (a temporary file until sy_convert_commit): the
+ * summary needs its count of distinct samples.  Returns -1 to go on, else
+ * the exit status. */
+static int sy_convert_finish(struct sy_convert *c)
+{
+	struct sy_diag d = { 0 };
+	int err = sy_conv_out_commit(c->out, &c->unique, &d);
+
+	c->out = NULL;
+	if (!err)
+		return -1;
+	if (err == -SY_E_NOMEM)
+		sy_msg_error("convert: %s", sy_errstr(err));
+	else
+		sy_convert_out_error(&d);
+	return SY_EXIT_FAILURE;
+}
+
 /* All outputs of the run or none: the profile and the JSON are finished
  * as temporary files and renamed together. */
 static int sy_convert_commit(struct sy_convert *c, struct sy_session *s)
 {
 	struct sy_diag d = { 0 };
-	int err = sy_profgen_commit(c->w, &d);
+	int err = 0;
 
-	c->w = NULL;
-	if (!err && c->stats_json)
+	if (c->stats_json)
 		err = sy_write_json(c, s, &d);
 	if (!err)
 		err = sy_atomic_defer_commit(&d);
@@ -484,15 +466,17 @@ int sy_cmd_convert(int argc, char **argv)
 	    (r = sy_convert_open(&c, &s)) >= 0)
 		goto out;
 	sy_atomic_defer_begin();
-	r = sy_profgen_open(&c.w, c.output, c.fmt, &d);
-	if (!r && (r = sy_agg_new(&c.agg, c.w, 0)))
-		d.err = r;
+	r = sy_conv_out_open(&c.out, c.fmt, c.output, s, c.binary_filter, &d);
 	if (r) {
+		if (!d.msg[0])
+			d.err = r;
 		sy_convert_out_error(&d);
 		r = SY_EXIT_FAILURE;
 		goto out;
 	}
 	if ((r = sy_convert_run(&c, s, &ret)) >= 0)
+		goto out;
+	if (c.samples && (r = sy_convert_finish(&c)) >= 0)
 		goto out;
 	if (!c.quiet)
 		sy_convert_summary(&c, s, stderr, 0);
@@ -507,9 +491,8 @@ int sy_cmd_convert(int argc, char **argv)
 	}
 	r = sy_convert_commit(&c, s);
 out:
-	sy_profgen_abort(c.w);
+	sy_conv_out_abort(c.out);
 	sy_atomic_defer_abort();
-	sy_agg_free(c.agg);
 	sy_session_close(s);
 	free(c.bins);
 	sy_cli_session_fini(&c.cs);

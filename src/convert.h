@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "cli.h"
+#include "convert_formats.h"
 #include "sy_profgen.h"
 
 /* A binary a written sample touched: the recorded path and the file used
@@ -21,15 +22,15 @@ struct sy_convert {
 	struct sy_cli_session cs;
 	const char *input;
 	const char *output;
-	enum sy_profgen_format fmt;
+	enum sy_conv_format fmt;
 	uint32_t keep;		/* bit per status */
 	const char *binary_filter;
 	const char *stats_json;
 	int quiet;
 	int whole_trace;
 	uint32_t lbr_depth;
-	struct sy_profgen *w;
-	struct sy_agg *agg;
+	struct sy_conv_out *out;
+	uint64_t unique;	/* distinct samples written (after the finish) */
 	uint64_t selected;	/* windows the selection options kept */
 	uint64_t by_status[SY_ST_NR]; /* of those */
 	uint64_t samples, filtered, not_kept, no_stack;

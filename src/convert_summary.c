@@ -28,7 +28,6 @@ static void sy_summary_json(struct sy_convert *c, struct sy_session *s,
 	const struct sy_session_summary *sum = sy_session_summary(s);
 	size_t nmiss;
 	struct sy_image_missing *miss = sy_missing(s, &nmiss);
-	const struct sy_agg_stats *as = sy_agg_stats(c->agg);
 
 	fputs("{\n  \"input\": ", f);
 	sy_json_str(f, c->input);
@@ -58,7 +57,7 @@ static void sy_summary_json(struct sy_convert *c, struct sy_session *s,
 		"  \"damaged_records\": %" PRIu64 ",\n"
 		"  \"threads\": %u,\n  \"seconds\": %.3f,\n"
 		"  \"missing_binaries\": [",
-		c->samples, as->unique,
+		c->samples, c->unique,
 		c->samples ? (double)c->stack_entries /
 				     (double)c->samples :
 			     0.0,
@@ -86,7 +85,6 @@ static void sy_summary_text(struct sy_convert *c, struct sy_session *s,
 	const struct sy_session_summary *sum = sy_session_summary(s);
 	size_t nmiss;
 	struct sy_image_missing *miss = sy_missing(s, &nmiss);
-	const struct sy_agg_stats *as = sy_agg_stats(c->agg);
 
 	fprintf(f, "strobe-synth: %s: %s (%s), %" PRIu64 " %s:", c->input,
 		sum->trace ? sum->trace : "?", sy_sink_name(sum->sink),
@@ -101,7 +99,7 @@ static void sy_summary_text(struct sy_convert *c, struct sy_session *s,
 		" unique), %.1f branches per sample, %" PRIu64
 		" unplaced, %" PRIu64 " decode %s\n",
 		c->input, c->samples, sy_plural(c->samples, "sample", "samples"),
-		as->unique,
+		c->unique,
 		c->samples ? (double)c->stack_entries / (double)c->samples : 0.0,
 		sum->unplaced, sum->decode_errors,
 		sy_plural(sum->decode_errors, "error", "errors"));

@@ -12,6 +12,7 @@ static const struct sy_cmd {
 	{ "convert", sy_cmd_convert,
 	  "turn trace windows into llvm-profgen input" },
 	{ "dump", sy_cmd_dump, "print the header and records of a perf.data file" },
+	{ "merge", sy_cmd_merge, "sum aggregated outputs of many recordings" },
 	{ "windows", sy_cmd_windows,
 	  "list trace windows, their statuses and length statistics" },
 };

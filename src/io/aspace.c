@@ -121,6 +121,25 @@ const struct sy_map *sy_aspace_find(const struct sy_aspace *as, uint64_t addr)
 	return NULL;
 }
 
+/* Runtime minus link-time address for maps that are not file-offset
+ * based. */
+static uint64_t sy_map_bias(const struct sy_map *m)
+{
+	return (m->flags & SY_MAP_KERNEL) ? m->reloc : m->start;
+}
+
+int sy_map_vaddr(const struct sy_map *m, uint64_t addr, uint64_t *vaddr)
+{
+	if (!m->img || addr < m->start || addr >= m->end)
+		return -SY_E_INVALID;
+	if (m->flags & (SY_MAP_KERNEL | SY_MAP_MODULE)) {
+		*vaddr = addr - sy_map_bias(m);
+		return 0;
+	}
+	return sy_image_off_to_vaddr(m->img, m->pgoff + (addr - m->start),
+				     vaddr);
+}
+
 const uint8_t *sy_map_piece(const struct sy_map *m, uint64_t addr,
 			    uint64_t *lo, uint64_t *hi)
 {
@@ -137,13 +156,18 @@ const uint8_t *sy_map_piece(const struct sy_map *m, uint64_t addr,
 		uint64_t l, h, off;
 		size_t avail;
 
-		if (m->flags & SY_MAP_KERNEL) {
-			/* the kernel's addresses are its link-time ones */
-			if (addr < s->vaddr || addr - s->vaddr >= s->filesz)
+		if (m->flags & (SY_MAP_KERNEL | SY_MAP_MODULE)) {
+			/* runtime = link-time + bias: the kernel's KASLR
+			 * offset, a module's load address */
+			uint64_t bias = sy_map_bias(m);
+
+			if (addr - bias < s->vaddr ||
+			    addr - bias - s->vaddr >= s->filesz)
 				continue;
-			l = s->vaddr > m->start ? s->vaddr : m->start;
-			h = s->vaddr + s->filesz;
-			off = s->offset + (l - s->vaddr);
+			l = s->vaddr + bias > m->start ? s->vaddr + bias :
+							 m->start;
+			h = s->vaddr + bias + s->filesz;
+			off = s->offset + (l - bias - s->vaddr);
 		} else {
 			off = m->pgoff + (addr - m->start);
 			if (off < s->offset || off - s->offset >= s->filesz)

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "image_internal.h"
 #include "sy_image.h"
 
 #define SY_PAGE_MASK 0xfffull
@@ -40,7 +41,8 @@ struct sy_symtab {
 struct sy_image {
 	char *path;
 	Elf *elf;
-	const uint8_t *raw;	/* the whole file */
+	const uint8_t *raw;	/* the whole file (a module: @copy) */
+	uint8_t *copy;		/* a module's bytes, relocated */
 	size_t raw_size;
 	uint16_t machine, type;
 	unsigned bits;
@@ -74,6 +76,25 @@ static int sy_image_load_segs(struct sy_image *img, struct sy_diag *diag)
 {
 	size_t n, nx = 0;
 
+	/* a kernel module: the kernel lays its sections out */
+	if (img->type == ET_REL) {
+		int err;
+
+		/* code is read from a copy with the relocations applied */
+		img->copy = malloc(img->raw_size ? img->raw_size : 1);
+		if (!img->copy)
+			return -SY_E_NOMEM;
+		memcpy(img->copy, img->raw, img->raw_size);
+		img->raw = img->copy;
+		err = sy_module_segs(img->elf, img->copy, img->raw_size,
+				     &img->segs, &img->nr_segs);
+
+		if (err == -SY_E_BAD_ELF)
+			return sy_diag_set_nooff(diag, err,
+						 "%s: damaged section headers",
+						 img->path);
+		return err;
+	}
 	if (elf_getphdrnum(img->elf, &n) != 0)
 		return sy_diag_set_nooff(diag, -SY_E_BAD_ELF,
 					 "%s: cannot read program headers: %s",
@@ -222,6 +243,7 @@ void sy_image_close(struct sy_image *img)
 	if (img->elf)
 		elf_end(img->elf);
 	free(img->segs);
+	free(img->copy);
 	free(img->path);
 	free(img);
 }
@@ -423,6 +445,40 @@ static int sy_symtab_load(const struct sy_image *img)
 		}
 	}
 	return dyn ? sy_symtab_load_scn(img, dyn, &dsh) : 0;
+}
+
+int sy_image_symbol_addr(const struct sy_image *img, const char *name,
+			 uint64_t *addr)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	int err = -SY_E_INVALID;
+
+	/* once per kernel mapping: a walk over .symtab, no table kept;
+	 * libelf under the symbol lock, as sy_image_symbol uses it */
+	pthread_mutex_lock(&img->sym->lock);
+	while (err && (scn = elf_nextscn(img->elf, scn)) != NULL) {
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB ||
+		    !sh.sh_entsize || !(data = elf_getdata(scn, NULL)))
+			continue;
+		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym sym;
+			const char *n;
+
+			if (!gelf_getsym(data, (int)i, &sym))
+				break;
+			n = elf_strptr(img->elf, sh.sh_link, sym.st_name);
+			if (n && !strcmp(n, name) && sym.st_shndx != SHN_UNDEF) {
+				*addr = sym.st_value;
+				err = 0;
+				break;
+			}
+		}
+	}
+	pthread_mutex_unlock(&img->sym->lock);
+	return err;
 }
 
 int sy_image_symbol(const struct sy_image *img, uint64_t vaddr,

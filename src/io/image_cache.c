@@ -10,6 +10,7 @@
  * feeds the process table, not while decoding: the lock is never on the
  * decoders' path except for sy_image_cache_charge once per window.
  */
+#include <dirent.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -53,6 +54,9 @@ struct sy_image_cache {
 	int allow_mismatch;
 	struct sy_image **ovr;	/* --binary images (also in @files) */
 	size_t nr_ovr;
+	const struct sy_image *vmlinux; /* --vmlinux (also in @files) */
+	const struct sy_image *kcore;	/* --kcore (also in @files) */
+	char *release;		/* recorded kernel release */
 	struct sy_img_file *files;
 	struct sy_path_ent **tab; /* open addressing, power of two */
 	size_t cap, nr;
@@ -361,6 +365,89 @@ static int sy_try_buildid_cache(struct sy_resolve *r, struct sy_img_req *q)
 	return 0;
 }
 
+/* Finds a file named @base under @dir, depth first, into @out (@cap
+ * bytes).  1: found, 0: not. */
+static int sy_find_under(const char *dir, const char *base, char *out,
+			 size_t cap, int depth)
+{
+	DIR *d = depth < 8 ? opendir(dir) : NULL;
+	struct dirent *e;
+	int found = 0;
+
+	if (!d)
+		return 0;
+	while (!found && (e = readdir(d)) != NULL) {
+		struct stat st;
+		int n;
+
+		if (e->d_name[0] == '.')
+			continue;
+		n = snprintf(out, cap, "%s/%s", dir, e->d_name);
+		if (n < 0 || (size_t)n >= cap || stat(out, &st))
+			continue;
+		if (S_ISREG(st.st_mode) && !strcmp(e->d_name, base)) {
+			found = 1;
+		} else if (S_ISDIR(st.st_mode)) {
+			char sub[4096];
+
+			snprintf(sub, sizeof(sub), "%s", out);
+			found = sy_find_under(sub, base, out, cap, depth + 1);
+		}
+	}
+	closedir(d);
+	return found;
+}
+
+/* A kernel module not found where it was recorded: where the machine
+ * keeps the modules of the recorded release, under --symfs, then here
+ * (perf looks there too), then the running kernel's memory (--kcore). */
+static int sy_resolve_module(struct sy_resolve *r, struct sy_img_req *q)
+{
+	struct sy_image_cache *c = r->c;
+	const char *roots[2] = { c->symfs, "" };
+	size_t n = strlen(r->path);
+	char dir[4096], p[4096];
+	int err;
+
+	if (n < 3 || strcmp(r->path + n - 3, ".ko"))
+		return 0;
+	for (int i = 0; i < 2 && c->release; i++) {
+		if (!roots[i])
+			continue;
+		snprintf(dir, sizeof(dir), "%s/lib/modules/%s", roots[i],
+			 c->release);
+		if (!sy_find_under(dir, sy_basename(r->path), p, sizeof(p), 0))
+			continue;
+		err = sy_try_path(r, p, SY_IMAGE_SRC_MODULES, q);
+		if (err)
+			return err;
+	}
+	if (c->kcore && !r->mismatch) {
+		q->img = c->kcore;
+		q->src = SY_IMAGE_SRC_KCORE;
+		q->err = 0;
+		return 1;
+	}
+	return 0;
+}
+
+/* The kernel: a --binary with its build-id, --vmlinux (build-id
+ * verified), the running kernel's memory (--kcore). */
+static int sy_resolve_kernel(struct sy_resolve *r, struct sy_img_req *q)
+{
+	int err = sy_try_overrides(r, q, 0);
+
+	if (!err && r->c->vmlinux)
+		err = sy_try_image(r, r->c->vmlinux, SY_IMAGE_SRC_VMLINUX, q);
+	if (!err && r->c->kcore) {
+		q->img = r->c->kcore;
+		q->src = SY_IMAGE_SRC_KCORE;
+		q->err = 0;
+		err = 1;
+	}
+	return err;
+}
+
 /* Fills @q: the first candidate whose build-id fits. */
 static int sy_resolve(struct sy_image_cache *c, const char *path,
 		      struct sy_img_req *q)
@@ -370,9 +457,11 @@ static int sy_resolve(struct sy_image_cache *c, const char *path,
 	char hex[2 * SY_BUILD_ID_MAX + 1];
 	char p[4096];
 	int special = sy_image_path_special(path);
+	int kernel = sy_image_path_kernel(path);
 	int err, n;
 
-	err = sy_try_overrides(&r, q, !special);
+	err = kernel ? sy_resolve_kernel(&r, q) :
+		       sy_try_overrides(&r, q, !special);
 	if (err)
 		return err < 0 ? err : 0;
 	if (!special && c->symfs) {
@@ -394,6 +483,11 @@ static int sy_resolve(struct sy_image_cache *c, const char *path,
 		if (err)
 			return err < 0 ? err : 0;
 	}
+	if (!special) {
+		err = sy_resolve_module(&r, q);
+		if (err)
+			return err < 0 ? err : 0;
+	}
 	if (r.mismatch && c->allow_mismatch) {
 		sy_cache_warn(c, -SY_E_BUILD_ID,
 			      "%s: using %s despite its build-id "
@@ -409,6 +503,7 @@ static int sy_resolve(struct sy_image_cache *c, const char *path,
 	q->src = SY_IMAGE_SRC_NONE;
 	q->err = r.mismatch ? -SY_E_BUILD_ID :
 		 r.saw_bad  ? -SY_E_BAD_ELF :
+		 kernel	    ? -SY_E_NO_KERNEL :
 			      -SY_E_NO_IMAGE;
 	return 0;
 }
@@ -584,6 +679,60 @@ static char *sy_default_buildid_dir(void)
 	return p;
 }
 
+/* --vmlinux and --kcore, opened now: a bad one is the user's mistake. */
+static int sy_open_kernel(struct sy_image_cache *c,
+			  const struct sy_image_opts *o, struct sy_diag *diag)
+{
+	static const char *const kcore_names[] = { "kcore_dir/kcore", "kcore" };
+	struct sy_img_file *f = NULL;
+	char p[4096];
+	int err;
+
+	if (o->vmlinux) {
+		err = sy_file_get(c, o->vmlinux, &f, diag);
+		if (err)
+			return err;
+		if (!f || !f->img)
+			return f ? f->err :
+				   sy_diag_set_nooff(diag, -SY_E_IO,
+						     "%s: not a regular file",
+						     o->vmlinux);
+		c->vmlinux = f->img;
+	}
+	if (!o->kcore)
+		return 0;
+	for (size_t i = 0; i < 2 && !(f && f->img && c->kcore); i++) {
+		snprintf(p, sizeof(p), "%s/%s", o->kcore, kcore_names[i]);
+		f = NULL;
+		err = sy_file_get(c, p, &f, diag);
+		if (err)
+			return err;
+		if (f && !f->img)
+			return f->err;
+		if (f)
+			c->kcore = f->img;
+	}
+	if (!c->kcore)
+		return sy_diag_set_nooff(diag, -SY_E_IO,
+					 "%s: no kcore or kcore_dir/kcore in "
+					 "it (perf record --kcore)",
+					 o->kcore);
+	return 0;
+}
+
+int sy_image_cache_set_release(struct sy_image_cache *c, const char *release)
+{
+	char *r = release ? strdup(release) : NULL;
+
+	if (release && !r)
+		return -SY_E_NOMEM;
+	pthread_mutex_lock(&c->lock);
+	free(c->release);
+	c->release = r;
+	pthread_mutex_unlock(&c->lock);
+	return 0;
+}
+
 int sy_image_cache_new(struct sy_image_cache **out,
 		       const struct sy_image_opts *o, struct sy_diag *diag)
 {
@@ -644,6 +793,9 @@ int sy_image_cache_new(struct sy_image_cache **out,
 		}
 		c->ovr[c->nr_ovr++] = f->img;
 	}
+	err = sy_open_kernel(c, o, diag);
+	if (err)
+		goto fail;
 	*out = c;
 	return 0;
 
@@ -680,6 +832,7 @@ void sy_image_cache_free(struct sy_image_cache *c)
 	free(c->tab);
 	free(c->ovr);
 	free(c->symfs);
+	free(c->release);
 	free(c->buildid_dir);
 	pthread_mutex_destroy(&c->lock);
 	free(c);

@@ -1,5 +1,6 @@
-/* Private to src/io/{image_cache,aspace,proc_table,mem_reader}.c: building
- * immutable address spaces, and the pieces of code behind a mapping. */
+/* Private to src/io/{image_cache,aspace,proc_table,mem_reader,elf_image,
+ * elf_module}.c: building immutable address spaces, the pieces of code
+ * behind a mapping, and kernel module layout. */
 #ifndef SY_IMAGE_INTERNAL_H
 #define SY_IMAGE_INTERNAL_H
 
@@ -26,5 +27,14 @@ const uint8_t *sy_map_piece(const struct sy_map *m, uint64_t addr,
 /* The recorded path, interned (valid as long as the cache); NULL when out
  * of memory. */
 const char *sy_image_cache_intern(struct sy_image_cache *c, const char *path);
+
+/* The segments of a relocatable kernel module (elf_module.c): its core
+ * executable sections where the kernel lays them out; the module's own
+ * branch relocations applied to @copy (a writable copy of the file's
+ * @raw_size bytes, or NULL).  Returns 0, -SY_E_BAD_ELF or -SY_E_NOMEM;
+ * *@out is malloc'd (NULL when none). */
+struct Elf;
+int sy_module_segs(struct Elf *elf, uint8_t *copy, size_t raw_size,
+		   struct sy_image_seg **out, size_t *nr_out);
 
 #endif

@@ -249,6 +249,10 @@ int sy_proc_table_set_build_ids(struct sy_proc_table *t,
 	size_t n = 0;
 
 	sy_bids_free(t);
+	/* the release names where modules live (/lib/modules/<release>) */
+	if (f && f->osrelease && sy_image_cache_set_release(t->cache,
+							     f->osrelease))
+		return -SY_E_NOMEM;
 	if (!f || !f->nr_build_ids)
 		return 0;
 	t->bids = calloc(f->nr_build_ids, sizeof(*t->bids));
@@ -342,6 +346,35 @@ static void sy_map_build_id(const struct sy_proc_table *t,
 	}
 }
 
+/* How a code mapping's addresses meet its image: the running kernel's
+ * memory (kcore) at its own addresses; a relocatable module from the
+ * mapping's start; the kernel image moved by KASLR, which the recorded
+ * MMAP tells: "[kernel.kallsyms]_text" is at pgoff (perf) or at the
+ * mapping's start when pgoff is 0 (simpleperf's "_stext"). */
+static void sy_map_kind(struct sy_map *nm, const struct sy_ev_mmap *m,
+			const char *name, enum sy_image_src src)
+{
+	const char *sym = strchr(name, ']');
+	uint64_t link;
+
+	if (!nm->img)
+		return;
+	if (src == SY_IMAGE_SRC_KCORE) {
+		nm->flags = (nm->flags & ~SY_MAP_MODULE) | SY_MAP_KERNEL;
+		nm->reloc = 0;
+		return;
+	}
+	if (sy_image_type(nm->img) == 1 /* ET_REL */) {
+		nm->flags = (nm->flags & ~SY_MAP_KERNEL) | SY_MAP_MODULE;
+		return;
+	}
+	if (!(nm->flags & SY_MAP_KERNEL))
+		return;
+	sym = sym && sym[1] ? sym + 1 : "_text";
+	if (!sy_image_symbol_addr(nm->img, sym, &link))
+		nm->reloc = (m->pgoff ? m->pgoff : m->addr) - link;
+}
+
 int sy_proc_table_mmap(struct sy_proc_table *t, const struct sy_ev_mmap *m,
 		       uint16_t misc)
 {
@@ -378,6 +411,7 @@ int sy_proc_table_mmap(struct sy_proc_table *t, const struct sy_ev_mmap *m,
 		nm.path = lk.path;
 		nm.img = lk.img;
 		nm.err = err;
+		sy_map_kind(&nm, m, name, lk.src);
 	} else {
 		nm.path = sy_image_cache_intern(t->cache, name);
 		if (!nm.path)

@@ -7,9 +7,12 @@
 #include "sy_atomic_file.h"
 #include "sy_profgen.h"
 
+/* A mapping written: llvm-profgen reads only where a binary's text is,
+ * not which process mapped it (the process id serves only --pid), so the
+ * same mapping in many processes (a recording of many runs) is one line:
+ * 30000 repeated lines cost llvm-profgen 19 eight seconds. */
 struct sy_mmap_key {
-	uint32_t pid;
-	uint64_t start;
+	uint64_t start, pgoff;
 	const char *path;
 };
 
@@ -19,7 +22,7 @@ struct sy_profgen {
 	enum sy_profgen_format fmt;
 	struct sy_mmap_key *mm;	/* lines written, for dedup */
 	size_t nr_mm, cap_mm;
-	/* open addressing over mm by (pid, start): index + 1, 0 = free.
+	/* open addressing over mm by start: index + 1, 0 = free.
 	 * Every sample asks for the mappings of all its addresses, and a
 	 * system-wide recording has thousands of processes. */
 	uint32_t *tab;
@@ -73,11 +76,11 @@ int sy_profgen_open(struct sy_profgen **out, const char *path,
 	return 0;
 }
 
-static size_t sy_mm_hash(uint32_t pid, uint64_t start)
+static size_t sy_mm_hash(uint64_t start)
 {
 	/* splitmix64's finaliser: every input bit reaches the low bits the
-	 * table uses (processes map the same start) */
-	uint64_t h = start ^ ((uint64_t)pid << 40) ^ pid;
+	 * table uses */
+	uint64_t h = start;
 
 	h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
 	h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
@@ -92,8 +95,7 @@ static int sy_mm_grow(struct sy_profgen *w)
 	if (!t)
 		return -SY_E_NOMEM;
 	for (size_t i = 0; i < w->nr_mm; i++) {
-		size_t j = sy_mm_hash(w->mm[i].pid, w->mm[i].start) &
-			   (ncap - 1);
+		size_t j = sy_mm_hash(w->mm[i].start) & (ncap - 1);
 
 		while (t[j])
 			j = (j + 1) & (ncap - 1);
@@ -109,15 +111,38 @@ int sy_profgen_mmap(struct sy_profgen *w, uint32_t pid, uint32_t tid,
 		    uint64_t start, uint64_t len, uint64_t pgoff,
 		    const char *path)
 {
+	return sy_profgen_mmap_bid(w, pid, tid, start, len, pgoff, path, NULL,
+				   0);
+}
+
+/* perf's form of a build-id: lowercase hex, as `perf script
+ * --show-mmap-events` prints an MMAP2 record that carries one. */
+static void sy_profgen_hex(char *out, const uint8_t *id, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	for (size_t i = 0; i < n; i++) {
+		out[2 * i] = hex[id[i] >> 4];
+		out[2 * i + 1] = hex[id[i] & 15];
+	}
+	out[2 * n] = 0;
+}
+
+int sy_profgen_mmap_bid(struct sy_profgen *w, uint32_t pid, uint32_t tid,
+			uint64_t start, uint64_t len, uint64_t pgoff,
+			const char *path, const uint8_t *bid, size_t bid_len)
+{
+	char ids[2 * SY_PROFGEN_BUILD_ID_MAX + 16] = "00:00 0 0";
 	size_t j;
 
 	if ((w->nr_mm + 1) * 2 > w->tcap && sy_mm_grow(w))
 		return -SY_E_NOMEM;
-	j = sy_mm_hash(pid, start) & (w->tcap - 1);
+	j = sy_mm_hash(start) & (w->tcap - 1);
 	for (; w->tab[j]; j = (j + 1) & (w->tcap - 1)) {
 		const struct sy_mmap_key *k = &w->mm[w->tab[j] - 1];
 
-		if (k->pid == pid && k->start == start && !strcmp(k->path, path))
+		if (k->start == start && k->pgoff == pgoff &&
+		    !strcmp(k->path, path))
 			return 0;
 	}
 	if (w->nr_mm == UINT32_MAX - 1)
@@ -130,23 +155,30 @@ int sy_profgen_mmap(struct sy_profgen *w, uint32_t pid, uint32_t tid,
 		w->mm = n;
 		w->cap_mm = ncap;
 	}
-	w->mm[w->nr_mm].pid = pid;
 	w->mm[w->nr_mm].start = start;
+	w->mm[w->nr_mm].pgoff = pgoff;
 	w->mm[w->nr_mm].path = path;
 	w->tab[j] = (uint32_t)++w->nr_mm;
-	/* both formats: without it llvm-profgen cannot place the addresses
-	 * of a position-independent binary ("No samples in perf script!") */
-	/* llvm-profgen's regex wants lowercase hex and a bare 0 offset */
+	if (bid_len > SY_PROFGEN_BUILD_ID_MAX)
+		bid_len = SY_PROFGEN_BUILD_ID_MAX;
+	if (bid && bid_len) {
+		ids[0] = '<';
+		sy_profgen_hex(ids + 1, bid, bid_len);
+		strcat(ids, ">");
+	}
+	/* llvm-profgen's regex wants lowercase hex and a bare 0 offset; what
+	 * follows the offset is free text, where perf prints the build-id
+	 * (merge checks it) */
 	if (pgoff)
 		fprintf(w->f,
 			"PERF_RECORD_MMAP2 %u/%u: [%#" PRIx64 "(%#" PRIx64
-			") @ %#" PRIx64 " 00:00 0 0]: r-xp %s\n",
-			pid, tid, start, len, pgoff, path);
+			") @ %#" PRIx64 " %s]: r-xp %s\n",
+			pid, tid, start, len, pgoff, ids, path);
 	else
 		fprintf(w->f,
 			"PERF_RECORD_MMAP2 %u/%u: [%#" PRIx64 "(%#" PRIx64
-			") @ 0 00:00 0 0]: r-xp %s\n",
-			pid, tid, start, len, path);
+			") @ 0 %s]: r-xp %s\n",
+			pid, tid, start, len, ids, path);
 	return sy_profgen_check(w);
 }
 
@@ -164,22 +196,18 @@ int sy_profgen_sample(struct sy_profgen *w, uint64_t count,
 {
 	FILE *f = w->f;
 
+	/* a repeat count before any sample, LBR-only included
+	 * (llvm-profgen.md 3.1): the whole line is the count */
+	if (count > 1)
+		fprintf(f, "%" PRIu64 "\n", count);
 	if (w->fmt == SY_PROFGEN_HYBRID) {
-		if (count > 1)
-			fprintf(f, "%" PRIu64 "\n", count);
 		for (uint32_t i = 0; i < nr_frames; i++)
 			fprintf(f, "\t%16" PRIx64 "\n", frames[i]);
-		sy_br_list(f, stack, nr_stack);
 	} else {
-		uint64_t ip = nr_frames ? frames[0] :
-					  (nr_stack ? stack[0].to : 0);
-
-		/* the branch-only form has no count line: repeat */
-		for (uint64_t c = 0; c < count; c++) {
-			fprintf(f, "%16" PRIx64, ip);
-			sy_br_list(f, stack, nr_stack);
-		}
+		fprintf(f, "%16" PRIx64,
+			nr_frames ? frames[0] : (nr_stack ? stack[0].to : 0));
 	}
+	sy_br_list(f, stack, nr_stack);
 	return sy_profgen_check(w);
 }
 

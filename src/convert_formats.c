@@ -1,0 +1,349 @@
+/* convert's output formats (convert_formats.h). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "convert_formats.h"
+#include "sy_atomic_file.h"
+#include "sy_bolt.h"
+#include "sy_perf_data_out.h"
+#include "sy_profgen.h"
+
+static const struct {
+	const char *name;
+	enum sy_conv_format fmt;
+} sy_conv_formats[] = {
+	{ "perfscript", SY_CONV_PERFSCRIPT },
+	{ "lbr", SY_CONV_LBR },
+	{ "bolt", SY_CONV_BOLT },
+	{ "perf-data", SY_CONV_PERF_DATA },
+};
+
+const char sy_conv_format_names[] = "perfscript, lbr, bolt or perf-data";
+
+int sy_conv_format_parse(const char *name)
+{
+	for (size_t i = 0; i < sizeof(sy_conv_formats) / sizeof(sy_conv_formats[0]);
+	     i++)
+		if (!strcmp(name, sy_conv_formats[i].name))
+			return (int)sy_conv_formats[i].fmt;
+	return -1;
+}
+
+int sy_conv_format_hybrid(enum sy_conv_format fmt)
+{
+	return fmt == SY_CONV_PERFSCRIPT;
+}
+
+struct sy_conv_out {
+	enum sy_conv_format fmt;
+	const char *path;
+	const char *binary_filter;
+	/* perfscript, lbr */
+	struct sy_profgen *pg;
+	struct sy_agg *agg;
+	/* bolt */
+	struct sy_bolt *bolt;
+	int bolt_dir;		/* @path is a directory: a file per binary */
+	/* perf-data */
+	struct sy_pdo *pdo;
+};
+
+int sy_conv_out_open(struct sy_conv_out **out, enum sy_conv_format fmt,
+		     const char *path, struct sy_session *s,
+		     const char *binary_filter, struct sy_diag *diag)
+{
+	struct sy_conv_out *o = calloc(1, sizeof(*o));
+	struct stat st;
+	int err = 0;
+
+	if (!o)
+		return -SY_E_NOMEM;
+	o->fmt = fmt;
+	o->path = path;
+	o->binary_filter = binary_filter;
+	switch (fmt) {
+	case SY_CONV_PERFSCRIPT:
+	case SY_CONV_LBR:
+		err = sy_profgen_open(&o->pg, path,
+				      fmt == SY_CONV_LBR ? SY_PROFGEN_LBR :
+							   SY_PROFGEN_HYBRID,
+				      diag);
+		if (!err)
+			err = sy_agg_new(&o->agg, o->pg, 0);
+		break;
+	case SY_CONV_BOLT:
+		/* files are made at the end, when the binaries are known */
+		o->bolt_dir = strcmp(path, "-") && !stat(path, &st) &&
+			      S_ISDIR(st.st_mode);
+		err = sy_bolt_new(&o->bolt);
+		break;
+	case SY_CONV_PERF_DATA:
+		err = sy_pdo_open(&o->pdo, path,
+				  s ? sy_session_reader(s) : NULL, diag);
+		break;
+	}
+	if (err) {
+		sy_conv_out_abort(o);
+		return err;
+	}
+	*out = o;
+	return 0;
+}
+
+void sy_conv_out_abort(struct sy_conv_out *o)
+{
+	if (!o)
+		return;
+	sy_agg_free(o->agg);
+	sy_profgen_abort(o->pg);
+	sy_bolt_free(o->bolt);
+	sy_pdo_abort(o->pdo);
+	free(o);
+}
+
+/* MMAP2 lines for the binaries a sample touches, before the sample. */
+static int sy_conv_mmaps(struct sy_conv_out *o, const struct sy_window *w,
+			 const uint64_t *frames, uint32_t nr_frames,
+			 const struct sy_br *st, uint32_t nr)
+{
+	uint64_t addrs[2];
+
+	if (!w->snap)
+		return 0;
+	for (uint32_t i = 0; i < nr_frames + nr; i++) {
+		size_t na = 0;
+
+		if (i < nr_frames) {
+			addrs[na++] = frames[i];
+		} else {
+			addrs[na++] = st[i - nr_frames].from;
+			addrs[na++] = st[i - nr_frames].to;
+		}
+		for (size_t k = 0; k < na; k++) {
+			const struct sy_map *m =
+				sy_proc_snap_find(w->snap, w->pid, addrs[k]);
+			const uint8_t *bid = m ? m->build_id : NULL;
+			size_t blen = m ? m->build_id_size : 0;
+
+			if (!m || !m->img || (m->flags & SY_MAP_KERNEL))
+				continue;
+			/* the binary's own id when the recording has none */
+			if (!blen)
+				blen = sy_image_build_id(m->img, &bid);
+			/* the writer writes each mapping once */
+			int err = sy_profgen_mmap_bid(o->pg, w->pid, w->tid,
+						      m->start,
+						      m->end - m->start,
+						      m->pgoff, m->path, bid,
+						      blen);
+			if (err)
+				return err;
+		}
+	}
+	return 0;
+}
+
+int sy_conv_out_sample(struct sy_conv_out *o, const struct sy_window *w,
+		       const struct sy_conv_sample *cs)
+{
+	const uint64_t *frames = cs->frames ? cs->frames : &cs->ip;
+	uint32_t nr_frames = cs->frames ? cs->nr_frames : 1;
+	struct sy_pdo_sample ps;
+	int err;
+
+	switch (o->fmt) {
+	case SY_CONV_PERFSCRIPT:
+	case SY_CONV_LBR:
+		if (o->fmt == SY_CONV_LBR)
+			nr_frames = 1;
+		err = sy_conv_mmaps(o, w, frames, nr_frames, cs->stack,
+				    cs->nr_stack);
+		if (!err)
+			err = sy_agg_add(o->agg, frames, nr_frames, cs->stack,
+					 cs->nr_stack);
+		return err;
+	case SY_CONV_BOLT:
+		return sy_bolt_add_stack(o->bolt, w->snap, w->pid, cs->stack,
+					 cs->nr_stack, 1);
+	case SY_CONV_PERF_DATA:
+		ps = (struct sy_pdo_sample){
+			.time = cs->time, .ip = cs->ip, .period = cs->period,
+			.pid = cs->pid, .tid = cs->tid, .cpu = cs->cpu,
+			.comm = w->comm, .frames = frames,
+			.nr_frames = nr_frames, .stack = cs->stack,
+			.nr_stack = cs->nr_stack,
+		};
+		return sy_pdo_sample(o->pdo, w->snap, &ps);
+	}
+	return -SY_E_INVALID;
+}
+
+int sy_conv_out_whole(struct sy_conv_out *o, const struct sy_window *w,
+		      uint32_t depth, uint64_t *samples, uint64_t *entries)
+{
+	int err = 0;
+
+	if (o->fmt == SY_CONV_BOLT) {
+		*samples += w->nr_stack ? 1 : 0;
+		*entries += w->nr_stack;
+		return sy_bolt_add_stack(o->bolt, w->snap, w->pid, w->stack,
+					 w->nr_stack, 1);
+	}
+	/* branch-only samples of depth entries, back to back, so each taken
+	 * branch is counted exactly once */
+	for (uint32_t i = 0; i < w->nr_stack && !err; i += depth) {
+		uint32_t n = w->nr_stack - i < depth ? w->nr_stack - i : depth;
+		struct sy_conv_sample cs = {
+			.time = w->trace_end, .ip = w->stack[i].to,
+			.pid = w->pid, .tid = w->tid, .cpu = w->cpu,
+			.stack = w->stack + i, .nr_stack = n,
+		};
+
+		err = sy_conv_out_sample(o, w, &cs);
+		*samples += 1;
+		*entries += n;
+	}
+	return err;
+}
+
+/* The bolt binaries to write: those --binary-filter selects. */
+static int sy_conv_bolt_selected(const struct sy_conv_out *o, size_t i)
+{
+	const char *p = sy_bolt_binary_path(o->bolt, i);
+
+	return !o->binary_filter || (p && strstr(p, o->binary_filter));
+}
+
+/* DIR/BASENAME.bolt, or DIR/BASENAME-BUILDID.bolt when another selected
+ * binary has the same basename. */
+static char *sy_conv_bolt_name(const struct sy_conv_out *o, size_t i)
+{
+	const char *p = sy_bolt_binary_path(o->bolt, i);
+	const char *base = strrchr(p, '/') ? strrchr(p, '/') + 1 : p;
+	size_t n = strlen(o->path) + strlen(base) + 64;
+	char *name = malloc(n), idhex[41] = "";
+	int clash = 0;
+
+	if (!name)
+		return NULL;
+	for (size_t j = 0; j < sy_bolt_nr_binaries(o->bolt); j++) {
+		const char *q = sy_bolt_binary_path(o->bolt, j);
+		const char *qb = strrchr(q, '/') ? strrchr(q, '/') + 1 : q;
+
+		clash |= j != i && sy_conv_bolt_selected(o, j) &&
+			 !strcmp(qb, base);
+	}
+	if (clash) {
+		const uint8_t *id;
+		size_t len = sy_image_build_id(sy_bolt_binary_image(o->bolt, i),
+					       &id);
+
+		for (size_t k = 0; k < len && k < 20; k++)
+			snprintf(idhex + 2 * k, 3, "%02x", id[k]);
+		if (!len)
+			snprintf(idhex, sizeof(idhex), "%zu", i);
+	}
+	snprintf(name, n, "%s/%s%s%s.bolt", o->path, base, clash ? "-" : "",
+		 idhex);
+	return name;
+}
+
+static int sy_conv_bolt_commit(struct sy_conv_out *o, struct sy_diag *diag)
+{
+	size_t nb = sy_bolt_nr_binaries(o->bolt), nsel = 0, one = 0;
+	struct sy_atomic_file *af;
+	int err = 0;
+
+	for (size_t i = 0; i < nb; i++)
+		if (sy_conv_bolt_selected(o, i)) {
+			nsel++;
+			one = i;
+		}
+	if (!o->bolt_dir && nsel > 1)
+		return sy_diag_set_nooff(
+			diag, -SY_E_OUTPUT,
+			"%s: %zu binaries have branches (%s, %s%s); a BOLT "
+			"profile is for one: pick it with --binary-filter, or "
+			"give -o a directory for one file per binary",
+			o->path, nsel, sy_bolt_binary_path(o->bolt, 0),
+			sy_bolt_binary_path(o->bolt, 1), nsel > 2 ? ", ..." : "");
+	if (!strcmp(o->path, "-")) {
+		if (nsel)
+			err = sy_bolt_write(o->bolt, one, stdout);
+		if (!err && fflush(stdout))
+			err = -SY_E_OUTPUT;
+		if (err)
+			return sy_diag_set_nooff(diag, err,
+						 "standard output: write: %s",
+						 strerror(errno ? errno : EIO));
+		return 0;
+	}
+	/* every file written before any is renamed into place */
+	af = calloc(nb ? nb : 1, sizeof(*af));
+	if (!af)
+		return -SY_E_NOMEM;
+	if (!o->bolt_dir) {
+		/* no selected binary: an empty profile */
+		err = sy_atomic_open(&af[0], o->path, diag);
+		if (!err && nsel)
+			err = sy_bolt_write(o->bolt, one, af[0].f);
+	}
+	for (size_t i = 0; i < nb && !err && o->bolt_dir; i++) {
+		char *name;
+
+		if (!sy_conv_bolt_selected(o, i))
+			continue;
+		name = sy_conv_bolt_name(o, i);
+		err = name ? sy_atomic_open(&af[i], name, diag) : -SY_E_NOMEM;
+		free(name);
+		if (!err)
+			err = sy_bolt_write(o->bolt, i, af[i].f);
+	}
+	for (size_t i = 0; i < (nb ? nb : 1) && !err; i++)
+		if (af[i].f)
+			err = sy_atomic_commit(&af[i], 0, diag);
+	for (size_t i = 0; i < (nb ? nb : 1); i++)
+		sy_atomic_abort(&af[i]);
+	free(af);
+	return err;
+}
+
+int sy_conv_out_commit(struct sy_conv_out *o, uint64_t *unique,
+		       struct sy_diag *diag)
+{
+	int err = 0;
+
+	*unique = 0;
+	switch (o->fmt) {
+	case SY_CONV_PERFSCRIPT:
+	case SY_CONV_LBR:
+		err = sy_agg_flush(o->agg);
+		*unique = sy_agg_stats(o->agg)->unique;
+		if (err == -SY_E_NOMEM)
+			break;
+		if (err) {
+			/* the commit names the output and the cause */
+			if (!sy_profgen_commit(o->pg, diag))
+				sy_diag_set_nooff(diag, err, "%s: write failed",
+						  o->path);
+		} else {
+			err = sy_profgen_commit(o->pg, diag);
+		}
+		o->pg = NULL;
+		break;
+	case SY_CONV_BOLT:
+		err = sy_conv_bolt_commit(o, diag);
+		break;
+	case SY_CONV_PERF_DATA:
+		*unique = sy_pdo_nr_samples(o->pdo);
+		err = sy_pdo_commit(o->pdo, diag);
+		o->pdo = NULL;
+		break;
+	}
+	sy_conv_out_abort(o);
+	return err;
+}

@@ -1,0 +1,70 @@
+# convert --format bolt: BOLT's pre-aggregated profile (perf2bolt -pa).
+# perf2bolt 19 reads it for the AArch64 (plain and PIE) and x86-64 fixture
+# binaries without a parse error, and its fdata holds exactly the taken
+# branches of the lbr output of the same conversion (bolt_vs_lbr.py); on
+# simpleperf's real capture our records mean what simpleperf's own BOLT
+# output means, but at the trace ends (bolt_vs_golden.py).  Deterministic
+# at any -j; -o DIR writes one file per binary; a filter that matches
+# nothing writes an empty profile.
+. tests/e2e/lib.sh
+require_tool perf2bolt-19
+require_tool llvm-objdump-19
+# perf2bolt-19 is llvm-bolt; it aggregates only when called "perf2bolt"
+mkdir -p "$T/bin"
+ln -s "$(readlink -f "$(command -v perf2bolt-19)")" "$T/bin/perf2bolt"
+P2B=$T/bin/perf2bolt
+
+for fx in etm4-etr-basic:branchy-aarch64 etm4-etr-pie:branchy-aarch64-pie \
+	pt-basic:branchy-x86_64 ete-trbe-smp:branchy-aarch64 \
+	etm4-etr-samples:branchy-aarch64 pt-samples:branchy-x86_64; do
+	n=${fx%%:*}
+	bin=tests/fixtures/programs/bin/${fx#*:}
+	f=tests/fixtures/generated/$n.data
+	"$SY" convert -q --symfs . --format bolt -o "$T/$n.bolt" "$f" ||
+		fail "$n: bolt convert failed"
+	"$SY" convert -q --symfs . --format lbr -o "$T/$n.lbr" "$f" ||
+		fail "$n: lbr convert failed"
+	grep -qv '^[BF] [0-9a-f]* [0-9a-f]* [0-9]*\( 0\)\?$' "$T/$n.bolt" &&
+		fail "$n: a line outside the B/F grammar"
+	"$P2B" -pa -p "$T/$n.bolt" -o "$T/$n.fdata" "$bin" >"$T/$n.log" 2>&1 ||
+		{ cat "$T/$n.log"; fail "$n: perf2bolt failed"; }
+	grep -q 'failed to parse\|BOLT-ERROR' "$T/$n.log" &&
+		{ cat "$T/$n.log"; fail "$n: perf2bolt parse error"; }
+	python3 tests/e2e/bolt_vs_lbr.py "$T/$n.lbr" "$T/$n.fdata" "$bin" ||
+		fail "$n: perf2bolt's fdata disagrees with the lbr samples"
+	"$SY" convert -q -j 3 --symfs . --format bolt -o "$T/$n.3" "$f"
+	cmp -s "$T/$n.bolt" "$T/$n.3" || fail "$n: output depends on -j"
+done
+
+# simpleperf's real capture, formatted ETMv4 and raw ETE/TRBE: the golden
+# file's trace starts (1000, 108c) and ends (10b0 and 10ec: the last
+# traced branch, target unknown, and the ranges into them; 1088: a return
+# simpleperf writes to 0, perf 6.1 and we to 10a4) are the only
+# differences
+R=$SHARED/fixtures/real/simpleperf-etm
+require_path "$R/golden/perf_inject_bolt.data"
+for n in perf_etm perf_with_unformatted_trace; do
+	"$SY" convert -q --format bolt --symfs "$R/symfs" -o "$T/$n.bolt" \
+		"$R/orig/$n.data" || fail "$n: bolt convert failed"
+	python3 tests/e2e/bolt_vs_golden.py "$R/golden/perf_inject_bolt.data" \
+		"$T/$n.bolt" 1000-1004,108c-10a0,10a4-10b0,10e0-10ec \
+		1088,10b0,10ec || fail "$n: differs from simpleperf's BOLT output"
+done
+
+# -o DIR: one file per binary, named after it
+mkdir "$T/dir"
+"$SY" convert -q --symfs . --format bolt -o "$T/dir" \
+	tests/fixtures/generated/pt-basic.data || fail "directory output failed"
+[ "$(ls "$T/dir")" = "branchy-x86_64.bolt" ] || fail "directory: $(ls "$T/dir")"
+cmp -s "$T/dir/branchy-x86_64.bolt" "$T/pt-basic.bolt" || fail "directory file differs"
+# -o - streams the one binary's records
+"$SY" convert -q --symfs . --format bolt -o - \
+	tests/fixtures/generated/pt-basic.data >"$T/stdout.bolt" || fail "-o - failed"
+cmp -s "$T/stdout.bolt" "$T/pt-basic.bolt" || fail "-o - differs"
+# a filter that selects no binary: nothing to convert (exit 5, as for every
+# format: convert(1)), and no file left behind
+"$SY" convert -q --symfs . --format bolt --binary-filter nosuchbinary \
+	-o "$T/none.bolt" tests/fixtures/generated/pt-basic.data 2>/dev/null
+[ $? -eq 5 ] || fail "empty selection: expected exit 5"
+[ ! -e "$T/none.bolt" ] || fail "empty selection left a file"
+exit 0

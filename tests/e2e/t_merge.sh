@@ -1,0 +1,76 @@
+# strobe-synth merge: llvm-profgen 19 builds from the merge of two
+# perfscript (and lbr) outputs exactly the profile it builds from the two
+# files one after the other; perf2bolt's fdata of merged bolt files equals
+# merge-fdata-19 over the fdata of each; a merge of merges equals one merge
+# in any order; formats and build-ids that differ are refused (exit 2),
+# damaged lines named (exit 4), unreadable inputs exit 3, and a refusal
+# leaves no output.
+. tests/e2e/lib.sh
+require_tool llvm-profgen-19
+require_tool perf2bolt-19
+require_tool merge-fdata-19
+BIN=tests/fixtures/programs/bin/branchy-x86_64
+G=tests/fixtures/generated
+for fmt in perfscript lbr bolt; do
+	for n in pt-basic pt-samples pt-smp; do
+		"$SY" convert -q --symfs . --format $fmt -o "$T/$n.$fmt" "$G/$n.data" ||
+			fail "$n: convert failed"
+	done
+done
+
+flags="--format=text --profile-summary-cold-count=0 --csspgo-preinliner=0 --gen-cs-nested-profile=0"
+for fmt in perfscript lbr; do
+	"$SY" merge -q -o "$T/m.$fmt" "$T/pt-basic.$fmt" "$T/pt-samples.$fmt" ||
+		fail "$fmt: merge failed"
+	cat "$T/pt-basic.$fmt" "$T/pt-samples.$fmt" >"$T/cat.$fmt"
+	for x in m cat; do
+		llvm-profgen-19 --perfscript="$T/$x.$fmt" --binary="$BIN" $flags \
+			--output="$T/$x.$fmt.prof" >"$T/$x.log" 2>&1 ||
+			{ cat "$T/$x.log"; fail "$fmt: llvm-profgen-19 failed on $x"; }
+	done
+	[ -s "$T/m.$fmt.prof" ] || fail "$fmt: empty profile"
+	cmp -s "$T/m.$fmt.prof" "$T/cat.$fmt.prof" ||
+		{ diff "$T/cat.$fmt.prof" "$T/m.$fmt.prof" | head; fail "$fmt: merged profile differs"; }
+done
+
+# BOLT: perf2bolt over the merged records == merge-fdata over each fdata
+mkdir -p "$T/bin"
+ln -s "$(readlink -f "$(command -v perf2bolt-19)")" "$T/bin/perf2bolt"
+"$SY" merge -q -o "$T/m.bolt" "$T/pt-basic.bolt" "$T/pt-samples.bolt" || fail "bolt merge failed"
+for x in m pt-basic pt-samples; do
+	"$T/bin/perf2bolt" -pa -p "$T/$x.bolt" -o "$T/$x.fdata" "$BIN" >"$T/$x.p2b" 2>&1 ||
+		{ cat "$T/$x.p2b"; fail "perf2bolt failed on $x"; }
+done
+merge-fdata-19 "$T/pt-basic.fdata" "$T/pt-samples.fdata" >"$T/mf.fdata" 2>"$T/mf.err" ||
+	{ cat "$T/mf.err"; fail "merge-fdata-19 failed"; }
+grep -v '^no_lbr\|^boltedcollection' "$T/m.fdata" | sort >"$T/a"
+grep -v '^no_lbr\|^boltedcollection' "$T/mf.fdata" | sort >"$T/b"
+[ -s "$T/a" ] || fail "empty fdata"
+cmp -s "$T/a" "$T/b" || { diff "$T/b" "$T/a" | head; fail "merged bolt differs from merge-fdata"; }
+
+# associative and commutative, byte for byte; -o - and - inputs
+for fmt in perfscript lbr bolt; do
+	a=$T/pt-basic.$fmt b=$T/pt-samples.$fmt c=$T/pt-smp.$fmt
+	"$SY" merge -q -o "$T/ab" "$a" "$b" && "$SY" merge -q -o "$T/ab_c" "$T/ab" "$c" &&
+	"$SY" merge -q -o "$T/bc" "$b" "$c" && "$SY" merge -q -o "$T/a_bc" "$a" "$T/bc" &&
+	"$SY" merge -q -o "$T/abc" "$a" "$b" "$c" &&
+	"$SY" merge -q -o - "$c" - "$a" <"$b" >"$T/cba" || fail "$fmt: merges failed"
+	for x in ab_c a_bc cba; do
+		cmp -s "$T/abc" "$T/$x" || fail "$fmt: $x differs from one merge"
+	done
+done
+
+# refusals
+expect_status 2 "$SY" merge -q -o "$T/bad" "$T/pt-basic.bolt" "$T/pt-basic.lbr" 2>"$T/err"
+grep -q 'pt-basic.lbr: line [0-9]*: .*cannot be merged' "$T/err" || { cat "$T/err"; fail "format message"; }
+sed 's/<\([0-9a-f]\)/<f\1/' "$T/pt-samples.perfscript" >"$T/other-build.perfscript"
+expect_status 2 "$SY" merge -q -o "$T/bad" "$T/pt-basic.perfscript" "$T/other-build.perfscript" 2>"$T/err"
+grep -q 'build-id' "$T/err" || { cat "$T/err"; fail "build-id message"; }
+printf 'B 1 2 3 0\nB 1 zz 3 0\n' >"$T/damaged.bolt"
+expect_status 4 "$SY" merge -q -o "$T/bad" "$T/pt-basic.bolt" "$T/damaged.bolt" 2>"$T/err"
+grep -q 'damaged.bolt: line 2' "$T/err" || { cat "$T/err"; fail "damage message"; }
+expect_status 3 "$SY" merge -q -o "$T/bad" "$T/no-such-file" 2>"$T/err"
+expect_status 2 "$SY" merge -q -o "$T/bad" 2>"$T/err"
+[ ! -e "$T/bad" ] || fail "a refused merge left an output"
+ls "$T" | grep -q 'bad.tmp' && fail "a temporary file was left"
+exit 0

@@ -1,0 +1,177 @@
+/* llvm-profgen text writer and the aggregation in front of it
+ * (sy_profgen.h): the grammar llvm-profgen 19 parses, counts summed
+ * exactly, bounded memory, atomic output; llvm-profgen 19 itself as the
+ * oracle for the aggregated branch-only form. */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sy_profgen.h"
+#include "sy_test.h"
+
+/* --- writer and aggregation ---------------------------------------------- */
+
+static char *run_writer(enum sy_profgen_format fmt, size_t budget,
+			void (*fill)(struct sy_agg *, struct sy_profgen *))
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct sy_profgen *w;
+	struct sy_agg *a;
+
+	cr_assert_eq(sy_profgen_open_file(&w, f, fmt), 0);
+	cr_assert_eq(sy_agg_new(&a, w, budget), 0);
+	fill(a, w);
+	cr_assert_eq(sy_agg_flush(a), 0);
+	sy_agg_free(a);
+	cr_assert_eq(sy_profgen_commit(w, NULL), 0);
+	fclose(f);
+	return buf;
+}
+
+static const uint64_t fr1[] = { 0x4005dc, 0x400634, 0x400684 };
+static const uint64_t fr2[] = { 0x4005b0, 0x400684 };
+static const struct sy_br st1[] = { { 0x4005c8, 0x4005dc, 0 },
+				    { 0x40062f, 0x4005b0, 0 } };
+
+static void fill_hybrid(struct sy_agg *a, struct sy_profgen *w)
+{
+	cr_assert_eq(sy_profgen_mmap(w, 7, 7, 0x400000, 0x1000, 0, "/x/prog"),
+		     0);
+	cr_assert_eq(sy_profgen_mmap(w, 7, 7, 0x400000, 0x1000, 0, "/x/prog"),
+		     0, "second call writes nothing");
+	cr_assert_eq(sy_profgen_mmap_bid(w, 7, 7, 0x7f0000, 0x2000, 0x3000,
+					 "/x/lib.so",
+					 (const uint8_t *)"\x0a\x0b\x0c\x0d\x0e\x0f", 6),
+		     0);
+	cr_assert_eq(sy_agg_add(a, fr1, 3, st1, 2), 0);
+	cr_assert_eq(sy_agg_add(a, fr2, 2, st1, 1), 0);
+	cr_assert_eq(sy_agg_add(a, fr1, 3, st1, 2), 0);
+	cr_assert_eq(sy_agg_add(a, fr1, 3, st1, 2), 0);
+}
+
+Test(profgen, hybrid_text_matches_llvm_profgen_grammar)
+{
+	char *out = run_writer(SY_PROFGEN_HYBRID, 0, fill_hybrid);
+	regex_t mm;
+	const char *want =
+		"PERF_RECORD_MMAP2 7/7: [0x400000(0x1000) @ 0 00:00 0 0]: r-xp /x/prog\n"
+		"PERF_RECORD_MMAP2 7/7: [0x7f0000(0x2000) @ 0x3000 <0a0b0c0d0e0f>]: r-xp /x/lib.so\n"
+		"3\n"
+		"\t          4005dc\n"
+		"\t          400634\n"
+		"\t          400684\n"
+		" 0x4005c8/0x4005dc/P/-/-/0 0x40062f/0x4005b0/P/-/-/0\n"
+		"\t          4005b0\n"
+		"\t          400684\n"
+		" 0x4005c8/0x4005dc/P/-/-/0\n";
+
+	cr_assert_str_eq(out, want);
+	/* llvm-profgen 19's MMAP2 regex (PerfReader.cpp) must match */
+	cr_assert_eq(regcomp(&mm,
+			     "PERF_RECORD_MMAP2 (-?[0-9]+)/[0-9]+: "
+			     "\\[(0x[a-f0-9]+)\\((0x[a-f0-9]+)\\) @ "
+			     "(0x[a-f0-9]+|0) .*\\]: [-a-z]+ (.*)",
+			     REG_EXTENDED),
+		     0);
+	cr_assert_eq(regexec(&mm, out, 0, NULL, 0), 0);
+	regfree(&mm);
+	free(out);
+}
+
+static void fill_lbr(struct sy_agg *a, struct sy_profgen *w)
+{
+	(void)w;
+	cr_assert_eq(sy_agg_add(a, NULL, 0, st1, 2), 0);
+	cr_assert_eq(sy_agg_add(a, NULL, 0, st1, 1), 0);
+	cr_assert_eq(sy_agg_add(a, NULL, 0, st1, 2), 0);
+}
+
+/* A repeated branch-only sample is written once after a count line, the
+ * form llvm-profgen accepts before any sample (llvm-profgen.md 3.1). */
+Test(profgen, lbr_samples_are_counted_not_repeated)
+{
+	char *out = run_writer(SY_PROFGEN_LBR, 0, fill_lbr);
+
+	cr_assert_str_eq(out,
+			 "2\n"
+			 "          4005dc 0x4005c8/0x4005dc/P/-/-/0 "
+			 "0x40062f/0x4005b0/P/-/-/0\n"
+			 "          4005dc 0x4005c8/0x4005dc/P/-/-/0\n");
+	free(out);
+}
+
+static void fill_many(struct sy_agg *a, struct sy_profgen *w)
+{
+	(void)w;
+	/* 3 distinct samples, 300 times, with a budget of ~2 entries */
+	for (int i = 0; i < 300; i++) {
+		uint64_t f = 0x1000 + (uint64_t)(i % 3);
+		cr_assert_eq(sy_agg_add(a, &f, 1, st1, 2), 0);
+	}
+	cr_assert_eq(sy_agg_stats(a)->samples, 300);
+	cr_assert_gt(sy_agg_stats(a)->flushes, 10);
+}
+
+Test(profgen, bounded_aggregation_keeps_totals)
+{
+	char *out = run_writer(SY_PROFGEN_HYBRID, 80, fill_many);
+	uint64_t total[3] = { 0 }, pending = 1;
+	char *save = NULL;
+
+	for (char *l = strtok_r(out, "\n", &save); l;
+	     l = strtok_r(NULL, "\n", &save)) {
+		if (l[0] >= '0' && l[0] <= '9')
+			pending = strtoull(l, NULL, 10);
+		else if (l[0] == '\t') {
+			uint64_t f = strtoull(l + 1, NULL, 16);
+			cr_assert(f >= 0x1000 && f < 0x1003);
+			total[f - 0x1000] += pending;
+			pending = 1;
+		}
+	}
+	for (int i = 0; i < 3; i++)
+		cr_assert_eq(total[i], 100, "sample %d: %llu", i,
+			     (unsigned long long)total[i]);
+	free(out);
+}
+
+Test(profgen, atomic_output)
+{
+	const char *dir = sy_test_mkdtemp();
+	char path[4096];
+	struct sy_profgen *w;
+	struct sy_diag d = { 0 };
+	DIR *dp;
+	struct dirent *e;
+	int nfiles = 0;
+
+	snprintf(path, sizeof(path), "%s/out.perfscript", dir);
+	cr_assert_eq(sy_profgen_open(&w, path, SY_PROFGEN_HYBRID, &d), 0);
+	cr_assert_eq(sy_profgen_sample(w, 1, fr1, 3, st1, 2), 0);
+	cr_assert_neq(access(path, F_OK), 0, "visible before commit");
+	sy_profgen_abort(w);
+	cr_assert_neq(access(path, F_OK), 0);
+	dp = opendir(dir);
+	while ((e = readdir(dp)))
+		nfiles += e->d_name[0] != '.';
+	closedir(dp);
+	cr_assert_eq(nfiles, 0, "abort left a temporary file");
+
+	cr_assert_eq(sy_profgen_open(&w, path, SY_PROFGEN_HYBRID, &d), 0);
+	cr_assert_eq(sy_profgen_sample(w, 1, fr1, 3, st1, 2), 0);
+	cr_assert_eq(sy_profgen_commit(w, &d), 0);
+	cr_assert_eq(access(path, F_OK), 0);
+
+	/* a destination in a missing directory fails up front */
+	snprintf(path, sizeof(path), "%s/no/such/dir/out", dir);
+	cr_assert_eq(sy_profgen_open(&w, path, SY_PROFGEN_HYBRID, &d),
+		     -SY_E_OUTPUT);
+	cr_assert(strstr(d.msg, "cannot create output"));
+	sy_test_rmtree(dir);
+}
