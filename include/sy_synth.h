@@ -115,6 +115,8 @@ struct sy_window {
 	uint64_t decode_errors;
 	int first_error;	/* library error code of the first one */
 	uint64_t first_error_offset;
+	uint64_t first_error_addr; /* the address it could not read code at
+				    * (0: unknown or another error) */
 	/* the branch stack for the pause sample: newest first, cut at the
 	 * newest discontinuity, at most depth entries */
 	const struct sy_br *stack;

@@ -7,14 +7,17 @@
 
 #include "cli.h"
 
-/* The mapping with code but no binary that the window most likely needed:
- * the one at its resume (or first traced) address, else the first such
- * mapping of its process. */
+/* The mapping with code but no binary that the window needed: the one at
+ * the address the decoder could not read, else (unknown) the one at its
+ * resume (or first traced) address, else the first such mapping of its
+ * process. */
 static const struct sy_map *sy_missing_map(const struct sy_window *w)
 {
 	const struct sy_aspace *as;
 	const struct sy_map *m;
-	uint64_t at = w->start_addr ? w->start_addr : w->resume_ip;
+	uint64_t at = w->first_error_addr ? w->first_error_addr :
+		      w->start_addr	   ? w->start_addr :
+					     w->resume_ip;
 
 	if (!w->snap)
 		return NULL;
@@ -43,11 +46,18 @@ const char *sy_cli_reason(const struct sy_window *w, enum sy_trace_kind kind,
 		return buf;
 	}
 	sy_dec_errstr(kind, w->first_error, what, sizeof(what));
-	n = snprintf(buf, len, "%" PRIu64 " decode %s, first: %s at trace "
-			       "byte %" PRIu64,
-		     w->decode_errors,
-		     sy_plural(w->decode_errors, "error", "errors"), what,
-		     w->first_error_offset);
+	if (w->first_error_addr)
+		n = snprintf(buf, len, "%" PRIu64 " decode %s, first: %s "
+				       "(%#" PRIx64 ") at trace byte %" PRIu64,
+			     w->decode_errors,
+			     sy_plural(w->decode_errors, "error", "errors"),
+			     what, w->first_error_addr, w->first_error_offset);
+	else
+		n = snprintf(buf, len, "%" PRIu64 " decode %s, first: %s at "
+				       "trace byte %" PRIu64,
+			     w->decode_errors,
+			     sy_plural(w->decode_errors, "error", "errors"),
+			     what, w->first_error_offset);
 	if (n < 0 || (size_t)n >= len || !sy_dec_err_no_code(kind, w->first_error))
 		return buf;
 	m = sy_missing_map(w);

@@ -143,6 +143,7 @@ static void sy_note_error(struct sy_stretcher *st, const struct sy_dec_item *it)
 	if (!s->errors) {
 		s->first_error = (int)it->code;
 		s->first_error_off = it->offset;
+		s->first_error_addr = it->to;
 	}
 	s->errors++;
 	s->flags |= SY_SF_ERROR;

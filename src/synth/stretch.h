@@ -49,6 +49,7 @@ struct sy_stretch {
 	uint64_t errors;
 	int first_error;
 	uint64_t first_error_off;
+	uint64_t first_error_addr; /* where code was missing, 0: unknown */
 	uint64_t off0, off1;	/* byte offsets of its first and last item */
 	int has_ctx;
 	uint32_t ctxid;

@@ -137,6 +137,7 @@ static void sy_sum_stretches(const struct sy_synth_config *cfg,
 		if (st->errors && !p->decode_errors) {
 			p->first_error = st->first_error;
 			p->first_error_offset = st->first_error_off;
+			p->first_error_addr = st->first_error_addr;
 		}
 		p->decode_errors += st->errors;
 		ev->flags |= st->flags;

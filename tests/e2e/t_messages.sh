@@ -24,6 +24,12 @@ for name in demo-etm pt-damage; do
 	grep -q '^missing binary /tests/fixtures/programs/bin/branchy-.* needed by [0-9]* windows\?; use --symfs' "$T/w" ||
 		{ cat "$T/w"; fail "$name: windows does not name the missing binary"; }
 done
+# ETM says where the code was missing: the demo's first window resumes at
+# its truth's start_ip, and that is where the decoder found no code
+ip=$(awk '$1 == "window" && $2 == 0 { for (i = 3; i <= NF; i++) if ($i ~ /^start_ip=/) print substr($i, 10) }' "$G/demo-etm.truth")
+"$SY" windows "$G/demo-etm.data" 2>/dev/null | grep 'decode-error' | head -n 1 |
+	grep -q "no code at the traced address ($ip)" ||
+	fail "demo-etm: the address without code ($ip) is not named"
 "$SY" windows --json "$G/demo-etm.data" 2>/dev/null |
 	python3 -c 'import json, sys; r = json.load(sys.stdin)["windows_list"][0]["reason"]; assert "no code at" in r, r' ||
 	fail "windows --json: reason not in words"
