@@ -190,6 +190,11 @@ struct sy_session_summary {
 	uint64_t damage;	/* damaged records (the reader's warnings) */
 	int input_error;	/* reader error that ended the walk (0: none) */
 	uint64_t lost_records;	/* PERF_RECORD_LOST / LOST_SAMPLES */
+	/* trace context IDs naming no thread of the recording (another pid
+	 * namespace): changes to one, decoded in the per-thread queue's own
+	 * thread (remapped) or not decoded (unknown); one such ID */
+	uint64_t ctx_remapped, ctx_unknown;
+	uint32_t ctx_example;
 	unsigned threads;
 	double seconds;
 };

@@ -21,7 +21,7 @@ void sy_decstate_init(struct sy_decstate *ds, uint32_t depth)
 void sy_decstate_fini(struct sy_decstate *ds)
 {
 	sy_decoder_free(ds->d);
-	sy_mem_reader_free(ds->mr);
+	sy_mem_reader_free(ds->mem.mr);
 	sy_stretcher_fini(&ds->st);
 	pthread_mutex_destroy(&ds->lock);
 	pthread_cond_destroy(&ds->turn);
@@ -60,7 +60,7 @@ struct sy_wdec {
 
 struct sy_wctx {
 	struct sy_jobs *js;
-	struct sy_mem_reader *mr;
+	struct sy_jobmem mem;
 	struct sy_wdec *dec;
 	size_t nr_dec, cap_dec;
 	struct sy_stretcher st;
@@ -74,7 +74,7 @@ static void *sy_wctx_new(void *arg)
 	if (!c)
 		return NULL;
 	c->js = js;
-	if (sy_mem_reader_new(&c->mr, js->images)) {
+	if (sy_mem_reader_new(&c->mem.mr, js->images)) {
 		free(c);
 		return NULL;
 	}
@@ -91,9 +91,19 @@ static void sy_wctx_free(void *arg)
 	for (size_t i = 0; i < c->nr_dec; i++)
 		sy_decoder_free(c->dec[i].d);
 	free(c->dec);
-	sy_mem_reader_free(c->mr);
+	sy_mem_reader_free(c->mem.mr);
 	sy_stretcher_fini(&c->st);
 	free(c);
+}
+
+static size_t sy_job_read_mem(void *ctx, uint32_t ctxid, uint64_t addr,
+			      uint8_t *buf, size_t len)
+{
+	struct sy_jobmem *m = ctx;
+
+	if (m->has_fallback && !sy_proc_snap_aspace(m->snap, ctxid))
+		ctxid = m->fallback;
+	return sy_mem_read(m->mr, ctxid, addr, buf, len);
 }
 
 /* One decoder per parameter set (a queue's), per thread. */
@@ -112,7 +122,8 @@ static struct sy_decoder *sy_wctx_decoder(struct sy_wctx *c,
 		return NULL;
 	}
 	p = *dp;
-	p.mem_ctx = c->mr;
+	p.read_mem = sy_job_read_mem;
+	p.mem_ctx = &c->mem;
 	*err = sy_decoder_alloc(&c->dec[c->nr_dec].d, &p);
 	if (*err)
 		return NULL;
@@ -128,12 +139,13 @@ static int sy_decstate_ready(struct sy_decstate *ds,
 	struct sy_dec_params p;
 	int err;
 
-	if (!ds->mr && (err = sy_mem_reader_new(&ds->mr, images)))
+	if (!ds->mem.mr && (err = sy_mem_reader_new(&ds->mem.mr, images)))
 		return err;
 	if (ds->d)
 		return 0;
 	p = *dp;
-	p.mem_ctx = ds->mr;
+	p.read_mem = sy_job_read_mem;
+	p.mem_ctx = &ds->mem;
 	return sy_decoder_alloc(&ds->d, &p);
 }
 
@@ -158,10 +170,28 @@ static void sy_stats_sub(struct sy_dec_stats *out,
 	out->overflows = now->overflows - prev->overflows;
 }
 
+/* A context change to a thread the recording does not know: the fallback
+ * thread's (what the code was read in), else counted. */
+static void sy_job_context(struct sy_job *j, const struct sy_jobmem *m,
+			   struct sy_dec_item *it)
+{
+	if (sy_proc_snap_aspace(m->snap, it->code))
+		return;
+	if (!j->ctx_remapped && !j->ctx_unknown)
+		j->ctx_example = it->code;
+	if (m->has_fallback) {
+		j->ctx_remapped++;
+		it->code = m->fallback;
+	} else {
+		j->ctx_unknown++;
+	}
+}
+
 /* The decode loop: items of @d into @st until the data ends, or until the
  * item at the job's limit. */
 static int sy_decode_loop(const struct sy_jobs *js, struct sy_job *j,
-			  struct sy_decoder *d, struct sy_stretcher *st)
+			  struct sy_decoder *d, struct sy_stretcher *st,
+			  const struct sy_jobmem *m)
 {
 	struct sy_dec_item it;
 	int err = 0;
@@ -176,6 +206,8 @@ static int sy_decode_loop(const struct sy_jobs *js, struct sy_job *j,
 		if (j->ext_from && it.kind == SY_DEC_TIME &&
 		    it.offset >= j->ext_from && !st->open)
 			continue;
+		if (it.kind == SY_DEC_CONTEXT)
+			sy_job_context(j, m, &it);
 		if (js->items)
 			sy_items_print(js->items, &it);
 		if ((err = sy_stretcher_push(st, &it)))
@@ -193,7 +225,7 @@ static void sy_job_run(void *ctx, struct sy_work *work)
 	struct sy_job *j = (struct sy_job *)work;
 	struct sy_wctx *c = ctx;
 	struct sy_decstate *ds = j->stream;
-	struct sy_mem_reader *mr = c->mr;
+	struct sy_jobmem *m = &c->mem;
 	struct sy_stretcher *st = &c->st;
 	struct sy_dec_stats zero = { 0 };
 	const struct sy_dec_stats *prev = &zero;
@@ -206,7 +238,7 @@ static void sy_job_run(void *ctx, struct sy_work *work)
 			return;
 		}
 		d = ds->d;
-		mr = ds->mr;
+		m = &ds->mem;
 		st = &ds->st;
 		if (j->fresh)
 			memset(&ds->prev, 0, sizeof(ds->prev));
@@ -217,9 +249,13 @@ static void sy_job_run(void *ctx, struct sy_work *work)
 			return;
 		sy_stretcher_reset(st);
 	}
-	sy_mem_reader_begin(mr, j->snap);
-	j->err = sy_decode_loop(c->js, j, d, st);
-	sy_mem_reader_end(mr);
+	m->snap = j->snap;
+	m->has_fallback = j->has_fallback;
+	m->fallback = j->fallback_tid;
+	sy_mem_reader_begin(m->mr, j->snap);
+	j->err = sy_decode_loop(c->js, j, d, st, m);
+	sy_mem_reader_end(m->mr);
+	m->snap = NULL;
 	sy_stats_sub(&j->stats, sy_decoder_stats(d), prev);
 	j->st = sy_stretcher_take(st, &j->nr_st);
 	if (ds) {

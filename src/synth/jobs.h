@@ -32,6 +32,18 @@
 
 struct sy_job;
 
+/* What a job's decoder reads code through: the mem reader over the job's
+ * address-space snapshot, and, for a per-thread queue, the queue's own
+ * thread to read in when the trace names a thread the recording does not
+ * know (a recording made in another pid namespace: perf then decodes with
+ * the AUX queue's thread too). */
+struct sy_jobmem {
+	struct sy_mem_reader *mr;
+	const struct sy_proc_snap *snap;
+	int has_fallback;
+	uint32_t fallback;
+};
+
 /* A decoder that keeps its state across jobs (a stream's).  Its jobs are
  * numbered as they are submitted and run strictly in that order: a worker
  * that takes one before the previous has finished waits for it.  That
@@ -39,7 +51,7 @@ struct sy_job;
  * waited for is already running on another worker. */
 struct sy_decstate {
 	struct sy_decoder *d;	/* made on first use, on a worker */
-	struct sy_mem_reader *mr;
+	struct sy_jobmem mem;
 	struct sy_stretcher st;
 	struct sy_dec_stats prev; /* the decoder's counts after the last job */
 	uint64_t submitted;	/* jobs numbered so far (main thread) */
@@ -66,6 +78,10 @@ struct sy_job {
 	struct sy_proc_snap *snap; /* a reference, dropped with the job */
 	struct sy_decstate *stream; /* NULL: the thread's decoder */
 	uint64_t seq;		/* a stream's job: its number in the stream */
+	/* per-thread queues: the thread to read code in when the trace's
+	 * context ID names none the recording knows */
+	int has_fallback;
+	uint32_t fallback_tid;
 	int fresh;		/* reset the decoder on the chunks first */
 	int has_limit;		/* stop after the item at offset limit */
 	uint64_t limit;
@@ -77,6 +93,10 @@ struct sy_job {
 	struct sy_stretch *st;
 	size_t nr_st;
 	struct sy_dec_stats stats; /* what this job decoded */
+	/* context IDs naming no thread of the recording: read in the
+	 * fallback thread, or (without one) not at all; one of them */
+	uint64_t ctx_remapped, ctx_unknown;
+	uint32_t ctx_example;
 	int err;
 };
 

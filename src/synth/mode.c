@@ -16,6 +16,16 @@
 
 #include "session.h"
 
+/* A per-thread queue holds one thread's trace: when the trace names a
+ * thread the recording does not know, its code is read in that one. */
+static void sy_qjob_fallback(const struct sy_session *s, struct sy_qjob *j)
+{
+	if (!s->cfg.per_thread)
+		return;
+	j->job.has_fallback = 1;
+	j->job.fallback_tid = j->q->key;
+}
+
 /* A job of @q reading AUX range [a, b) in the address space as it is now. */
 static struct sy_qjob *sy_qjob_new(struct sy_session *s, struct sy_queue *q,
 				   uint64_t a, uint64_t b, uint32_t ctxid)
@@ -38,6 +48,7 @@ static struct sy_qjob *sy_qjob_new(struct sy_session *s, struct sy_queue *q,
 	j->job.nr_chunks = (size_t)n;
 	j->job.own_chunks = 1;
 	j->job.snap = sy_proc_table_snapshot(s->procs);
+	sy_qjob_fallback(s, j);
 	return j;
 }
 
@@ -173,6 +184,7 @@ static int sy_units_next_job(struct sy_session *s, struct sy_queue *q,
 		j->job.dp = &q->dp;
 		j->job.ctxid = q->last_tid;
 		j->job.snap = sy_proc_table_snapshot(s->procs);
+		sy_qjob_fallback(s, j);
 		j->job.chunks = t.piece->chunks;
 		j->job.nr_chunks = t.piece->nr_chunks;
 		sy_decstate_take(&t.stream->ds, &j->job);

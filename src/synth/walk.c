@@ -94,6 +94,11 @@ static int sy_job_done(struct sy_session *s, struct sy_qjob *j)
 	}
 	s->sum.overflows += job->stats.overflows;
 	s->sum.decode_errors += job->stats.errors;
+	if ((job->ctx_remapped || job->ctx_unknown) &&
+	    !s->sum.ctx_remapped && !s->sum.ctx_unknown)
+		s->sum.ctx_example = job->ctx_example;
+	s->sum.ctx_remapped += job->ctx_remapped;
+	s->sum.ctx_unknown += job->ctx_unknown;
 	/* item offsets count from the job's first byte: make them AUX
 	 * offsets, so that a window decoded in two pieces has a length */
 	for (size_t i = 0; i < job->nr_st; i++) {
@@ -385,6 +390,28 @@ int sy_walk_record(struct sy_session *s, const struct sy_record *rec)
 	}
 }
 
+/* Once per run: the trace named threads the recording does not know. */
+static void sy_warn_contexts(struct sy_session *s)
+{
+	const struct sy_session_summary *m = &s->sum;
+
+	if (m->ctx_remapped)
+		sy_warn(&s->warn, 0, 0,
+			"the trace's context IDs name threads the recording "
+			"does not know (e.g. %u, recorded in another pid "
+			"namespace?): decoded in each AUX queue's own thread, "
+			"as perf does",
+			m->ctx_example);
+	else if (m->ctx_unknown)
+		sy_warn(&s->warn, 0, 0,
+			"the trace's context IDs match no process of the "
+			"recording (e.g. %u, recorded in another pid "
+			"namespace?): their code cannot be read; a per-thread "
+			"recording (perf record --per-thread) is decoded in "
+			"its queues' threads",
+			m->ctx_example);
+}
+
 int sy_walk_end(struct sy_session *s)
 {
 	int err;
@@ -406,5 +433,6 @@ int sy_walk_end(struct sy_session *s)
 		if ((err = sy_windows_resolve(s, s->queues.v[i], 1)))
 			return err;
 	sy_emit_ready(s);
+	sy_warn_contexts(s);
 	return 0;
 }
