@@ -128,6 +128,9 @@ struct sy_window {
 	uint32_t unplaced;
 	/* the address space at the window, for images and symbols */
 	const struct sy_proc_snap *snap;
+	/* with sy_session_opts.items: the decoder items of its stretches,
+	 * one line each, in decoding order (NULL otherwise) */
+	const char *items;
 };
 
 /* How far a run has got, for a progress line. */
@@ -150,7 +153,9 @@ struct sy_session_opts {
 	/* No pause samples (a plain trace recording): cut every trace
 	 * stretch into windows of `depth` branches instead. */
 	int whole_trace;
-	FILE *items;		/* list every decoder item here (debugging) */
+	/* Keep every decoder item of each window, as text (sy_window.items):
+	 * `windows --items`, for debugging; decodes on one thread. */
+	int items;
 	/* Bytes of stream trace (TRBE, PT) per decoding job: PT pieces are
 	 * cut at the first PSB before each multiple, ETM slices end after
 	 * it.  0: the default (256 KiB); tests make it tiny. */

@@ -37,8 +37,9 @@ static void sy_windows_usage(FILE *f)
 		"      --disasm N         last N traced instructions before each\n"
 		"                         pause, next to the pause sample's IP\n"
 		"      --summary          summary only, no per-window lines\n"
-		"      --items            every decoder item (branch, start, stop,\n"
-		"                         error...) as it is decoded; one thread\n"
+		"      --items            under each window, the decoder items it\n"
+		"                         was decided from (branch, start, stop,\n"
+		"                         error...), codes in words\n"
 		"%s"
 		"  -h, --help             this help\n"
 		"\n"
@@ -142,7 +143,7 @@ static int sy_windows_options(struct sy_wl *c, int argc, char **argv)
 			c->list = 0;
 			break;
 		case OPT_ITEMS:
-			c->cs.o.items = stdout;
+			c->cs.o.items = 1;
 			break;
 		case 'h':
 			sy_windows_usage(stdout);

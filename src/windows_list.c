@@ -61,6 +61,8 @@ void sy_wl_window(struct sy_wl *c, const struct sy_window *w)
 		w->index, (int)w->cpu, w->tid, w->resume_time, w->pause_time,
 		w->bytes, w->insns, w->branches, sy_status_name(w->status),
 		why);
+	if (w->items)
+		fputs(w->items, c->out);
 	if (c->symbols && (w->nr_stack || w->has_pause))
 		sy_wl_symbols(c, w);
 	if (c->disasm && w->has_pause)

@@ -24,7 +24,7 @@ struct sy_synth_config {
 	uint64_t win_min, win_max;
 	uint64_t min_branches;
 	uint64_t unit_bytes;	/* bytes of stream trace per decode job */
-	FILE *items;		/* list every decoder item here, or NULL */
+	int items;		/* keep each window's decoder items as text */
 	struct sy_timeconv tc;	/* trace clock to perf time */
 };
 

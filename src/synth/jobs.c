@@ -149,14 +149,57 @@ static int sy_decstate_ready(struct sy_decstate *ds,
 	return sy_decoder_alloc(&ds->d, &p);
 }
 
-void sy_items_print(FILE *f, const struct sy_dec_item *it)
+static const char *sy_stop_name(uint32_t code)
 {
-	fprintf(f,
-		"  item %-8s from %#" PRIx64 " to %#" PRIx64 " br %-8s code %u "
-		"exc %u ninsn %" PRIu64 " off %" PRIu64 " time %" PRIu64 "\n",
-		sy_dec_kind_name(it->kind), it->from, it->to,
-		sy_branch_kind_name(it->br), it->code, it->exc, it->ninsn,
-		it->offset, it->time);
+	switch (code) {
+	case SY_STOP_EXCEPTION: return "exception";
+	case SY_STOP_SYSCALL: return "syscall";
+	case SY_STOP_DISABLE: return "disable";
+	case SY_STOP_END: return "end of data";
+	default: return "?";
+	}
+}
+
+size_t sy_item_format(char *buf, size_t len, const struct sy_dec_item *it,
+		      enum sy_trace_kind kind)
+{
+	char what[160] = "";
+	int n;
+
+	/* the code in words: a stop's reason, an error's meaning, the
+	 * thread of a context change */
+	if (it->kind == SY_DEC_STOP)
+		snprintf(what, sizeof(what), " (%s)", sy_stop_name(it->code));
+	else if (it->kind == SY_DEC_ERROR) {
+		char e[128];
+
+		snprintf(what, sizeof(what), " (%s)",
+			 sy_dec_errstr(kind, (int)it->code, e, sizeof(e)));
+	} else if (it->kind == SY_DEC_CONTEXT)
+		snprintf(what, sizeof(what), " (thread %u)", it->code);
+	n = snprintf(buf, len,
+		     "  item %-8s from %#" PRIx64 " to %#" PRIx64 " br %-8s "
+		     "code %u%s exc %u ninsn %" PRIu64 " off %" PRIu64
+		     " time %" PRIu64 "\n",
+		     sy_dec_kind_name(it->kind), it->from, it->to,
+		     sy_branch_kind_name(it->br), it->code, what, it->exc,
+		     it->ninsn, it->offset, it->time);
+	return n < 0 ? 0 : (size_t)n < len ? (size_t)n : len - 1;
+}
+
+/* --items: the item's line goes with the stretch it belongs to (a START's
+ * with the one it opens, so after the push). */
+static int sy_item_keep(const struct sy_jobs *js, const struct sy_job *j,
+			struct sy_stretcher *st, const struct sy_dec_item *it,
+			int after)
+{
+	char line[512];
+	size_t n;
+
+	if (!js->items || after != (it->kind == SY_DEC_START))
+		return 0;
+	n = sy_item_format(line, sizeof(line), it, j->dp->kind);
+	return sy_stretcher_text(st, line, n);
 }
 
 static void sy_stats_sub(struct sy_dec_stats *out,
@@ -208,9 +251,9 @@ static int sy_decode_loop(const struct sy_jobs *js, struct sy_job *j,
 			continue;
 		if (it.kind == SY_DEC_CONTEXT)
 			sy_job_context(j, m, &it);
-		if (js->items)
-			sy_items_print(js->items, &it);
-		if ((err = sy_stretcher_push(st, &it)))
+		if ((err = sy_item_keep(js, j, st, &it, 0)) ||
+		    (err = sy_stretcher_push(st, &it)) ||
+		    (err = sy_item_keep(js, j, st, &it, 1)))
 			break;
 		if (j->has_limit && it.offset >= j->limit)
 			break;
@@ -267,7 +310,7 @@ static void sy_job_run(void *ctx, struct sy_work *work)
 /* --- the queue of jobs ---------------------------------------------------- */
 
 int sy_jobs_init(struct sy_jobs *js, unsigned threads,
-		 struct sy_image_cache *images, uint32_t depth, FILE *items)
+		 struct sy_image_cache *images, uint32_t depth, int items)
 {
 	int err;
 

@@ -109,13 +109,13 @@ struct sy_jobs {
 	/* what every worker needs */
 	struct sy_image_cache *images;
 	uint32_t depth;
-	FILE *items;
+	int items;		/* keep decoder items as text with stretches */
 };
 
 /* Starts @threads workers (0 or 1: jobs run in the collecting thread).
  * Returns 0 or -SY_E_NOMEM. */
 int sy_jobs_init(struct sy_jobs *js, unsigned threads,
-		 struct sy_image_cache *images, uint32_t depth, FILE *items);
+		 struct sy_image_cache *images, uint32_t depth, int items);
 /* Waits for running jobs, stops the workers; jobs still queued are freed
  * by the caller (sy_jobs_pop with block). */
 void sy_jobs_fini(struct sy_jobs *js);
@@ -137,7 +137,9 @@ static inline int sy_jobs_idle(const struct sy_jobs *js)
  * the job itself. */
 void sy_job_release(struct sy_job *j);
 
-/* One decoder item as `windows --items` lists it. */
-void sy_items_print(FILE *f, const struct sy_dec_item *it);
+/* One decoder item as `windows --items` lists it, a line into @buf.
+ * Returns its length. */
+size_t sy_item_format(char *buf, size_t len, const struct sy_dec_item *it,
+		      enum sy_trace_kind kind);
 
 #endif

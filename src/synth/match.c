@@ -14,7 +14,7 @@ void sy_matcher_init(struct sy_matcher *m, size_t *held)
 void sy_matcher_fini(struct sy_matcher *m)
 {
 	for (size_t i = m->ms_pos; i < m->nr_ms; i++)
-		free(m->ms[i].st.ring);
+		sy_stretch_release(&m->ms[i].st);
 	free(m->ms);
 	free(m->pend);
 	free(m->res);
@@ -74,7 +74,7 @@ int sy_matcher_stretches(struct sy_matcher *m,
 		ms = &m->ms[m->nr_ms++];
 		(*m->held)++;
 		ms->st = v[i];
-		v[i].ring = NULL;
+		sy_stretch_moved(&v[i]);
 		if (ms->st.has_time) {
 			ms->timed = 1;
 			/* a stand-in taken when the trace started (PT's TSC
@@ -216,7 +216,7 @@ static int sy_give(struct sy_matcher *m, struct sy_win *w, size_t a, size_t b)
 		return -SY_E_NOMEM;
 	for (size_t i = a; i < b; i++) {
 		w->st[i - a] = m->ms[i].st;
-		m->ms[i].st.ring = NULL;
+		sy_stretch_moved(&m->ms[i].st);
 	}
 	w->nr_st = b - a;
 	return 0;
@@ -463,7 +463,7 @@ int sy_matcher_settle(struct sy_matcher *m, unsigned done)
 	/* stretches after the last pause sample: trace the recording ended
 	 * with, no sample to attach it to */
 	for (size_t i = m->ms_pos; i < m->nr_ms; i++)
-		free(m->ms[i].st.ring);
+		sy_stretch_release(&m->ms[i].st);
 	*m->held -= m->nr_ms - m->ms_pos;
 	m->ms_pos = m->nr_ms = 0;
 	return 1;

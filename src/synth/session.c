@@ -246,8 +246,6 @@ static unsigned sy_threads(const struct sy_session *s)
 {
 	long c;
 
-	if (s->o.items)
-		return 1; /* one readable listing */
 	if (s->o.threads)
 		return s->o.threads;
 	c = sysconf(_SC_NPROCESSORS_ONLN);

@@ -9,10 +9,17 @@ void sy_stretcher_init(struct sy_stretcher *st, uint32_t depth)
 	st->depth = depth;
 }
 
+void sy_stretch_release(struct sy_stretch *s)
+{
+	free(s->ring);
+	sy_text_free(&s->items);
+	sy_stretch_moved(s);
+}
+
 void sy_stretch_free_all(struct sy_stretch *v, size_t nr)
 {
 	for (size_t i = 0; i < nr; i++)
-		free(v[i].ring);
+		sy_stretch_release(&v[i]);
 	free(v);
 }
 
@@ -21,8 +28,14 @@ void sy_stretcher_reset(struct sy_stretcher *st)
 	uint32_t depth = st->depth;
 
 	sy_stretch_free_all(st->v, st->nr);
-	free(st->cur.ring);
+	sy_stretch_release(&st->cur);
+	sy_text_free(&st->pending);
 	sy_stretcher_init(st, depth);
+}
+
+int sy_stretcher_text(struct sy_stretcher *st, const char *line, size_t n)
+{
+	return sy_text_add(st->open ? &st->cur.items : &st->pending, line, n);
 }
 
 void sy_stretcher_fini(struct sy_stretcher *st)
@@ -112,6 +125,9 @@ static void sy_open(struct sy_stretcher *st, const struct sy_dec_item *it)
 	struct sy_stretch *s = &st->cur;
 
 	memset(s, 0, sizeof(*s));
+	/* what was seen since the last stretch closed leads into this one */
+	s->items = st->pending;
+	memset(&st->pending, 0, sizeof(st->pending));
 	st->open = 1;
 	s->start_addr = it->to;
 	s->off0 = s->off1 = it->offset;

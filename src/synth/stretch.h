@@ -23,6 +23,7 @@
 
 #include "sy_decode.h"
 #include "sy_synth.h"
+#include "sy_vec.h"
 
 #define SY_SF_OVERFLOW 0x01u	/* an overflow ended or preceded it */
 #define SY_SF_ERROR 0x02u	/* a decode error ended or preceded it */
@@ -57,7 +58,18 @@ struct sy_stretch {
 	 * i-th newest; len <= cap */
 	struct sy_br *ring;
 	uint32_t cap, len, head;
+	struct sy_text items;	/* --items: its decoder items as text */
 };
+
+/* Frees what @s owns (its ring and item text). */
+void sy_stretch_release(struct sy_stretch *s);
+/* @s was copied elsewhere, which owns its ring and text now. */
+static inline void sy_stretch_moved(struct sy_stretch *s)
+{
+	s->ring = NULL;
+	s->items.s = NULL;
+	s->items.len = s->items.cap = 0;
+}
 
 /* Nonzero when @next continues @prev's control flow: @prev stopped where
  * @next starts, with no overflow, error or thread change between. */
@@ -83,6 +95,8 @@ int sy_stretch_stack_upto(const struct sy_stretch *v, size_t last,
 
 struct sy_stretcher {
 	uint32_t depth;		/* 0: keep every branch */
+	struct sy_text pending;	/* item text seen while no stretch was open:
+				 * the next stretch's */
 	struct sy_stretch *v;	/* closed stretches */
 	size_t nr, cap;
 	struct sy_stretch cur;
@@ -103,6 +117,10 @@ void sy_stretcher_fini(struct sy_stretcher *st);
 void sy_stretcher_reset(struct sy_stretcher *st);
 /* Feeds one item.  Returns 0 or -SY_E_NOMEM. */
 int sy_stretcher_push(struct sy_stretcher *st, const struct sy_dec_item *it);
+/* Text about an item, kept with the stretch open now or, when none is,
+ * with the next one opened: the caller adds it before pushing the item,
+ * but after pushing a START (whose text belongs to the stretch it opens). */
+int sy_stretcher_text(struct sy_stretcher *st, const char *line, size_t n);
 /* Closes the open stretch at the end of the data. */
 int sy_stretcher_finish(struct sy_stretcher *st);
 /* Hands the closed stretches (and ownership of their rings) to the caller;

@@ -27,6 +27,15 @@ int sy_walk_must_wait(const struct sy_session *s)
 	       !sy_jobs_idle(&s->jobs);
 }
 
+/* --items: the item lines of the window's stretches, in order. */
+static void sy_win_items(struct sy_win *w)
+{
+	for (size_t i = 0; i < w->nr_st; i++)
+		if (sy_text_move(&w->items, &w->st[i].items))
+			break;	/* only a listing: what fitted */
+	w->pub.items = w->items.s ? w->items.s : "";
+}
+
 static void sy_emit_ready(struct sy_session *s)
 {
 	struct sy_win *w;
@@ -34,6 +43,8 @@ static void sy_emit_ready(struct sy_session *s)
 	while ((w = sy_outq_pop_ready(&s->out))) {
 		struct sy_window *p = &w->pub;
 
+		if (s->cfg.items)
+			sy_win_items(w);
 		s->sum.windows++;
 		s->sum.by_status[p->status]++;
 		s->sum.bytes += p->bytes;

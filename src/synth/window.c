@@ -23,6 +23,7 @@ void sy_win_free(struct sy_win *w)
 	free(w->stack);
 	sy_win_free_inner(w);
 	sy_proc_snap_put(w->snap);
+	sy_text_free(&w->items);
 	free(w);
 }
 

@@ -49,6 +49,7 @@ struct sy_win {
 	struct sy_inner_sample *inner;
 	struct sy_inner_mem *inner_mem;
 	struct sy_proc_snap *snap;
+	struct sy_text items;	/* --items: its stretches' item lines */
 };
 
 /* NULL-safe. */

@@ -51,7 +51,7 @@ int sy_windows_whole(struct sy_session *s, struct sy_qjob *j)
 			return -SY_E_NOMEM;
 		}
 		w->st[0] = job->st[i];
-		job->st[i].ring = NULL;
+		sy_stretch_moved(&job->st[i]);
 		w->nr_st = 1;
 		w->snap = sy_proc_snap_get(job->snap);
 		sy_outq_append(&s->out, w);

@@ -34,6 +34,19 @@ ip=$(awk '$1 == "window" && $2 == 0 { for (i = 3; i <= NF; i++) if ($i ~ /^start
 	python3 -c 'import json, sys; r = json.load(sys.stdin)["windows_list"][0]["reason"]; assert "no code at" in r, r' ||
 	fail "windows --json: reason not in words"
 
+# windows --items: each window's decoder items under its line (the
+# window index is the line above them), codes in words; the same bytes
+# whatever the thread count
+"$SY" windows --items "$G/demo-etm.data" >"$T/items" 2>/dev/null
+awk '$1 == "0" && $NF != "" { w = 1; next } w && /^  item / { print; exit }' "$T/items" |
+	grep -q '^  item context .*(thread 1000)' ||
+	{ head -n 5 "$T/items"; fail "--items: window 0's first item is not under its line"; }
+grep -q '^  item error .*code [0-9]* (no code at the traced address)' "$T/items" ||
+	fail "--items: error code not in words"
+"$SY" windows -j 1 --items --symfs . "$G/pt-smp.data" >"$T/i1" 2>/dev/null
+"$SY" windows -j 3 --items --symfs . "$G/pt-smp.data" >"$T/i3" 2>/dev/null
+cmp -s "$T/i1" "$T/i3" || fail "--items: depends on the thread count"
+
 # a bad option: one line and a hint, not the whole help
 for cmd in convert windows dump; do
 	expect_status 2 "$SY" $cmd --no-such-option "$f" >"$T/out" 2>"$T/err"
