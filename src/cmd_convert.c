@@ -209,6 +209,7 @@ static void sy_convert_summary(struct sy_convert *c, struct sy_session *s,
 	size_t nmiss = sy_session_missing(s, NULL, 0);
 	struct sy_image_missing *miss = NULL;
 	const struct sy_agg_stats *as = sy_agg_stats(c->agg);
+	char line[160];
 
 	if (nmiss) {
 		miss = calloc(nmiss, sizeof(*miss));
@@ -244,6 +245,7 @@ static void sy_convert_summary(struct sy_convert *c, struct sy_session *s,
 			"  \"instructions\": %" PRIu64 ",\n"
 			"  \"branches\": %" PRIu64 ",\n"
 			"  \"damaged_records\": %" PRIu64 ",\n"
+			"  \"bogus_sample_rate\": %.6f,\n"
 			"  \"threads\": %u,\n  \"seconds\": %.3f,\n"
 			"  \"missing_binaries\": [",
 			c->samples, as->unique,
@@ -254,7 +256,8 @@ static void sy_convert_summary(struct sy_convert *c, struct sy_session *s,
 			sum->inner_samples, sum->placed, sum->unplaced,
 			c->filtered, sum->decode_errors, sum->overflows,
 			sum->bytes, sum->insns, sum->branches, sum->damage,
-			sum->threads, sum->seconds);
+			sy_summary_bogus_rate(sum), sum->threads,
+			sum->seconds);
 		for (size_t i = 0; i < nmiss; i++) {
 			fprintf(f, "%s\n    {\"path\": ", i ? "," : "");
 			sy_json_str(f, miss[i].path);
@@ -282,6 +285,8 @@ static void sy_convert_summary(struct sy_convert *c, struct sy_session *s,
 		c->input, c->samples, as->unique,
 		c->samples ? (double)c->stack_entries / (double)c->samples : 0.0,
 		sum->unplaced, sum->decode_errors);
+	if (sy_summary_bogus_line(sum, line, sizeof(line)))
+		fprintf(f, "strobe-synth: %s: %s\n", c->input, line);
 	if (sum->inner_samples)
 		fprintf(f,
 			"strobe-synth: %s: %" PRIu64 " callchain samples of "
@@ -452,7 +457,11 @@ int sy_cmd_convert(int argc, char **argv)
 		c.lbr_depth = c.cs.o.depth ? c.cs.o.depth : 64;
 		c.cs.o.whole_trace = 1;
 		c.cs.o.depth = 0;
-		c.keep = ~0u & ~(1u << SY_ST_PAUSED);
+		/* every stretch's branches, but not an implausible one's
+		 * unless --keep implausible asked for it */
+		c.keep = (~0u & ~(1u << SY_ST_PAUSED) &
+			  ~(1u << SY_ST_IMPLAUSIBLE)) |
+			 (c.keep & (1u << SY_ST_IMPLAUSIBLE));
 		err = sy_session_open(&s, &c.cs.o, &d);
 		if (err) {
 			sy_msg_diag(c.input, &d);

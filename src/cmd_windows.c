@@ -431,6 +431,7 @@ static void sy_summary(struct sy_wl *c, struct sy_session *s, FILE *f)
 	struct sy_dist *d[] = { &c->insns, &c->branches, &c->ns, &c->bytes };
 	static const char *const names[] = { "instructions", "branches",
 					     "time (ns)", "bytes" };
+	char line[160];
 
 	for (size_t i = 0; i < 4; i++)
 		if (d[i]->nr > 1)
@@ -460,11 +461,12 @@ static void sy_summary(struct sy_wl *c, struct sy_session *s, FILE *f)
 			   ",\n  \"resume_while_running\": %" PRIu64
 			   ",\n  \"inner_samples\": %" PRIu64
 			   ",\n  \"placed\": %" PRIu64
-			   ",\n  \"unplaced\": %" PRIu64 "\n}\n",
+			   ",\n  \"unplaced\": %" PRIu64
+			   ",\n  \"bogus_sample_rate\": %.6f\n}\n",
 			sum->resume_period, sum->pause_period,
 			sum->pause_samples, sum->resume_samples,
 			sum->resume_while_running, sum->inner_samples,
-			sum->placed, sum->unplaced);
+			sum->placed, sum->unplaced, sy_summary_bogus_rate(sum));
 		return;
 	}
 	fprintf(f, "\n%s: %s (%s), %" PRIu64 " windows:", c->input,
@@ -478,6 +480,8 @@ static void sy_summary(struct sy_wl *c, struct sy_session *s, FILE *f)
 		   " resume samples (%" PRIu64 " on running trace)\n",
 		sum->pause_samples, sum->resume_samples,
 		sum->resume_while_running);
+	if (sy_summary_bogus_line(sum, line, sizeof(line)))
+		fprintf(f, "%s\n", line);
 	if (sum->inner_samples)
 		fprintf(f, "%" PRIu64 " callchain samples of other events while "
 			   "trace ran: %" PRIu64 " placed in windows, %" PRIu64
