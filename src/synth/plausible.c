@@ -592,8 +592,8 @@ static int sy_pl_places(struct sy_pl_ctx *c, const struct sy_br *b,
 		uint64_t a = end ? b->to : b->from;
 		const struct sy_map *m = sy_pl_map(c, a);
 
-		if (!m && (a >> 63) && !sy_proc_snap_kernel(c->snap))
-			continue; /* kernel code, no kernel map recorded */
+		if (!m && (a >> 63))
+			continue; /* kernel half: not always recorded */
 		if (!m || !(m->flags & SY_MAP_CODE))
 			return SY_PL_WHY("%s outside executable mappings: "
 					 "%#" PRIx64 " -> %#" PRIx64,
@@ -713,17 +713,20 @@ static int sy_pl_stretch(struct sy_pl_ctx *c, const struct sy_stretch *st,
 /* The calls still open at the pause and the pause sample's callchain.
  * A frame-pointer unwinder sees the return address of each frame that has
  * a frame record: a leaf function without one (or one in its prologue or
- * epilogue) hides the newest call, never more than that in code built
- * with frame pointers; a tail call keeps the return address.  So the
- * callchain's first caller frame is the newest open call's return or the
- * one below it. */
+ * epilogue) hides the newest call, and a tail call keeps the return
+ * address.  AArch64 code keeps frame records in every non-leaf function
+ * (GCC and Clang defaults, the AAPCS64 frame chain), so the callchain's
+ * first caller frame is the newest open call's return or the one below it.
+ * x86-64 code is built without frame pointers by default (glibc is), so an
+ * unwinder may skip any number of frames there: nothing can be told. */
 static int sy_pl_open_calls(const struct sy_pl_ctx *c, char *why, size_t len)
 {
 	const struct sy_window *p = &c->w->pub;
 	unsigned n = c->nr_ras;
 	uint64_t caller;
 
-	if (!p->has_pause || p->nr_callchain < 2 || !c->stack_ok || n < 2)
+	if (c->p->arch != SY_TRACE_ETM || !p->has_pause ||
+	    p->nr_callchain < 2 || !c->stack_ok || n < 2)
 		return 0;
 	caller = p->callchain[1];
 	if (caller == c->ras[n - 1] || caller == c->ras[n - 2])

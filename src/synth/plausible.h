@@ -23,6 +23,10 @@
  *                               not to a return address of the callchain
  *   return to no open call      a return that matches none of the calls
  *                               the window made and has not returned from
+ *   open calls disagree with the callchain  A64: the pause sample's first
+ *                               caller frame is neither of the two newest
+ *                               calls still open (a frameless leaf hides
+ *                               one, no more)
  *
  * Conservative by construction: code that cannot be read (binary missing,
  * anonymous or kernel memory without an image, a process the snapshot does
