@@ -44,7 +44,9 @@
 	  "another thread ran inside the window")                              \
 	X(TOO_SHORT, "too-short", "shorter than --window MIN")                 \
 	X(TOO_LONG, "too-long", "longer than --window MAX")                    \
-	X(FEW_BRANCHES, "few-branches", "fewer than --min-branches branches")
+	X(FEW_BRANCHES, "few-branches", "fewer than --min-branches branches") \
+	X(IMPLAUSIBLE, "implausible",                                          \
+	  "otherwise ok, but a branch no program makes: damaged trace")
 
 enum sy_status {
 #define SY_ST_ENUM(e, name, what) SY_ST_##e,
@@ -203,6 +205,14 @@ struct sy_session_summary {
 	unsigned threads;
 	double seconds;
 };
+
+/* The bogus-sample rate: implausible windows among those that passed
+ * every other check (ok + implausible), 0 when there are none. */
+double sy_summary_bogus_rate(const struct sy_session_summary *s);
+/* "N implausible windows: bogus-sample rate R% ..." in @buf for the
+ * summary; returns 0 (nothing written) when no window is implausible. */
+int sy_summary_bogus_line(const struct sy_session_summary *s, char *buf,
+			  size_t len);
 
 typedef int (*sy_window_fn)(void *ctx, const struct sy_window *w);
 

@@ -352,7 +352,10 @@ static int sy_convert_open(struct sy_convert *c, struct sy_session **s)
 	c->lbr_depth = c->cs.o.depth ? c->cs.o.depth : 64;
 	c->cs.o.whole_trace = 1;
 	c->cs.o.depth = 0;
-	c->keep = ~0u & ~(1u << SY_ST_PAUSED);
+	/* every stretch's branches, but not an implausible one's unless
+	 * --keep implausible asked for it */
+	c->keep = (~0u & ~(1u << SY_ST_PAUSED) & ~(1u << SY_ST_IMPLAUSIBLE)) |
+		  (c->keep & (1u << SY_ST_IMPLAUSIBLE));
 	err = sy_session_open(s, &c->cs.o, &d);
 	if (err)
 		return sy_cli_open_failed(&c->cs, err, &d);

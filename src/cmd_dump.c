@@ -290,6 +290,12 @@ static void sy_dump_sample(struct sy_dump *d, const struct sy_record *rec)
 		fprintf(d->out, " (no attr for this sample id)\n");
 		return;
 	}
+	if (rec->attr->sample_type & ~SY_SAMPLE_KNOWN_MASK) {
+		/* reported once, when the reader read the attr */
+		fprintf(d->out, " (attr %u has unknown sample_type bits)\n",
+			rec->attr->index);
+		return;
+	}
 	if (sy_sample_parse(rec->attr, rec->data, rec->size, &s, &diag,
 			    rec->offset)) {
 		fputc('\n', d->out);

@@ -55,6 +55,7 @@ static void sy_summary_json(struct sy_convert *c, struct sy_session *s,
 		"  \"instructions\": %" PRIu64 ",\n"
 		"  \"branches\": %" PRIu64 ",\n"
 		"  \"damaged_records\": %" PRIu64 ",\n"
+		"  \"bogus_sample_rate\": %.6f,\n"
 		"  \"threads\": %u,\n  \"seconds\": %.3f,\n"
 		"  \"missing_binaries\": [",
 		c->samples, c->unique,
@@ -65,7 +66,7 @@ static void sy_summary_json(struct sy_convert *c, struct sy_session *s,
 		sum->inner_samples, sum->placed, sum->unplaced,
 		c->filtered, sum->decode_errors, sum->overflows,
 		sum->bytes, sum->insns, sum->branches, sum->damage,
-		sum->threads, sum->seconds);
+		sy_summary_bogus_rate(sum), sum->threads, sum->seconds);
 	for (size_t i = 0; i < nmiss; i++) {
 		fprintf(f, "%s\n    {\"path\": ", i ? "," : "");
 		sy_json_str(f, miss[i].path);
@@ -85,6 +86,7 @@ static void sy_summary_text(struct sy_convert *c, struct sy_session *s,
 	const struct sy_session_summary *sum = sy_session_summary(s);
 	size_t nmiss;
 	struct sy_image_missing *miss = sy_missing(s, &nmiss);
+	char line[160];
 
 	fprintf(f, "strobe-synth: %s: %s (%s), %" PRIu64 " %s:", c->input,
 		sum->trace ? sum->trace : "?", sy_sink_name(sum->sink),
@@ -103,6 +105,8 @@ static void sy_summary_text(struct sy_convert *c, struct sy_session *s,
 		c->samples ? (double)c->stack_entries / (double)c->samples : 0.0,
 		sum->unplaced, sum->decode_errors,
 		sy_plural(sum->decode_errors, "error", "errors"));
+	if (sy_summary_bogus_line(sum, line, sizeof(line)))
+		fprintf(f, "strobe-synth: %s: %s\n", c->input, line);
 	if (sum->inner_samples)
 		fprintf(f,
 			"strobe-synth: %s: %" PRIu64 " callchain samples of "

@@ -191,10 +191,12 @@ static void sy_wl_json_summary(struct sy_wl *c,
 		   ",\n  \"resume_while_running\": %" PRIu64
 		   ",\n  \"inner_samples\": %" PRIu64
 		   ",\n  \"placed\": %" PRIu64
-		   ",\n  \"unplaced\": %" PRIu64 "\n}\n",
+		   ",\n  \"unplaced\": %" PRIu64
+		   ",\n  \"bogus_sample_rate\": %.6f\n}\n",
 		sum->resume_period, sum->pause_period, sum->pause_samples,
 		sum->resume_samples, sum->resume_while_running,
-		sum->inner_samples, sum->placed, sum->unplaced);
+		sum->inner_samples, sum->placed, sum->unplaced,
+		sy_summary_bogus_rate(sum));
 }
 
 /* The binaries windows needed and did not get, as convert names them. */
@@ -225,6 +227,7 @@ void sy_wl_summary(struct sy_wl *c, struct sy_session *s)
 	uint64_t windows;
 	const uint64_t *by = sy_wl_counts(c, sum, &windows);
 	FILE *f = c->out;
+	char line[160];
 
 	sy_wl_sort(c);
 	if (!f)
@@ -248,6 +251,8 @@ void sy_wl_summary(struct sy_wl *c, struct sy_session *s)
 		sum->resume_samples,
 		sy_plural(sum->resume_samples, "sample", "samples"),
 		sum->resume_while_running);
+	if (sy_summary_bogus_line(sum, line, sizeof(line)))
+		fprintf(f, "%s\n", line);
 	if (sum->inner_samples)
 		fprintf(f, "%" PRIu64 " callchain samples of other events while "
 			   "trace ran: %" PRIu64 " placed in windows, %" PRIu64

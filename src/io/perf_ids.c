@@ -132,6 +132,12 @@ int sy_perf_add_attr(struct sy_perf_reader *r, const uint8_t *p, size_t len,
 	a->ids = idv;
 	a->nr_ids = (uint32_t)nr_ids;
 	a->index = r->nr_attrs;
+	/* reported here, once: a sample of this attr cannot be parsed */
+	if (a->sample_type & ~SY_SAMPLE_KNOWN_MASK)
+		sy_perf_warn(r, -SY_E_BAD_ATTR, off,
+			     "attr %u: unknown sample_type bits %#" PRIx64
+			     "; its samples are skipped", r->nr_attrs,
+			     (uint64_t)(a->sample_type & ~SY_SAMPLE_KNOWN_MASK));
 
 	int ip = sy_id_pos(a->sample_type), sp = sy_is_pos(a->sample_type);
 	if (r->nr_attrs == 0) {

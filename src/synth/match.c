@@ -436,6 +436,10 @@ int sy_matcher_next(struct sy_matcher *m, unsigned done, struct sy_win **out)
 	if (m->pend_pos >= m->nr_pend)
 		return 0;
 	w = m->pend[m->pend_pos];
+	/* its own job has not come back: damaged timestamps in an earlier
+	 * one must not decide it (the job still points at it) */
+	if (w->has_group && !w->group_done)
+		return 0;
 	/* all of its stretches are known */
 	all = (final && (done & SY_MATCH_NO_TRACE)) || w->group_done;
 	if (b < m->nr_ms && !m->ms[b].timed)

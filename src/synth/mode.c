@@ -88,6 +88,7 @@ static int sy_etr_on_pause(struct sy_session *s, struct sy_queue *q,
 	if (!j)
 		return -SY_E_NOMEM;
 	j->win = w;
+	w->has_group = 1;
 	j->has_aux_time = 1;
 	j->aux_time = g->time;
 	w->aux_bytes = g->bytes;

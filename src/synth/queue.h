@@ -10,6 +10,7 @@
 #include "auxmap.h"
 #include "config.h"
 #include "match.h"
+#include "order.h"
 #include "place.h"
 #include "units.h"
 
@@ -41,6 +42,7 @@ struct sy_queue {
 	int running;		/* trace paused or not, as the samples tell */
 	uint32_t last_tid;
 	uint64_t last_aux_time;	/* of the last AUX record walked */
+	struct sy_order order;	/* of its samples */
 };
 
 /* The queues of a session, sorted by key. */

@@ -291,8 +291,10 @@ int sy_session_run(struct sy_session *s, sy_window_fn fn, void *ctx)
 	s->fn_ctx = ctx;
 	if ((err = sy_reopen(s)))
 		return err;
+	/* the prepass saw the same damage; the reader replays what it met
+	 * while opening, which counts */
+	s->warn.damage = 0;
 	sy_perf_set_warn(s->r, sy_reader_warn, s);
-	s->warn.damage = 0; /* the prepass saw the same damage */
 	if ((err = sy_proc_table_set_build_ids(s->procs,
 					       sy_perf_features(s->r))))
 		return err;

@@ -1,3 +1,5 @@
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "sy_synth.h"
@@ -40,4 +42,26 @@ const char *sy_sink_name(enum sy_sink s)
 	case SY_SINK_PT: return "pt";
 	default: return "none";
 	}
+}
+
+double sy_summary_bogus_rate(const struct sy_session_summary *s)
+{
+	uint64_t bad = s->by_status[SY_ST_IMPLAUSIBLE];
+	uint64_t all = bad + s->by_status[SY_ST_OK];
+
+	return all ? (double)bad / (double)all : 0.0;
+}
+
+int sy_summary_bogus_line(const struct sy_session_summary *s, char *buf,
+			  size_t len)
+{
+	uint64_t bad = s->by_status[SY_ST_IMPLAUSIBLE];
+
+	if (!bad)
+		return 0;
+	snprintf(buf, len,
+		 "%" PRIu64 " implausible window%s (damaged trace): bogus-sample "
+		 "rate %.2f%% of the windows that passed every other check",
+		 bad, bad == 1 ? "" : "s", 100.0 * sy_summary_bogus_rate(s));
+	return 1;
 }

@@ -15,7 +15,7 @@ int sy_validator_init(struct sy_validator *v,
 		    cfg->kind == SY_TRACE_ETM ? CS_MODE_ARM : CS_MODE_64,
 		    &v->cs) == CS_ERR_OK)
 		v->cs_ok = 1;
-	return 0;
+	return sy_plausible_init(&v->pl, cfg->kind);
 }
 
 void sy_validator_fini(struct sy_validator *v)
@@ -23,6 +23,7 @@ void sy_validator_fini(struct sy_validator *v)
 	if (v->cs_ok)
 		cs_close(&v->cs);
 	v->cs_ok = 0;
+	sy_plausible_fini(&v->pl);
 }
 
 static void sy_reason(struct sy_win *w, enum sy_status st, const char *fmt,
@@ -326,7 +327,19 @@ static int sy_check_bounds(const struct sy_synth_config *cfg,
 	return 0;
 }
 
-void sy_validate(const struct sy_validator *v, struct sy_win *w)
+/* Whether every branch is one a program makes: returns 1 with the status
+ * set when not. */
+static int sy_check_plausible(struct sy_validator *v, struct sy_win *w)
+{
+	char why[sizeof(w->pub.reason)];
+
+	if (!sy_plausible_window(&v->pl, w, why, sizeof(why)))
+		return 0;
+	sy_reason(w, SY_ST_IMPLAUSIBLE, "%s", why);
+	return 1;
+}
+
+void sy_validate(struct sy_validator *v, struct sy_win *w)
 {
 	struct sy_evidence ev;
 
@@ -337,7 +350,8 @@ void sy_validate(const struct sy_validator *v, struct sy_win *w)
 		return;
 	}
 	if (sy_check_data(w, &ev) || sy_check_ends(v, w, &ev) ||
-	    sy_check_thread(w, &ev) || sy_check_bounds(v->cfg, w))
+	    sy_check_thread(w, &ev) || sy_check_bounds(v->cfg, w) ||
+	    sy_check_plausible(v, w))
 		return;
 	w->pub.status = SY_ST_OK;
 	w->pub.reason[0] = 0;

@@ -2,13 +2,17 @@
  * that the evidence supports.  The samples pin both ends of a user-space
  * window (the trace starts at the resume sample's IP and stops at the pause
  * sample's IP); everything else comes from the AUX records and the decoder.
- * Validation also sums the window's counts and cuts its branch stack. */
+ * A window that passes all of that is still `implausible` when one of its
+ * branches is one no program makes (plausible.h): trace carries no
+ * checksum.  Validation also sums the window's counts and cuts its branch
+ * stack. */
 #ifndef SY_VALIDATE_H
 #define SY_VALIDATE_H
 
 #include <capstone/capstone.h>
 
 #include "config.h"
+#include "plausible.h"
 #include "window.h"
 
 struct sy_validator {
@@ -16,14 +20,18 @@ struct sy_validator {
 	/* x86 instruction lengths for --skid (A64 needs none) */
 	csh cs;
 	int cs_ok;
+	/* reads the code of the windows' snapshots; validation runs on one
+	 * thread, so its caches need no lock */
+	struct sy_plausible pl;
 };
 
-/* Returns 0 (without a disassembler, --skid pins x86 ends exactly). */
+/* Returns 0 or -SY_E_NOMEM (without a disassembler, --skid pins x86 ends
+ * exactly and the plausibility checks that read code are skipped). */
 int sy_validator_init(struct sy_validator *v,
 		      const struct sy_synth_config *cfg);
 void sy_validator_fini(struct sy_validator *v);
 
 /* Sets @w's status, reason, counts and stack from its stretches. */
-void sy_validate(const struct sy_validator *v, struct sy_win *w);
+void sy_validate(struct sy_validator *v, struct sy_win *w);
 
 #endif

@@ -7,6 +7,7 @@
  * out once every window before it has been: results that finish early
  * wait on the output list.  Jobs come back in submission order, which
  * keeps the matching of each queue sequential. */
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -247,6 +248,25 @@ static int sy_on_pause(struct sy_session *s, struct sy_queue *q,
 	return sy_windows_resolve(s, q, 0);
 }
 
+/* A sample older than the one before it on its queue, or that one again:
+ * reported at its offset and ignored (order.h). */
+static int sy_out_of_order(struct sy_session *s, struct sy_queue *q,
+			   const struct sy_record *rec,
+			   const struct sy_sample *sm)
+{
+	enum sy_order_verdict v =
+		sy_order_sample(&q->order, sm->time, rec->data, rec->size);
+
+	if (v == SY_ORDER_OK)
+		return 0;
+	sy_warn(&s->warn, -SY_E_BAD_RECORD, rec->offset,
+		"sample %s the previous one of %s %u (time %" PRIu64 "); "
+		"ignored: a record copied or moved",
+		v == SY_ORDER_DUPLICATE ? "repeats" : "is older than",
+		s->cfg.per_thread ? "thread" : "cpu", q->key, sm->time);
+	return 1;
+}
+
 static int sy_on_sample(struct sy_session *s, const struct sy_record *rec)
 {
 	uint8_t role = s->attr_role[rec->attr->index];
@@ -255,7 +275,10 @@ static int sy_on_sample(struct sy_session *s, const struct sy_record *rec)
 	struct sy_queue *q;
 	int err;
 
-	if (!(role & (SY_ROLE_PAUSE | SY_ROLE_RESUME | SY_ROLE_CALLCHAIN)))
+	/* an attr with sample_type bits no kernel defines was reported once,
+	 * when the reader read it: its samples cannot be parsed */
+	if (!(role & (SY_ROLE_PAUSE | SY_ROLE_RESUME | SY_ROLE_CALLCHAIN)) ||
+	    (rec->attr->sample_type & ~SY_SAMPLE_KNOWN_MASK))
 		return 0;
 	if (sy_sample_parse(rec->attr, rec->data, rec->size, &sm, &d,
 			    rec->offset)) {
@@ -268,6 +291,8 @@ static int sy_on_sample(struct sy_session *s, const struct sy_record *rec)
 	q = sy_session_queue(s, sy_queue_key(&s->cfg, sm.cpu, sm.tid), 1);
 	if (!q)
 		return -SY_E_NOMEM;
+	if ((sm.type & SY_SAMPLE_TIME) && sy_out_of_order(s, q, rec, &sm))
+		return 0;
 	if (!q->seen) {
 		q->seen = 1;
 		q->running = !s->cfg.start_paused;

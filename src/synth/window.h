@@ -32,6 +32,7 @@ struct sy_win {
 	uint64_t span_lo;	/* the previous pause sample's time */
 	int has_span_lo;
 	int ran_through;	/* a stretch spans its pause sample */
+	int has_group;		/* ETR: a job decodes its AUX group */
 	int group_done;		/* ETR: the decode of its AUX group is done */
 	/* evidence for validation */
 	uint64_t aux_bytes;	/* ETR: bytes of its AUX group */

@@ -1,0 +1,31 @@
+/* The order of a queue's samples.  The kernel writes each ring buffer in
+ * time order, and perf records one buffer per CPU (per thread in a
+ * per-thread recording), so on one queue a sample older than the one
+ * before it, or the very record before it again, is damage: a record
+ * copied or moved.  Such a sample is reported and ignored: it must not
+ * open, close, split or join a window. */
+#ifndef SY_SYNTH_ORDER_H
+#define SY_SYNTH_ORDER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct sy_order {
+	int has;
+	uint64_t time;		/* of the newest sample taken */
+	uint64_t hash;		/* of its bytes */
+	size_t size;
+};
+
+enum sy_order_verdict {
+	SY_ORDER_OK = 0,
+	SY_ORDER_DUPLICATE,	/* the same bytes as the sample before */
+	SY_ORDER_EARLIER,	/* older than the sample before */
+};
+
+/* Takes the sample @rec (@size bytes, header included) of time @time, or
+ * says why not. */
+enum sy_order_verdict sy_order_sample(struct sy_order *o, uint64_t time,
+				      const uint8_t *rec, size_t size);
+
+#endif

@@ -1,0 +1,769 @@
+#include "plausible.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sy_branch.h"
+
+/* Decoded instructions and verdicts kept (a power of two); the table is
+ * emptied when three quarters full, so memory stays bounded; no pointer
+ * into it is kept across an insertion. */
+#define SY_PL_MEMO_CAP 32768u
+/* Calls followed within one run of joined stretches. */
+#define SY_PL_STACK 256
+/* Longest straight run (instructions) and function prefix (bytes) read. */
+#define SY_PL_RANGE_MAX 4096u
+#define SY_PL_SWEEP_MAX 65536u
+
+enum sy_pl_memo_type {
+	SY_PL_M_INSN = 1,	/* the instruction at a */
+	SY_PL_M_AFTER_CALL,	/* a call ends at a */
+	SY_PL_M_RANGE,		/* the straight run [a, a + b] */
+	SY_PL_M_TARGET,		/* what an indirect branch finds at a */
+	SY_PL_M_FOREIGN,	/* a jump from b (in img2) to a */
+	SY_PL_M_MOVER,		/* code at a transfers control on purpose */
+};
+
+/* Verdicts. */
+enum { SY_PL_OK = 1, SY_PL_UNKNOWN, SY_PL_BAD, SY_PL_PAD, SY_PL_MID };
+/* Where an indirect branch lands, seen from the function it leaves. */
+enum { SY_PL_HOME = 1, SY_PL_ENTRY, SY_PL_RESUME, SY_PL_INSIDE };
+
+struct sy_pl_memo_ent {
+	const void *img, *img2;
+	uint64_t a, b;
+	uint8_t type;		/* 0: empty */
+	uint8_t verdict;
+	struct sy_insn insn;
+};
+
+int sy_plausible_init(struct sy_plausible *p, enum sy_trace_kind arch)
+{
+	memset(p, 0, sizeof(*p));
+	p->arch = arch;
+	p->memo = calloc(SY_PL_MEMO_CAP, sizeof(*p->memo));
+	if (!p->memo)
+		return -SY_E_NOMEM;
+	/* without capstone every read of code is "unknown" */
+	sy_insn_decoder_init(&p->dec, arch);
+	return 0;
+}
+
+void sy_plausible_fini(struct sy_plausible *p)
+{
+	sy_insn_decoder_fini(&p->dec);
+	free(p->memo);
+	p->memo = NULL;
+}
+
+/* --- memo ------------------------------------------------------------------ */
+
+static uint64_t sy_pl_hash(uint8_t type, const void *img, const void *img2,
+			   uint64_t a, uint64_t b)
+{
+	uint64_t h = (uint64_t)(uintptr_t)img ^ ((uint64_t)(uintptr_t)img2 << 7) ^
+		     ((uint64_t)type << 56) ^ a * 0x9e3779b97f4a7c15ULL ^
+		     b * 0xc2b2ae3d27d4eb4fULL;
+
+	h ^= h >> 29;
+	h *= 0xbf58476d1ce4e5b9ULL;
+	return h ^ (h >> 32);
+}
+
+/* What a verdict is about. */
+struct sy_pl_key {
+	uint8_t type;
+	const void *img, *img2;
+	uint64_t a, b;
+};
+
+static size_t sy_pl_slot(const struct sy_plausible *p,
+			 const struct sy_pl_key *k)
+{
+	size_t mask = SY_PL_MEMO_CAP - 1;
+	size_t i = sy_pl_hash(k->type, k->img, k->img2, k->a, k->b) & mask;
+
+	for (;; i = (i + 1) & mask) {
+		const struct sy_pl_memo_ent *e = &p->memo[i];
+
+		if (!e->type ||
+		    (e->type == k->type && e->img == k->img &&
+		     e->img2 == k->img2 && e->a == k->a && e->b == k->b))
+			return i;
+	}
+}
+
+/* The entry kept for @k, or NULL.  Valid until the next put. */
+static const struct sy_pl_memo_ent *sy_pl_get(struct sy_plausible *p,
+					      const struct sy_pl_key *k)
+{
+	const struct sy_pl_memo_ent *e = &p->memo[sy_pl_slot(p, k)];
+
+	if (!e->type) {
+		p->memo_misses++;
+		return NULL;
+	}
+	p->memo_hits++;
+	return e;
+}
+
+/* Keeps @verdict (and @in) for @k; the table empties when three quarters
+ * full (it never holds a pointer across a put). */
+static uint8_t sy_pl_put(struct sy_plausible *p, const struct sy_pl_key *k,
+			 int verdict, const struct sy_insn *in)
+{
+	struct sy_pl_memo_ent *e;
+
+	if (p->memo_used >= SY_PL_MEMO_CAP / 4 * 3) {
+		memset(p->memo, 0, SY_PL_MEMO_CAP * sizeof(*p->memo));
+		p->memo_used = 0;
+	}
+	e = &p->memo[sy_pl_slot(p, k)];
+	if (!e->type)
+		p->memo_used++;
+	e->type = k->type;
+	e->img = k->img;
+	e->img2 = k->img2;
+	e->a = k->a;
+	e->b = k->b;
+	e->verdict = (uint8_t)verdict;
+	if (in)
+		e->insn = *in;
+	return e->verdict;
+}
+
+/* --- the window's code ------------------------------------------------------ */
+
+/* Where an address's code lives. */
+struct sy_loc {
+	const struct sy_map *map;
+	const struct sy_image *img;
+	uint64_t off;		/* the code's key within img */
+	uint64_t vaddr;		/* link-time address in img */
+	const uint8_t *bytes;
+	size_t avail;
+};
+
+/* A window's branches mostly stay in a few mappings and segments: the
+ * last ones found are kept for the next lookups. */
+#define SY_PL_CACHE 4
+
+struct sy_pl_ctx {
+	struct sy_plausible *p;
+	const struct sy_win *w;
+	const struct sy_proc_snap *snap;
+	uint32_t id;
+	int proc_known;		/* the snapshot has the window's process */
+	/* calls of the current run whose returns are still to come */
+	uint64_t ras[SY_PL_STACK];
+	unsigned nr_ras;
+	int stack_ok;
+	/* mappings, and contiguous code [lo, hi) with its location at lo */
+	const struct sy_map *maps[SY_PL_CACHE];
+	uint64_t lo[SY_PL_CACHE], hi[SY_PL_CACHE];
+	struct sy_loc at[SY_PL_CACHE];
+	unsigned next_map, next_code;
+};
+
+/* The mapping at @addr in the window's process (or the kernel's). */
+static const struct sy_map *sy_pl_map(struct sy_pl_ctx *c, uint64_t addr)
+{
+	const struct sy_map *m;
+
+	for (unsigned i = 0; i < SY_PL_CACHE; i++)
+		if (c->maps[i] && addr >= c->maps[i]->start &&
+		    addr < c->maps[i]->end)
+			return c->maps[i];
+	m = sy_proc_snap_find(c->snap, c->id, addr);
+	if (m)
+		c->maps[c->next_map++ % SY_PL_CACHE] = m;
+	return m;
+}
+
+/* Returns 1 with @l filled when @addr is code the image cache has. */
+static int sy_pl_locate(struct sy_pl_ctx *c, uint64_t addr, struct sy_loc *l)
+{
+	unsigned k;
+
+	for (unsigned i = 0; i < SY_PL_CACHE; i++) {
+		uint64_t d = addr - c->lo[i];
+
+		if (addr < c->lo[i] || addr >= c->hi[i])
+			continue;
+		*l = c->at[i];
+		l->bytes += d;
+		l->avail -= d;
+		l->off += d;
+		l->vaddr += d;
+		return 1;
+	}
+	memset(l, 0, sizeof(*l));
+	l->map = sy_pl_map(c, addr);
+	if (!l->map || !l->map->img || !(l->map->flags & SY_MAP_CODE))
+		return 0;
+	l->bytes = sy_map_code(l->map, addr, &l->avail);
+	if (!l->bytes)
+		return 0;
+	l->img = l->map->img;
+	if (l->map->flags & SY_MAP_KERNEL) {
+		l->off = l->vaddr = addr;
+	} else {
+		l->off = addr - l->map->start + l->map->pgoff;
+		if (sy_image_off_to_vaddr(l->img, l->off, &l->vaddr))
+			return 0;
+	}
+	k = c->next_code++ % SY_PL_CACHE;
+	c->lo[k] = addr;
+	c->hi[k] = addr + l->avail;
+	c->at[k] = *l;
+	return 1;
+}
+
+/* Copies @n bytes of code at @addr (across mappings); 1 when all exist. */
+static int sy_pl_read(struct sy_pl_ctx *c, uint64_t addr, uint8_t *buf,
+		      size_t n)
+{
+	while (n) {
+		struct sy_loc l;
+		size_t k;
+
+		if (!sy_pl_locate(c, addr, &l))
+			return 0;
+		k = l.avail < n ? l.avail : n;
+		memcpy(buf, l.bytes, k);
+		buf += k;
+		addr += k;
+		n -= k;
+	}
+	return 1;
+}
+
+/* The instruction at @addr; 1 when known. */
+static int sy_pl_insn(struct sy_pl_ctx *c, uint64_t addr, struct sy_insn *in)
+{
+	const struct sy_pl_memo_ent *e;
+	struct sy_pl_key k = { .type = SY_PL_M_INSN };
+	struct sy_loc l;
+
+	if (!sy_pl_locate(c, addr, &l))
+		return 0;
+	k.img = l.img;
+	k.a = l.off;
+	e = sy_pl_get(c->p, &k);
+	if (e) {
+		if (e->verdict != SY_PL_OK)
+			return 0;
+		*in = e->insn;
+	} else {
+		uint8_t buf[16];
+		const uint8_t *code = l.bytes;
+		size_t len = l.avail;
+		int v;
+
+		if (len < sizeof(buf) && sy_pl_read(c, addr, buf, sizeof(buf))) {
+			code = buf;
+			len = sizeof(buf);
+		}
+		memset(in, 0, sizeof(*in));
+		v = sy_insn_decode(&c->p->dec, code, len, addr, in) ?
+			    SY_PL_UNKNOWN :
+			    SY_PL_OK;
+		/* the target as a distance: the key is the image's */
+		in->target -= addr;
+		if (sy_pl_put(c->p, &k, v, in) != SY_PL_OK)
+			return 0;
+	}
+	in->target += addr;
+	return 1;
+}
+
+/* A verdict about the code at @addr (and @n, what else it depends on),
+ * kept per (image, offset, n). */
+typedef int (*sy_pl_verdict_fn)(struct sy_pl_ctx *c, uint64_t addr,
+				const struct sy_loc *l, uint64_t n);
+
+static int sy_pl_cached(struct sy_pl_ctx *c, uint8_t type, uint64_t addr,
+			uint64_t n, sy_pl_verdict_fn fn)
+{
+	const struct sy_pl_memo_ent *e;
+	struct sy_pl_key k = { .type = type };
+	struct sy_loc l;
+
+	if (!sy_pl_locate(c, addr, &l))
+		return SY_PL_UNKNOWN;
+	k.img = l.img;
+	k.a = l.off;
+	k.b = n;
+	e = sy_pl_get(c->p, &k);
+	return e ? e->verdict : sy_pl_put(c->p, &k, fn(c, addr, &l, n), NULL);
+}
+
+/* The function symbol at @l: its name and how far into it @l is. */
+static int sy_pl_func(const struct sy_loc *l, const char **name,
+		      uint64_t *into)
+{
+	return sy_image_symbol(l->img, l->vaddr, name, into) == 0;
+}
+
+/* Same function, allowing for the parts compilers split off
+ * (foo.cold, foo.part.0). */
+static int sy_pl_same_func(const char *a, const char *b)
+{
+	size_t la = strcspn(a, "."), lb = strcspn(b, ".");
+
+	return la == lb && !strncmp(a, b, la);
+}
+
+/* Code that moves control on purpose where no call or return says: the
+ * unwinder's eh_return, longjmp, context switches, retpolines, the lazy
+ * binder.  Recognised by the function the branch leaves from. */
+static int sy_pl_mover_name(const char *name)
+{
+	static const char *const movers[] = {
+		"_Unwind_", "longjmp", "setcontext", "swapcontext",
+		"start_context", "_fcontext", "indirect_thunk",
+		"return_thunk", "retpoline", "_dl_runtime_resolve",
+	};
+
+	for (size_t i = 0; i < sizeof(movers) / sizeof(movers[0]); i++)
+		if (strstr(name, movers[i]))
+			return 1;
+	return 0;
+}
+
+/* The rt_sigreturn trampoline a signal handler returns to (glibc's
+ * __restore_rt, the A64 vDSO): mov $15, %rax / mov x8, #139. */
+static int sy_pl_sigreturn(struct sy_pl_ctx *c, uint64_t to)
+{
+	static const uint8_t x86[7] = { 0x48, 0xc7, 0xc0, 0x0f, 0, 0, 0 };
+	static const uint8_t a64[4] = { 0x68, 0x11, 0x80, 0xd2 };
+	uint8_t buf[7];
+	int etm = c->p->arch == SY_TRACE_ETM;
+	size_t n = etm ? sizeof(a64) : sizeof(x86);
+
+	return sy_pl_read(c, to, buf, n) && !memcmp(buf, etm ? a64 : x86, n);
+}
+
+static int sy_pl_mover(struct sy_pl_ctx *c, uint64_t from,
+		       const struct sy_loc *l, uint64_t n)
+{
+	const char *name;
+	uint64_t into;
+
+	(void)c;
+	(void)from;
+	(void)n;
+	return sy_pl_func(l, &name, &into) && sy_pl_mover_name(name) ?
+		       SY_PL_OK :
+		       SY_PL_BAD;
+}
+
+/* Whether the transfer @from -> @to is one of the deliberate ones. */
+static int sy_pl_exempt(struct sy_pl_ctx *c, uint64_t from, uint64_t to)
+{
+	return sy_pl_sigreturn(c, to) ||
+	       sy_pl_cached(c, SY_PL_M_MOVER, from, 0, sy_pl_mover) == SY_PL_OK;
+}
+
+/* --- checks ----------------------------------------------------------------- */
+
+/* Whether a call instruction ends exactly at @to (A64: the word before is
+ * BL, BLR or a BLRAA form; x86: one of the lengths a call has).  Returns a
+ * verdict. */
+static int sy_pl_after_call_uncached(struct sy_pl_ctx *c, uint64_t to,
+				     const struct sy_loc *l, uint64_t n)
+{
+	int etm = c->p->arch == SY_TRACE_ETM;
+	int unknown = 0;
+
+	for (unsigned len = etm ? 4 : 2; len <= (etm ? 4u : 10u); len++) {
+		uint8_t buf[10];
+		struct sy_insn in;
+
+		if (!sy_pl_read(c, to - len, buf, len)) {
+			unknown = 1;
+			continue;
+		}
+		if (sy_insn_decode(&c->p->dec, buf, len, to - len, &in))
+			continue;
+		if (in.size == len &&
+		    (in.kind == SY_BR_CALL || in.kind == SY_BR_IND_CALL))
+			return SY_PL_OK;
+	}
+	(void)l;
+	(void)n;
+	return unknown || !c->p->dec.ok ? SY_PL_UNKNOWN : SY_PL_BAD;
+}
+
+static int sy_pl_after_call(struct sy_pl_ctx *c, uint64_t to)
+{
+	return sy_pl_cached(c, SY_PL_M_AFTER_CALL, to, 0,
+			    sy_pl_after_call_uncached);
+}
+
+/* x86: whether @l is on an instruction boundary, decoding its function
+ * from its symbol's start.  A function the sweep cannot decode, or one
+ * without a symbol, is unknown. */
+static int sy_pl_boundary(struct sy_pl_ctx *c, const struct sy_loc *l)
+{
+	const char *name;
+	uint64_t into, va;
+
+	if (!sy_pl_func(l, &name, &into) || into > SY_PL_SWEEP_MAX)
+		return SY_PL_UNKNOWN;
+	va = l->vaddr - into;
+	while (va < l->vaddr) {
+		size_t avail;
+		const uint8_t *code = sy_image_code(l->img, va, &avail);
+		struct sy_insn in;
+
+		if (!code ||
+		    sy_insn_decode(&c->p->dec, code, avail, va, &in))
+			return SY_PL_UNKNOWN;
+		va += in.size;
+	}
+	return va == l->vaddr ? SY_PL_OK : SY_PL_MID;
+}
+
+/* What an indirect branch finds at @to: padding (unless a function starts
+ * there: patchable entries begin with no-ops), the middle of an
+ * instruction, or code. */
+static int sy_pl_target_uncached(struct sy_pl_ctx *c, uint64_t to,
+				 const struct sy_loc *l, uint64_t n)
+{
+	struct sy_insn in;
+	const char *name;
+	uint64_t into;
+
+	(void)n;
+	if (c->p->arch == SY_TRACE_PT && sy_pl_boundary(c, l) == SY_PL_MID)
+		return SY_PL_MID;
+	if (sy_pl_insn(c, to, &in) && in.padding &&
+	    !(sy_pl_func(l, &name, &into) && !into))
+		return SY_PL_PAD;
+	return SY_PL_OK;
+}
+
+static int sy_pl_target(struct sy_pl_ctx *c, uint64_t to)
+{
+	return sy_pl_cached(c, SY_PL_M_TARGET, to, 0, sy_pl_target_uncached);
+}
+
+/* Where an indirect branch from @from lands: in its own function (or
+ * where no symbol tells), at another function's entry, in another one
+ * where a call returns (longjmp, a context switch resume there), or inside
+ * another one. */
+static int sy_pl_landing(struct sy_pl_ctx *c, uint64_t from, uint64_t to)
+{
+	const struct sy_pl_memo_ent *e;
+	struct sy_pl_key k = { .type = SY_PL_M_FOREIGN };
+	struct sy_loc lf, lt;
+	const char *nf, *nt;
+	uint64_t inf, intt;
+	int v;
+
+	if (!sy_pl_locate(c, from, &lf) || !sy_pl_locate(c, to, &lt))
+		return SY_PL_HOME;
+	k.img = lt.img;
+	k.img2 = lf.img;
+	k.a = lt.off;
+	k.b = lf.off;
+	if ((e = sy_pl_get(c->p, &k)))
+		return e->verdict;
+	if (!sy_pl_func(&lf, &nf, &inf) || !sy_pl_func(&lt, &nt, &intt) ||
+	    sy_pl_same_func(nf, nt))
+		v = SY_PL_HOME;
+	else if (!intt)
+		v = SY_PL_ENTRY;
+	else
+		v = sy_pl_after_call(c, to) == SY_PL_BAD ? SY_PL_INSIDE :
+							    SY_PL_RESUME;
+	return sy_pl_put(c->p, &k, v, NULL);
+}
+
+/* ETM: the straight run from @to (a branch target) to @from (the next
+ * branch) holds no direct jump or call elsewhere than the next
+ * instruction.  An indirect branch or return in it may have gone to the
+ * next instruction (a branch to the fall-through is not a branch the trace
+ * shows), so it proves nothing. */
+static int sy_pl_range_uncached(struct sy_pl_ctx *c, uint64_t to,
+				const struct sy_loc *l, uint64_t len)
+{
+	uint64_t a = to, from = to + len;
+
+	(void)l;
+	for (unsigned n = 0; a < from; n++) {
+		struct sy_insn in;
+
+		if (n == SY_PL_RANGE_MAX || !sy_pl_insn(c, a, &in))
+			return SY_PL_UNKNOWN;
+		if (in.has_target && in.kind != SY_BR_COND &&
+		    in.target != a + in.size)
+			return SY_PL_BAD;
+		a += in.size;
+	}
+	return a == from ? SY_PL_OK : SY_PL_BAD;
+}
+
+static int sy_pl_range(struct sy_pl_ctx *c, uint64_t to, uint64_t from)
+{
+	return from < to ? SY_PL_BAD :
+			   sy_pl_cached(c, SY_PL_M_RANGE, to, from - to,
+					sy_pl_range_uncached);
+}
+
+static int sy_pl_in_callchain(const struct sy_win *w, uint64_t to)
+{
+	for (uint32_t i = 1; i < w->pub.nr_callchain; i++)
+		if (w->pub.callchain[i] == to)
+			return 1;
+	return 0;
+}
+
+#define SY_PL_WHY(...) (snprintf(why, len, __VA_ARGS__), 1)
+
+/* A return: to the newest open call of the run, else, with no call open,
+ * after some call or to a return address of the callchain.  x86 code may
+ * call without returning (`call 1f; 1: pop`, the 32-bit way to find the
+ * PC), so there a return to an older open call is one too; A64 has no such
+ * idiom. */
+static int sy_pl_return(struct sy_pl_ctx *c, const struct sy_br *b, char *why,
+			size_t len)
+{
+	if (c->stack_ok && c->nr_ras) {
+		unsigned k = c->nr_ras;
+
+		while (k-- > 0 && c->ras[k] != b->to)
+			;
+		if (k == c->nr_ras - 1 ||
+		    (k != (unsigned)-1 && c->p->arch == SY_TRACE_PT)) {
+			c->nr_ras = k;
+			return 0;
+		}
+		if (sy_pl_exempt(c, b->from, b->to)) {
+			c->stack_ok = 0;
+			return 0;
+		}
+		return SY_PL_WHY("%s: %#" PRIx64 " -> %#" PRIx64 ", the newest "
+				 "call returns to %#" PRIx64,
+				 k == (unsigned)-1 ? "return to no open call" :
+						     "return past an open call",
+				 b->from, b->to, c->ras[c->nr_ras - 1]);
+	}
+	if (sy_pl_after_call(c, b->to) != SY_PL_BAD ||
+	    sy_pl_in_callchain(c->w, b->to) || sy_pl_exempt(c, b->from, b->to))
+		return 0;
+	return SY_PL_WHY("return not after a call: %#" PRIx64 " -> %#" PRIx64,
+			 b->from, b->to);
+}
+
+/* A call: its return address goes on the run's stack. */
+static void sy_pl_call(struct sy_pl_ctx *c, const struct sy_br *b)
+{
+	struct sy_insn in;
+	uint64_t size = 4;
+
+	if (c->p->arch == SY_TRACE_PT) {
+		if (!sy_pl_insn(c, b->from, &in)) {
+			c->stack_ok = 0;
+			return;
+		}
+		size = in.size;
+	}
+	if (c->nr_ras == SY_PL_STACK) {
+		memmove(c->ras, c->ras + 1, (SY_PL_STACK - 1) * sizeof(*c->ras));
+		c->nr_ras--;
+	}
+	c->ras[c->nr_ras++] = b->from + size;
+}
+
+/* Where both ends of a branch are: aligned (A64) and in code mappings. */
+static int sy_pl_places(struct sy_pl_ctx *c, const struct sy_br *b,
+			char *why, size_t len)
+{
+	if (c->p->arch == SY_TRACE_ETM && ((b->from | b->to) & 3))
+		return SY_PL_WHY("misaligned branch: %#" PRIx64 " -> %#" PRIx64,
+				 b->from, b->to);
+	if (!c->proc_known)
+		return 0;
+	for (int end = 0; end < 2; end++) {
+		uint64_t a = end ? b->to : b->from;
+		const struct sy_map *m = sy_pl_map(c, a);
+
+		if (!m && (a >> 63))
+			continue; /* kernel half: not always recorded */
+		if (!m || !(m->flags & SY_MAP_CODE))
+			return SY_PL_WHY("%s outside executable mappings: "
+					 "%#" PRIx64 " -> %#" PRIx64,
+					 end ? "branch target" : "branch source",
+					 b->from, b->to);
+	}
+	return 0;
+}
+
+/* ETM: a direct branch goes where its encoding says. */
+static int sy_pl_direct(struct sy_pl_ctx *c, const struct sy_br *b, char *why,
+			size_t len)
+{
+	struct sy_insn in;
+
+	if (c->p->arch != SY_TRACE_ETM ||
+	    (b->kind != SY_BR_COND && b->kind != SY_BR_JUMP &&
+	     b->kind != SY_BR_CALL) ||
+	    !sy_pl_insn(c, b->from, &in) || !in.has_target ||
+	    in.target == b->to)
+		return 0;
+	return SY_PL_WHY("direct branch elsewhere: %#" PRIx64 " -> %#" PRIx64
+			 ", its encoding says %#" PRIx64,
+			 b->from, b->to, in.target);
+}
+
+/* An indirect jump that resumes a frame of another function (longjmp, a
+ * context switch) goes to one no call still open owns: a return to an
+ * open call is a return.  The run's calls are unknown after it. */
+static int sy_pl_resume(struct sy_pl_ctx *c, const struct sy_br *b, char *why,
+			size_t len)
+{
+	unsigned k = c->nr_ras;
+
+	while (c->stack_ok && k-- > 0 && c->ras[k] != b->to)
+		;
+	if (c->stack_ok && k != (unsigned)-1 &&
+	    !sy_pl_exempt(c, b->from, b->to))
+		return SY_PL_WHY("indirect jump to an open call's return: "
+				 "%#" PRIx64 " -> %#" PRIx64, b->from, b->to);
+	c->stack_ok = 0;
+	return 0;
+}
+
+static int sy_pl_indirect(struct sy_pl_ctx *c, const struct sy_br *b,
+			  char *why, size_t len)
+{
+	int v = sy_pl_target(c, b->to);
+
+	if (v == SY_PL_PAD)
+		return SY_PL_WHY("indirect branch into padding: %#" PRIx64
+				 " -> %#" PRIx64, b->from, b->to);
+	if (v == SY_PL_MID)
+		return SY_PL_WHY("indirect branch into an instruction: "
+				 "%#" PRIx64 " -> %#" PRIx64, b->from, b->to);
+	if (b->kind == SY_BR_RET)
+		return 0;
+	v = sy_pl_landing(c, b->from, b->to);
+	if (v == SY_PL_INSIDE && !sy_pl_exempt(c, b->from, b->to))
+		return SY_PL_WHY("indirect %s into another function: "
+				 "%#" PRIx64 " -> %#" PRIx64,
+				 b->kind == SY_BR_IND_CALL ? "call" : "jump",
+				 b->from, b->to);
+	if (v == SY_PL_RESUME && b->kind == SY_BR_IND_JUMP)
+		return sy_pl_resume(c, b, why, len);
+	return 0;
+}
+
+static int sy_pl_branch(struct sy_pl_ctx *c, const struct sy_br *b,
+			const struct sy_br *prev, char *why, size_t len)
+{
+	if (sy_pl_places(c, b, why, len) || sy_pl_direct(c, b, why, len))
+		return 1;
+	if (prev && c->p->arch == SY_TRACE_ETM &&
+	    prev->kind != SY_BR_SYSCALL && prev->kind != SY_BR_ERET &&
+	    sy_pl_range(c, prev->to, b->from) == SY_PL_BAD)
+		return SY_PL_WHY("straight run crosses a branch: %#" PRIx64
+				 " -> %#" PRIx64 " then %#" PRIx64 " -> "
+				 "%#" PRIx64, prev->from, prev->to, b->from,
+				 b->to);
+	switch (b->kind) {
+	case SY_BR_CALL:
+		sy_pl_call(c, b);
+		return 0;
+	case SY_BR_IND_CALL:
+		if (sy_pl_indirect(c, b, why, len))
+			return 1;
+		sy_pl_call(c, b);
+		return 0;
+	case SY_BR_IND_JUMP:
+		return sy_pl_indirect(c, b, why, len);
+	case SY_BR_RET:
+		return sy_pl_indirect(c, b, why, len) ||
+		       sy_pl_return(c, b, why, len);
+	default:
+		return 0;
+	}
+}
+
+/* The branches of one stretch, oldest first. */
+static int sy_pl_stretch(struct sy_pl_ctx *c, const struct sy_stretch *st,
+			 char *why, size_t len)
+{
+	const struct sy_br *prev = NULL;
+
+	for (uint32_t i = 0; i < st->len; i++) {
+		const struct sy_br *b =
+			&st->ring[(st->head + st->cap - st->len + i) % st->cap];
+
+		if (sy_pl_branch(c, b, prev, why, len))
+			return 1;
+		prev = b;
+	}
+	return 0;
+}
+
+/* The calls still open at the pause and the pause sample's callchain.
+ * A frame-pointer unwinder sees the return address of each frame that has
+ * a frame record: a leaf function without one (or one in its prologue or
+ * epilogue) hides the newest call, and a tail call keeps the return
+ * address.  AArch64 code keeps frame records in every non-leaf function
+ * (GCC and Clang defaults, the AAPCS64 frame chain), so the callchain's
+ * first caller frame is the newest open call's return or the one below it.
+ * x86-64 code is built without frame pointers by default (glibc is), so an
+ * unwinder may skip any number of frames there: nothing can be told. */
+static int sy_pl_open_calls(const struct sy_pl_ctx *c, char *why, size_t len)
+{
+	const struct sy_window *p = &c->w->pub;
+	unsigned n = c->nr_ras;
+	uint64_t caller;
+
+	if (c->p->arch != SY_TRACE_ETM || !p->has_pause ||
+	    p->nr_callchain < 2 || !c->stack_ok || n < 2)
+		return 0;
+	caller = p->callchain[1];
+	if (caller == c->ras[n - 1] || caller == c->ras[n - 2])
+		return 0;
+	return SY_PL_WHY("open calls disagree with the callchain: its caller "
+			 "frame %#" PRIx64 ", the newest calls return to "
+			 "%#" PRIx64 " and %#" PRIx64,
+			 caller, c->ras[n - 1], c->ras[n - 2]);
+}
+
+int sy_plausible_window(struct sy_plausible *p, const struct sy_win *w,
+			char *why, size_t len)
+{
+	struct sy_pl_ctx c;
+
+	if (!w->snap)
+		return 0;
+	memset(&c, 0, sizeof(c));
+	c.p = p;
+	c.w = w;
+	c.snap = w->snap;
+	c.id = w->pub.tid;
+	c.proc_known = sy_proc_snap_aspace(c.snap, c.id) != NULL;
+	for (size_t i = 0; i < w->nr_st; i++) {
+		const struct sy_stretch *st = &w->st[i];
+
+		if (st->flags & SY_SF_NOTHING)
+			continue;
+		/* a run of joined stretches keeps its calls; a stretch whose
+		 * oldest branches were dropped starts without them */
+		if (!i || !sy_stretch_joins(&w->st[i - 1], st) ||
+		    st->branches > st->len || (st->flags & SY_SF_CUT)) {
+			c.nr_ras = 0;
+			c.stack_ok = 1;
+		}
+		if (sy_pl_stretch(&c, st, why, len))
+			return 1;
+	}
+	return sy_pl_open_calls(&c, why, len);
+}

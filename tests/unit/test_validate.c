@@ -1,0 +1,406 @@
+/* Validation's plausibility checks (src/synth/plausible.c) and the
+ * instruction classes they read (src/synth/insn.c), on the fixture
+ * programs' real code.
+ *
+ * Windows are built by hand from branches the programs really make (taken
+ * from the disassembly of tests/fixtures/programs/bin/branchy-*, addresses
+ * in the comments) and then damaged one branch at a time, the way a
+ * flipped trace bit damages them: each damaged window must be implausible
+ * for the named reason, and the undamaged one ok.  The whole fixtures and
+ * real captures are checked for false alarms end to end in
+ * tests/e2e/t_damage_campaign.sh. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../src/synth/insn.h"
+#include "../../src/synth/validate.h"
+#include "sy_test.h"
+
+#define A64_BIN "/tests/fixtures/programs/bin/branchy-aarch64"
+#define X86_BIN "/tests/fixtures/programs/bin/branchy-x86_64"
+#define PID 1000
+
+struct world {
+	struct sy_image_cache *cache;
+	struct sy_proc_table *procs;
+	struct sy_synth_config cfg;
+	struct sy_validator v;
+};
+
+/* The program mapped the way the fixtures record it (symfs "."), or, with
+ * @missing, a binary the cache cannot find. */
+static void world_init(struct world *w, enum sy_trace_kind kind, int missing)
+{
+	struct sy_image_opts o = { 0 };
+	struct sy_diag d = { 0 };
+	struct sy_ev_mmap m;
+	int a64 = kind == SY_TRACE_ETM;
+
+	memset(w, 0, sizeof(*w));
+	o.symfs = ".";
+	o.buildid_dir = "";
+	cr_assert_eq(sy_image_cache_new(&w->cache, &o, &d), 0, "%s", d.msg);
+	cr_assert_eq(sy_proc_table_new(&w->procs, w->cache), 0);
+	memset(&m, 0, sizeof(m));
+	m.pid = m.tid = PID;
+	m.is_mmap2 = 1;
+	m.prot = SY_PROT_READ | SY_PROT_EXEC;
+	m.addr = a64 ? 0x400000 : 0x401000;
+	m.len = 0x1000;
+	m.pgoff = a64 ? 0 : 0x1000;
+	m.filename = missing ? "/no/such/binary" : a64 ? A64_BIN : X86_BIN;
+	cr_assert_eq(sy_proc_table_mmap(w->procs, &m, SY_MISC_USER), 0);
+	w->cfg.kind = kind;
+	w->cfg.depth = 64;
+	cr_assert_eq(sy_validator_init(&w->v, &w->cfg), 0);
+}
+
+static void world_fini(struct world *w)
+{
+	sy_validator_fini(&w->v);
+	sy_proc_table_free(w->procs);
+	sy_image_cache_free(w->cache);
+}
+
+/* One stretch holding @n branches (oldest first) that stopped at @end;
+ * with @chain (leaf first, @nc frames) a pause sample there. */
+static struct sy_win *window(struct world *w, const struct sy_br *br,
+			     uint32_t n, uint64_t end, const uint64_t *chain,
+			     uint32_t nc)
+{
+	struct sy_win *win = calloc(1, sizeof(*win));
+	struct sy_stretch *st = calloc(1, sizeof(*st));
+
+	cr_assert(win && st);
+	st->ring = malloc(n * sizeof(*st->ring));
+	cr_assert_not_null(st->ring);
+	memcpy(st->ring, br, n * sizeof(*br));
+	st->cap = st->len = n;
+	st->head = 0; /* a full ring: the oldest entry at head */
+	st->branches = n;
+	st->insns = 10 * (uint64_t)n;
+	st->start_addr = br[0].from;
+	st->end_addr = end;
+	st->flags = SY_SF_STOPPED;
+	win->st = st;
+	win->nr_st = 1;
+	win->pub.pid = win->pub.tid = PID;
+	win->snap = sy_proc_table_snapshot(w->procs);
+	if (chain) {
+		win->chain = malloc(nc * sizeof(*chain));
+		cr_assert_not_null(win->chain);
+		memcpy(win->chain, chain, nc * sizeof(*chain));
+		win->pub.callchain = win->chain;
+		win->pub.nr_callchain = nc;
+		win->pub.has_pause = 1;
+		win->pub.pause_ip = end;
+	}
+	return win;
+}
+
+/* Validates and returns the status; the reason must start with @check
+ * when the window is implausible. */
+static enum sy_status check(struct world *w, const struct sy_br *br,
+			    uint32_t n, uint64_t end, const uint64_t *chain,
+			    uint32_t nc, const char *want)
+{
+	struct sy_win *win = window(w, br, n, end, chain, nc);
+	enum sy_status st;
+
+	sy_validate(&w->v, win);
+	st = win->pub.status;
+	if (want)
+		cr_assert(st == SY_ST_IMPLAUSIBLE &&
+				  !strncmp(win->pub.reason, want, strlen(want)),
+			  "want '%s', got %s: %s", want, sy_status_name(st),
+			  win->pub.reason);
+	else
+		cr_assert_eq(st, SY_ST_OK, "%s: %s", sy_status_name(st),
+			     win->pub.reason);
+	sy_win_free(win);
+	return st;
+}
+
+#define N(a) ((uint32_t)(sizeof(a) / sizeof((a)[0])))
+
+/* A64: one turn of prog_main's loop: bl op_switch (0x40086c), b.ls
+ * (0x4002bc), the jump table's br (0x4002e0) to a case, its b back
+ * (0x4002f4), ret (0x4002c8) to after the bl, b.ne (0x400878) to the loop
+ * head. */
+static const struct sy_br a64_turn[] = {
+	{ 0x40086c, 0x4002b0, SY_BR_CALL },
+	{ 0x4002bc, 0x4002cc, SY_BR_COND },
+	{ 0x4002e0, 0x4002ec, SY_BR_IND_JUMP },
+	{ 0x4002f4, 0x4002c4, SY_BR_JUMP },
+	{ 0x4002c8, 0x400870, SY_BR_RET },
+	{ 0x400878, 0x400850, SY_BR_COND },
+};
+
+/* @br with entry @i replaced by (from, to, kind). */
+static struct sy_br *damaged(const struct sy_br *br, uint32_t n, uint32_t i,
+			     uint64_t from, uint64_t to, int kind)
+{
+	static struct sy_br out[16];
+
+	cr_assert(n <= 16 && i < n);
+	memcpy(out, br, n * sizeof(*br));
+	out[i].from = from;
+	out[i].to = to;
+	out[i].kind = (uint8_t)kind;
+	return out;
+}
+
+Test(plausible, real_a64_branches_are_ok)
+{
+	struct world w;
+
+	world_init(&w, SY_TRACE_ETM, 0);
+	check(&w, a64_turn, N(a64_turn), 0x400850, NULL, 0, NULL);
+	world_fini(&w);
+}
+
+Test(plausible, a64_branch_checks)
+{
+	static const struct {
+		uint32_t i;
+		uint64_t from, to;
+		int kind;
+		const char *why;
+	} cases[] = {
+		/* a target off the 4-byte grid */
+		{ 2, 0x4002e0, 0x4002ee, SY_BR_IND_JUMP, "misaligned branch" },
+		/* nothing is mapped at 0x500000 */
+		{ 2, 0x4002e0, 0x500000, SY_BR_IND_JUMP,
+		  "branch target outside executable mappings" },
+		/* b.ls at 0x4002bc goes to 0x4002cc, nowhere else */
+		{ 1, 0x4002bc, 0x4002d0, SY_BR_COND, "direct branch elsewhere" },
+		/* the case at 0x4002e4 falls into `b 0x4002c4` at 0x4002e8,
+		 * so the next taken branch cannot be the one at 0x4002f4 */
+		{ 2, 0x4002e0, 0x4002e4, SY_BR_IND_JUMP,
+		  "straight run crosses a branch" },
+		/* 0x4002ac is the nop between is_even and op_switch */
+		{ 2, 0x4002e0, 0x4002ac, SY_BR_IND_JUMP,
+		  "indirect branch into padding" },
+		/* 0x400748 is report's epilogue */
+		{ 2, 0x4002e0, 0x400748, SY_BR_IND_JUMP,
+		  "indirect jump into another function" },
+		/* the br returns to the open bl's return address */
+		{ 2, 0x4002e0, 0x400870, SY_BR_IND_JUMP,
+		  "indirect jump to an open call's return" },
+		/* ret to 0x40015c (after _start's bl): not the open call's */
+		{ 4, 0x4002c8, 0x40015c, SY_BR_RET, "return to no open call" },
+	};
+	struct world w;
+
+	world_init(&w, SY_TRACE_ETM, 0);
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++)
+		check(&w,
+		      damaged(a64_turn, N(a64_turn), cases[k].i, cases[k].from,
+			      cases[k].to, cases[k].kind),
+		      N(a64_turn), 0x400850, NULL, 0, cases[k].why);
+	world_fini(&w);
+}
+
+Test(plausible, a64_returns_without_open_call)
+{
+	/* ret from op_switch with its call before the window */
+	static const struct sy_br after_call[] = {
+		{ 0x4002c8, 0x400870, SY_BR_RET },
+		{ 0x400878, 0x400850, SY_BR_COND },
+	};
+	static const struct sy_br not_after_call[] = {
+		{ 0x4002c8, 0x400874, SY_BR_RET },
+	};
+	static const uint64_t chain[] = { 0x400878, 0x400874, 0x40015c };
+	struct world w;
+
+	world_init(&w, SY_TRACE_ETM, 0);
+	check(&w, after_call, N(after_call), 0x400850, NULL, 0, NULL);
+	check(&w, not_after_call, 1, 0x400874, NULL, 0,
+	      "return not after a call");
+	/* a return address the callchain shows is one (a signal frame) */
+	check(&w, not_after_call, 1, 0x400878, chain, N(chain), NULL);
+	world_fini(&w);
+}
+
+Test(plausible, unreadable_code_is_never_held_against_a_window)
+{
+	struct world w;
+
+	/* damaged windows the code would refuse (above), but the binary
+	 * cannot be found: only what needs no code can be told */
+	world_init(&w, SY_TRACE_ETM, 1);
+	check(&w, damaged(a64_turn, N(a64_turn), 2, 0x4002e0, 0x4002e4,
+			  SY_BR_IND_JUMP),
+	      N(a64_turn), 0x400850, NULL, 0, NULL);
+	check(&w, damaged(a64_turn, N(a64_turn), 1, 0x4002bc, 0x4002d0,
+			  SY_BR_COND),
+	      N(a64_turn), 0x400850, NULL, 0, NULL);
+	check(&w, damaged(a64_turn, N(a64_turn), 2, 0x4002e0, 0x4002ee,
+			  SY_BR_IND_JUMP),
+	      N(a64_turn), 0x400850, NULL, 0, "misaligned branch");
+	/* straight-line code never runs backwards: 0x400748, then the
+	 * next branch at 0x4002f4 */
+	check(&w, damaged(a64_turn, N(a64_turn), 2, 0x4002e0, 0x400748,
+			  SY_BR_IND_JUMP),
+	      N(a64_turn), 0x400850, NULL, 0,
+	      "straight run crosses a branch");
+	world_fini(&w);
+}
+
+/* x86: _start calls prog_main (0x401005, returns to 0x40100a), which calls
+ * op_switch (0x401646, returns to 0x40164b); op_switch's table jump
+ * (0x40117b) goes to the case at 0x4011a0, which returns (0x4011a4). */
+static const struct sy_br x86_calls[] = {
+	{ 0x401005, 0x4015d0, SY_BR_CALL },
+	{ 0x401646, 0x401170, SY_BR_CALL },
+	{ 0x40117b, 0x4011a0, SY_BR_IND_JUMP },
+};
+
+Test(plausible, x86_indirect_targets)
+{
+	static const struct sy_br turn[] = {
+		{ 0x401646, 0x401170, SY_BR_CALL },
+		{ 0x40117b, 0x4011a0, SY_BR_IND_JUMP },
+		{ 0x4011a4, 0x40164b, SY_BR_RET },
+	};
+	struct world w;
+
+	world_init(&w, SY_TRACE_PT, 0);
+	check(&w, turn, N(turn), 0x40164b, NULL, 0, NULL);
+	/* 0x4011b8 is the last byte of `xor $0x5a5a, %rax` at 0x4011b3 */
+	check(&w, damaged(turn, N(turn), 1, 0x40117b, 0x4011b8,
+			  SY_BR_IND_JUMP),
+	      N(turn), 0x40164b, NULL, 0,
+	      "indirect branch into an instruction");
+	/* 0x401182 is the nopw after the table jump */
+	check(&w, damaged(turn, N(turn), 1, 0x40117b, 0x401182,
+			  SY_BR_IND_JUMP),
+	      N(turn), 0x40164b, NULL, 0, "indirect branch into padding");
+	/* 0x40163c is prog_main's `lea`, after no call */
+	check(&w, damaged(turn, N(turn), 2, 0x4011a4, 0x40163c, SY_BR_RET),
+	      N(turn), 0x40163c, NULL, 0, "return to no open call");
+	world_fini(&w);
+}
+
+Test(plausible, open_calls_and_the_callchain)
+{
+	/* _start's bl prog_main (0x400158, returns to 0x40015c), prog_main's
+	 * bl ops_init (0x4007f8) and its return, bl sys_getpid (0x4007fc,
+	 * returns to 0x400800); paused in sys_getpid.  A frame-pointer
+	 * unwinder shows sys_getpid's return address or, sys_getpid being a
+	 * leaf without a frame record, only prog_main's; never a frame the
+	 * trace did not leave open */
+	static const struct sy_br calls[] = {
+		{ 0x400158, 0x4007e0, SY_BR_CALL },
+		{ 0x4007f8, 0x4003b4, SY_BR_CALL },
+		{ 0x4003f4, 0x4007fc, SY_BR_RET },
+		{ 0x4007fc, 0x40016c, SY_BR_CALL },
+	};
+	static const uint64_t full[] = { 0x400170, 0x400800, 0x40015c };
+	static const uint64_t leaf[] = { 0x400170, 0x40015c };
+	static const uint64_t wrong[] = { 0x400170, 0x400824, 0x40015c };
+	struct world w;
+
+	world_init(&w, SY_TRACE_ETM, 0);
+	check(&w, calls, N(calls), 0x400170, full, N(full), NULL);
+	check(&w, calls, N(calls), 0x400170, leaf, N(leaf), NULL);
+	check(&w, calls, N(calls), 0x400170, wrong, N(wrong),
+	      "open calls disagree with the callchain");
+	world_fini(&w);
+	/* x86-64 code has no frame records by default: any frame may be
+	 * missing, so the same disagreement tells nothing */
+	world_init(&w, SY_TRACE_PT, 0);
+	{
+		static const uint64_t x86_wrong[] = { 0x4011a0, 0x401677,
+						      0x40100a };
+
+		check(&w, x86_calls, N(x86_calls), 0x4011a0, x86_wrong,
+		      N(x86_wrong), NULL);
+	}
+	world_fini(&w);
+}
+
+static struct sy_insn decode(struct sy_insn_decoder *d, const uint8_t *code,
+			     size_t len, uint64_t addr)
+{
+	struct sy_insn in;
+
+	cr_assert_eq(sy_insn_decode(d, code, len, addr, &in), 0);
+	return in;
+}
+
+Test(insn, a64_classes_and_padding)
+{
+	/* words as the Arm ARM encodes them (little-endian) */
+	static const struct {
+		uint32_t w;
+		int kind, padding;
+	} cases[] = {
+		{ 0xd63f0100, SY_BR_IND_CALL, 0 }, /* blr x8 */
+		{ 0xd73f0900, SY_BR_IND_CALL, 0 }, /* blraa x8, x0 */
+		{ 0xd65f0bff, SY_BR_RET, 0 },      /* retaa */
+		{ 0xd61f0200, SY_BR_IND_JUMP, 0 }, /* br x16 */
+		{ 0xd503201f, SY_BR_NONE, 1 },     /* nop */
+		{ 0xd503245f, SY_BR_NONE, 0 },     /* bti c: a landing pad */
+		{ 0xd503233f, SY_BR_NONE, 0 },     /* paciasp */
+		{ 0x00000000, SY_BR_NONE, 1 },     /* udf #0 */
+	};
+	struct sy_insn_decoder d;
+
+	cr_assert_eq(sy_insn_decoder_init(&d, SY_TRACE_ETM), 0);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint8_t b[4];
+		struct sy_insn in;
+
+		memcpy(b, &cases[i].w, 4);
+		in = decode(&d, b, 4, 0x1000);
+		cr_assert_eq(in.kind, cases[i].kind, "%#x", cases[i].w);
+		cr_assert_eq(in.padding, cases[i].padding, "%#x", cases[i].w);
+	}
+	/* bl -4 and b.ne +8: direct targets */
+	cr_assert_eq(decode(&d, (const uint8_t *)"\xff\xff\xff\x97", 4, 0x1000)
+			     .target,
+		     0xffc);
+	cr_assert_eq(decode(&d, (const uint8_t *)"\x41\x00\x00\x54", 4, 0x1000)
+			     .kind,
+		     SY_BR_COND);
+	sy_insn_decoder_fini(&d);
+}
+
+Test(insn, x86_classes_and_padding)
+{
+	static const struct {
+		const char *bytes;
+		size_t len;
+		int kind, padding, size;
+	} cases[] = {
+		{ "\xe8\x10\x00\x00\x00", 5, SY_BR_CALL, 0, 5 },
+		{ "\xff\xd0", 2, SY_BR_IND_CALL, 0, 2 },	/* call *%rax */
+		{ "\xff\xe0", 2, SY_BR_IND_JUMP, 0, 2 },	/* jmp *%rax */
+		{ "\xc3", 1, SY_BR_RET, 0, 1 },
+		{ "\x90", 1, SY_BR_NONE, 1, 1 },
+		{ "\x66\x0f\x1f\x44\x00\x00", 6, SY_BR_NONE, 1, 6 },
+		{ "\x66\x2e\x0f\x1f\x84\x00\x00\x00\x00\x00", 10, SY_BR_NONE,
+		  1, 10 },
+		{ "\xcc", 1, SY_BR_SYSCALL, 1, 1 },		/* int3 */
+		{ "\xf3\x0f\x1e\xfa", 4, SY_BR_NONE, 0, 4 },	/* endbr64 */
+		{ "\x75\x02", 2, SY_BR_COND, 0, 2 },
+	};
+	struct sy_insn_decoder d;
+
+	cr_assert_eq(sy_insn_decoder_init(&d, SY_TRACE_PT), 0);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct sy_insn in = decode(&d, (const uint8_t *)cases[i].bytes,
+					   cases[i].len, 0x1000);
+
+		cr_assert_eq(in.kind, cases[i].kind, "case %zu", i);
+		cr_assert_eq(in.padding, cases[i].padding, "case %zu", i);
+		cr_assert_eq(in.size, cases[i].size, "case %zu", i);
+	}
+	cr_assert_eq(decode(&d, (const uint8_t *)"\xe8\x10\x00\x00\x00", 5,
+			    0x1000).target,
+		     0x1015);
+	sy_insn_decoder_fini(&d);
+}
