@@ -144,3 +144,19 @@ void sy_pwi_rec_str8(struct sy_pwi_rec *r, const char *s)
 	sy_pwi_rec_align8(r);
 }
 
+/* The writer's sticky error: every file of it reports through here. */
+int sy_pwi_fail(struct sy_pw *w, int err)
+{
+	if (err < 0 && !w->err)
+		w->err = err;
+	return err;
+}
+
+int sy_pwi_check(struct sy_pw *w)
+{
+	if (!w)
+		return -SY_E_INVALID;
+	if (w->err)
+		return w->err;
+	return w->finished ? -SY_E_INVALID : 0;
+}

@@ -143,16 +143,3 @@ int sy_pw_set_compress(struct sy_pw *w, int on)
 	w->comp_on = !!on;
 	return 0;
 }
-
-int sy_pw_comp_flush(struct sy_pw *w)
-{
-	int err = sy_pwi_check(w);
-
-	if (err || !w->zc)
-		return err;
-	err = sy_pwi_start(w);
-	if (!err)
-		err = sy_pwi_comp_push(w);
-	return err ? sy_pwi_fail(w, err) : 0;
-}
-

@@ -26,13 +26,6 @@
 #include "perf_write_impl.h"
 #include "sy_bytes.h"
 
-int sy_pwi_fail(struct sy_pw *w, int err)
-{
-	if (err < 0 && !w->err)
-		w->err = err;
-	return err;
-}
-
 /* Largest input whose worst-case zstd output fits @max bytes. */
 
 int sy_pw_alloc(struct sy_pw **out, const struct sy_pw_config *cfg)
@@ -415,15 +408,6 @@ int sy_pwi_rec_end(struct sy_pw *w, struct sy_pwi_rec *r, uint32_t type,
 	return sy_pwi_emit(w, r->p, r->len);
 }
 
-int sy_pwi_check(struct sy_pw *w)
-{
-	if (!w)
-		return -SY_E_INVALID;
-	if (w->err)
-		return w->err;
-	return w->finished ? -SY_E_INVALID : 0;
-}
-
 int sy_pw_record(struct sy_pw *w, uint32_t type, uint16_t misc,
 		 const void *body, size_t len)
 {
@@ -743,3 +727,18 @@ int sy_pw_write_file(struct sy_pw *w, const char *path)
 	errno = saved;
 	return err;
 }
+
+/* Flushing starts the output (a pipe preamble, a stream): with the
+ * writer, which the compression mechanics must not call back into. */
+int sy_pw_comp_flush(struct sy_pw *w)
+{
+	int err = sy_pwi_check(w);
+
+	if (err || !w->zc)
+		return err;
+	err = sy_pwi_start(w);
+	if (!err)
+		err = sy_pwi_comp_push(w);
+	return err ? sy_pwi_fail(w, err) : 0;
+}
+
