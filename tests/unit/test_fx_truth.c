@@ -9,27 +9,20 @@
  *   - the fixture sources (tests/fixtures/programs/branchy.c and
  *     start-*.S): which functions call which, which are tail calls, how
  *     many system calls run;
- *   - the native CPU: the x86-64 run single-stepped with ptrace must give
- *     the identical PC list (x86-64 hosts only, ~3 s for 41k steps);
+ *   - the native CPU: the x86-64 run single-stepped with ptrace gives the
+ *     identical PC list (test_fx_programs.c, with the other programs);
  *   - libzstd directly, to forge corrupt truth files.
  * Each consistency check also runs on a deliberately corrupted run and
  * must then fail (negative controls).
  */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
-#include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ptrace.h>
 #include <sys/types.h>
-#include <sys/wait.h>
 #include <unistd.h>
 #include <zstd.h>
-#if defined(__x86_64__)
-#include <sys/user.h>
-#endif
 
 #include "fx_buf.h"
 #include "fx_classify.h"
@@ -935,75 +928,5 @@ Test(fx_truth, format_v2_objects)
 	fx_buf_fini(&enc);
 }
 
-/* ---- native cross-check ----------------------------------------------------- */
-
-#if defined(__x86_64__)
-/* Single-steps @path natively and returns its PCs (malloc'd). */
-static uint64_t *ptrace_pcs(const char *path, size_t *n)
-{
-	size_t cap = 1 << 16, len = 0;
-	uint64_t *v = malloc(cap * sizeof(*v));
-	pid_t pid;
-	int st;
-
-	cr_assert_not_null(v);
-	pid = fork();
-	cr_assert_geq(pid, 0);
-	if (pid == 0) {
-		int fd = open("/dev/null", O_WRONLY);
-
-		if (fd >= 0)
-			dup2(fd, 1);
-		ptrace(PTRACE_TRACEME, 0, NULL, NULL);
-		execl(path, path, (char *)NULL);
-		_exit(127);
-	}
-	cr_assert_eq(waitpid(pid, &st, 0), pid);
-	/* Stopped by SIGTRAP right after execve, at the entry point. */
-	cr_assert(WIFSTOPPED(st) && WSTOPSIG(st) == SIGTRAP,
-		  "child did not stop after exec (ptrace not permitted?)");
-	while (WIFSTOPPED(st)) {
-		struct user_regs_struct r;
-
-		cr_assert_eq(ptrace(PTRACE_GETREGS, pid, NULL, &r), 0);
-		if (len == cap) {
-			cap *= 2;
-			v = realloc(v, cap * sizeof(*v));
-			cr_assert_not_null(v);
-		}
-		v[len++] = r.rip;
-		cr_assert_lt(len, 1000000, "runaway");
-		cr_assert_eq(ptrace(PTRACE_SINGLESTEP, pid, NULL, NULL), 0);
-		cr_assert_eq(waitpid(pid, &st, 0), pid);
-	}
-	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-	*n = len;
-	return v;
-}
-#endif
-
-/* qemu's PC list for the x86-64 program equals the CPU's own (ptrace,
- * PTRACE_SINGLESTEP).  Takes ~3 s (single-stepping runs at ~13 k insn/s). */
-Test(fx_truth, x86_truth_equals_ptrace, .timeout = 60)
-{
-#if defined(__x86_64__)
-	struct fx_truth_hdr h;
-	uint64_t *q, *nat;
-	size_t n, i;
-
-	cr_assert_eq(fx_truth_read(truth_path(&progs[0]), &h, &q), 0);
-	nat = ptrace_pcs(elf_path(&progs[0]), &n);
-	for (i = 0; i < n && i < h.count; i++)
-		if (nat[i] != q[i])
-			break;
-	cr_expect_eq(i, h.count, "first difference at insn %zu: ptrace %#llx, "
-		     "qemu %#llx", i, i < n ? (unsigned long long)nat[i] : 0ull,
-		     i < h.count ? (unsigned long long)q[i] : 0ull);
-	cr_expect_eq(n, h.count, "ptrace %zu insns, qemu %llu", n,
-		     (unsigned long long)h.count);
-	free(nat);
-	free(q);
-#else
-	cr_skip_test("native x86-64 needed for the ptrace cross-check");
-#endif
-}
+/* The native cross-check of the x86-64 run (ptrace single-stepping) is in
+ * test_fx_programs.c, with the other x86-64 programs. */
