@@ -230,7 +230,7 @@ static int s_sample_placeable(const struct fx_sidecar *sc,
 			if (l == 0 && y->window == x->window)
 				continue;
 			if (y != x && y->ip == x->ip && y->time != x->time &&
-			    y->cpu == x->cpu &&
+			    (sc->per_thread || y->cpu == x->cpu) &&
 			    y->time >= sc->windows[x->window].start_time &&
 			    y->time <= sc->windows[x->window].end_time)
 				return 0;
@@ -253,11 +253,23 @@ static void add_truth(struct sy_agg *a, const uint64_t *chain, size_t nchain,
 	free(st);
 }
 
-/* Whether strobe-synth placed the S sample at @time on @cpu. */
-static int was_placed(const struct run *r, uint64_t time, uint32_t cpu)
+/* Whether placed sample @g is S sample @x: the same time on the same
+ * queue.  Per thread the queue is the thread's, and a window that spans a
+ * migration has samples of several CPUs (strobe-synth reports the window's
+ * CPU, the pause sample's): there the thread tells. */
+static int same_sample(const struct fx_sidecar *sc, const struct got *g,
+		       const struct fx_sc_sample *x)
+{
+	return g->time == x->time &&
+	       (sc->per_thread ? g->tid == x->tid : g->cpu == x->cpu);
+}
+
+/* Whether strobe-synth placed S sample @x. */
+static int was_placed(const struct fx_sidecar *sc, const struct run *r,
+		      const struct fx_sc_sample *x)
 {
 	for (size_t i = 0; i < r->nr_in; i++)
-		if (r->in[i].time == time && r->in[i].cpu == cpu)
+		if (same_sample(sc, &r->in[i], x))
 			return 1;
 	return 0;
 }
@@ -296,7 +308,7 @@ static char *render_truth(const char *name, const struct fx_sidecar *sc,
 			const struct fx_sc_sample *x = &sc->samples[i];
 
 			if (x->window == p->window && x->nbr &&
-			    was_placed(placed, x->time, x->cpu))
+			    was_placed(sc, placed, x))
 				add_truth(a, x->callchain, x->ncallchain, x->br,
 					  x->nbr, depth);
 		}
@@ -375,8 +387,7 @@ static size_t s_samples_check(const char *name, const struct fx_sidecar *sc,
 		const struct fx_sc_sample *x = NULL;
 
 		for (size_t k = 0; k < sc->nsamples; k++)
-			if (sc->samples[k].time == g->time &&
-			    sc->samples[k].cpu == g->cpu)
+			if (same_sample(sc, g, &sc->samples[k]))
 				x = &sc->samples[k];
 		if (!x || x->window == FX_SC_NONE) {
 			FAIL("%s: a sample at %llu placed in a window, truth: "
@@ -404,9 +415,7 @@ static size_t s_samples_check(const char *name, const struct fx_sidecar *sc,
 
 		if (x->status != FX_ST_OK || !s_sample_placeable(sc, x))
 			continue;
-		for (size_t i = 0; i < r->nr_in; i++)
-			placed |= r->in[i].time == x->time &&
-				  r->in[i].cpu == x->cpu;
+		placed = was_placed(sc, r, x);
 		if (!placed)
 			FAIL("%s: S sample %u (window %u, %zu branches) was "
 			     "not placed", name, x->idx, x->window, x->nbr);
