@@ -3617,6 +3617,9 @@ static const struct scaled_case scaled_cases[] = {
 				       "etmv4", "18300", "20500", "25000") },
 	{ "scaled-smp-pt", SCALED_SMP("scaled-smp-pt", "branchy-x86_64", "pt",
 				      "18800", "21000", "25000") },
+	/* a dynamically linked program: every repetition maps the
+	 * program, ld.so and libfx again */
+	{ "pt-dynfx", NULL },
 	/* zstd in file mode (the committed ones do not scale) */
 	{ "scaled-pt-zstd",
 	  "name = scaled-pt-zstd\nprogram = branchy-x86_64\ntrace = pt\n"
