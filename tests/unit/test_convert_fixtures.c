@@ -691,12 +691,15 @@ static const char *const profgen_names[] = {
 	"ete-trbe-missed-end", "pt-missed-psb",
 	/* the definition: a resume before a context switch */
 	"etm4-etr-resume-switch", "pt-resume-switch",
-	/* programs of real shapes */
-	"etm4-etr-interp", "etm4-etr-interp-thread", "pt-interp",
-	"pt-interp-thread", "etm4-etr-deep", "etm4-etr-deep-thread",
-	"pt-deep", "pt-deep-thread", "etm4-etr-sigjmp-thread",
-	"pt-sigjmp-thread", "etm4-etr-dynfx", "etm4-etr-dynfx-thread",
-	"pt-dynfx", "pt-dynfx-thread",
+	/* programs of real shapes: every scenario of each */
+	"etm4-etr-interp", "ete-trbe-interp-smp", "etm4-etr-interp-thread",
+	"pt-interp", "pt-interp-smp", "pt-interp-thread",
+	"etm4-etr-deep", "ete-trbe-deep-smp", "etm4-etr-deep-thread",
+	"pt-deep", "pt-deep-smp", "pt-deep-thread",
+	"etm4-etr-sigjmp", "ete-trbe-sigjmp-smp", "etm4-etr-sigjmp-thread",
+	"pt-sigjmp", "pt-sigjmp-smp", "pt-sigjmp-thread",
+	"etm4-etr-dynfx", "ete-trbe-dynfx-smp", "etm4-etr-dynfx-thread",
+	"pt-dynfx", "pt-dynfx-smp", "pt-dynfx-thread",
 };
 
 /* Writes the truth's samples of fixture @name after the MMAP2 lines of

@@ -3488,6 +3488,107 @@ Test(fixturegen, samples_negative, .init = tmp_setup, .fini = tmp_teardown)
 	fx_close(&f);
 }
 
+/* Gives the first sampling-event sample of an ok window whose stack was
+ * cut at a signal delivery or rt_sigreturn the stack it would have
+ * without the cut (the generator before it knew the rule).  Returns the
+ * sample's index. */
+static uint32_t sample_uncut(struct fx *f)
+{
+	for (size_t k = 0; k < f->sc.nsamples; k++) {
+		struct fx_sc_sample *x = &f->sc.samples[k];
+		const struct fx_sc_window *w;
+		struct fx_sc_branch *br;
+		long s;
+		size_t j = 0;
+
+		if (x->window == FX_SC_NONE)
+			continue;
+		w = &f->sc.windows[x->window];
+		if (w->status != FX_ST_OK || (s = sample_segment(f, w, x)) < 0)
+			continue;
+		br = malloc((w->branches + 1) * sizeof(*br));
+		cr_assert_not_null(br);
+		for (size_t q = (size_t)s + 1; q-- > 0;)
+			for (uint64_t i = w->segs[q].end; i-- > w->segs[q].start;)
+				if (taken(&f->in[i])) {
+					br[j].from = f->in[i].pc;
+					br[j].to = f->in[i].next;
+					j++;
+				}
+		if (j == x->nbr) {
+			free(br);
+			continue;
+		}
+		free(x->br);
+		x->br = br;
+		x->nbr = j;
+		return x->idx;
+	}
+	cr_assert_fail("%s: no sample after a cut", f->name);
+	return 0;
+}
+
+/* Moves libfx's mapping in the sidecar by a page. */
+static void libfx_moved(struct fx *f)
+{
+	for (size_t k = 0; k < f->sc.nmaps; k++)
+		if (strstr(f->sc.maps[k].path, "/libfx-")) {
+			f->sc.maps[k].start += 0x1000;
+			return;
+		}
+	cr_assert_fail("%s: no libfx", f->name);
+}
+
+typedef void (*decode_check_fn)(const struct fx *f, const uint8_t *data,
+				size_t len, struct report *r);
+
+/* @fn (trc_pkt_lister's or libipt's comparison) must fail on @f. */
+static void expect_caught(const struct fx *f, decode_check_fn fn,
+			  const char *what)
+{
+	struct report r;
+
+	memset(&r, 0, sizeof(r));
+	fn(f, f->data, f->len, &r);
+	cr_expect_gt(r.fails, 0, "%s: %s not caught", f->name, what);
+}
+
+/* The proofs of the programs of real shapes catch what their truths could
+ * get wrong: a sample stack that runs across a signal delivery (as before
+ * the cut rule) fails trc_pkt_lister's and libipt's sample checks; libfx
+ * a page off fails the decoders and perf's callchains. */
+Test(fixturegen, programs_negative, .init = tmp_setup, .fini = tmp_teardown)
+{
+	char file[4200];
+	struct report r;
+	struct fx f;
+
+	sy_test_require_tool("trc_pkt_lister");
+	sy_test_require_tool("perf");
+	fx_open(&f, "etm4-etr-sigjmp");
+	sample_uncut(&f);
+	expect_caught(&f, lister_check, "lister: an uncut sample stack");
+	fx_close(&f);
+	fx_open(&f, "pt-sigjmp");
+	sample_uncut(&f);
+	expect_caught(&f, libipt_check, "libipt: an uncut sample stack");
+	fx_close(&f);
+
+	fx_open(&f, "etm4-etr-dynfx");
+	libfx_moved(&f);
+	expect_caught(&f, lister_check, "lister: libfx a page off");
+	snprintf(file, sizeof(file), "%s/%s.data", g_tmp, f.name);
+	perf61_copy(&f, f.data, f.len, file);
+	memset(&r, 0, sizeof(r));
+	perf_samples_check(&f, file, &r);
+	cr_expect_gt(r.fails, 0, "perf: libfx a page off not caught");
+	fx_close(&f);
+	fx_open(&f, "pt-dynfx");
+	libfx_moved(&f);
+	expect_caught(&f, libipt_check, "libipt: libfx a page off");
+	fx_close(&f);
+}
+
 /* Bad scenarios get a clear message. */
 Test(fixturegen, scenario_errors)
 {
@@ -3617,8 +3718,10 @@ static const struct scaled_case scaled_cases[] = {
 				       "etmv4", "18300", "20500", "25000") },
 	{ "scaled-smp-pt", SCALED_SMP("scaled-smp-pt", "branchy-x86_64", "pt",
 				      "18800", "21000", "25000") },
-	/* a dynamically linked program: every repetition maps the
-	 * program, ld.so and libfx again */
+	/* programs of real shapes: signals and longjmp (stacks cut at every
+	 * delivery), a dynamically linked program (every repetition maps
+	 * the program, ld.so and libfx again) */
+	{ "etm4-etr-sigjmp", NULL },
 	{ "pt-dynfx", NULL },
 	/* zstd in file mode (the committed ones do not scale) */
 	{ "scaled-pt-zstd",
