@@ -688,7 +688,7 @@ static const char *const profgen_names[] = {
 	/* issue 13: the placement and matching bugs */
 	"etm4-etr-missed-samples", "ete-trbe-start-sample",
 	"pt-start-sample", "etm4-etr-missed-pin", "pt-missed-pin",
-	"ete-trbe-missed-end", "pt-missed-psb",
+	"ete-trbe-missed-end", "pt-missed-psb", "etm4-etr-missed-end",
 	/* the definition: a resume before a context switch */
 	"etm4-etr-resume-switch", "pt-resume-switch",
 	/* programs of real shapes: every scenario of each */
