@@ -340,10 +340,19 @@ static int sy_decide_timeless(const struct sy_matcher *m, int all, size_t *b)
 static int sy_decide_timed(const struct sy_matcher *m, const struct sy_win *w,
 			   int all, int final, size_t *b, int *ran_through)
 {
+	/* where the trace was last enabled as far as this pause sample
+	 * knows: a run that stopped where no pause sample explains it (a
+	 * signal delivered at a syscall, a context switch) and was followed
+	 * by more trace before this sample did not end the enable period.
+	 * If the period runs through this sample, its pause was missed and
+	 * all of the period belongs to the pause that stops it, not only
+	 * the part after the last such stop. */
+	size_t period = *b;
+
 	while (*b < m->nr_ms) {
 		const struct sy_mstretch *ms = &m->ms[*b];
 		size_t e = *b + 1;
-		int later;
+		int later, restarted;
 
 		while (e < m->nr_ms && sy_run_joins(m, e - 1))
 			e++;
@@ -356,10 +365,17 @@ static int sy_decide_timed(const struct sy_matcher *m, const struct sy_win *w,
 		/* the run ends at this pause sample, or is cut by a
 		 * discontinuity, or trace started again before the pause
 		 * sample: it ended before it */
+		restarted = e < m->nr_ms && m->ms[e].timed &&
+			    !sy_starts_after(m, &m->ms[e], w);
 		if (sy_pinned_by(ms, w) ||
-		    !(ms->st.flags & SY_SF_STOPPED) ||
-		    (e < m->nr_ms && m->ms[e].timed &&
-		     !sy_starts_after(m, &m->ms[e], w))) {
+		    !(ms->st.flags & SY_SF_STOPPED) || restarted) {
+			/* a new period may begin after a stop by this pause
+			 * (not one at its IP after which trace ran again
+			 * before its sample: another thread's, in the same
+			 * code) or a discontinuity of the trace itself */
+			if ((sy_pinned_by(ms, w) && !restarted) ||
+			    !(ms->st.flags & SY_SF_STOPPED))
+				period = e;
 			*b = e;
 			continue;
 		}
@@ -374,6 +390,7 @@ static int sy_decide_timed(const struct sy_matcher *m, const struct sy_win *w,
 		 * run) */
 		if (later || sy_runs_past(ms, w)) {
 			*ran_through = 1;
+			*b = period;
 			return 1;
 		}
 		*b = e;

@@ -107,10 +107,25 @@ static int sy_etr_next_job(struct sy_session *s, struct sy_queue *q,
 	return 0;
 }
 
-static void sy_no_end(struct sy_session *s, struct sy_queue *q)
+/* The AUX records after the last pause sample: the trace the recording
+ * stopped.  No pause sample owns it, but it must be decoded: when the last
+ * pause was missed, only this trace shows that the run went on through it
+ * (its window is end-mismatch, not paused). */
+static void sy_etr_on_end(struct sy_session *s, struct sy_queue *q)
 {
-	(void)s;
-	(void)q;
+	struct sy_etr_group *g = &q->group;
+	struct sy_qjob *j;
+
+	if (!g->has || g->ready)
+		return;
+	j = sy_qjob_new(s, q, g->begin, g->end, q->last_tid);
+	if (!j)
+		return;	/* out of memory: the window stays paused */
+	j->has_aux_time = 1;
+	j->aux_time = g->time;
+	g->has = 0;
+	g->bytes = 0;
+	g->ready = j;
 }
 
 static int sy_match_job(struct sy_session *s, struct sy_qjob *j)
@@ -124,9 +139,12 @@ static int sy_match_job(struct sy_session *s, struct sy_qjob *j)
 
 static int sy_etr_job_done(struct sy_session *s, struct sy_qjob *j)
 {
-	/* an ETR group: its pause sample owns what it holds */
-	j->win->lost |= j->lost;
-	j->win->group_done = 1;
+	/* an ETR group: its pause sample owns what it holds (the group
+	 * after the last pause sample has none, sy_etr_on_end) */
+	if (j->win) {
+		j->win->lost |= j->lost;
+		j->win->group_done = 1;
+	}
 	return sy_match_job(s, j);
 }
 
@@ -135,7 +153,7 @@ const struct sy_mode_ops sy_mode_etr = {
 	.on_aux = sy_etr_on_aux,
 	.on_pause = sy_etr_on_pause,
 	.next_job = sy_etr_next_job,
-	.on_end = sy_no_end,
+	.on_end = sy_etr_on_end,
 	.job_done = sy_etr_job_done,
 };
 

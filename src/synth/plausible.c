@@ -334,16 +334,26 @@ static int sy_pl_mover_name(const char *name)
 }
 
 /* The rt_sigreturn trampoline a signal handler returns to (glibc's
- * __restore_rt, the A64 vDSO): mov $15, %rax / mov x8, #139. */
+ * __restore_rt, the A64 vDSO's, a freestanding program's own): the
+ * syscall number in the first instruction, the syscall right after it.
+ * x86-64: mov $15, %rax (48 c7 c0, glibc) or mov $15, %eax (b8), then
+ * syscall (0f 05); A64: mov x8 or w8, #139, then svc #0. */
 static int sy_pl_sigreturn(struct sy_pl_ctx *c, uint64_t to)
 {
-	static const uint8_t x86[7] = { 0x48, 0xc7, 0xc0, 0x0f, 0, 0, 0 };
-	static const uint8_t a64[4] = { 0x68, 0x11, 0x80, 0xd2 };
-	uint8_t buf[7];
-	int etm = c->p->arch == SY_TRACE_ETM;
-	size_t n = etm ? sizeof(a64) : sizeof(x86);
+	static const uint8_t x86_rax[9] = { 0x48, 0xc7, 0xc0, 0x0f, 0, 0, 0,
+					    0x0f, 0x05 };
+	static const uint8_t x86_eax[7] = { 0xb8, 0x0f, 0, 0, 0, 0x0f, 0x05 };
+	static const uint8_t a64_x8[8] = { 0x68, 0x11, 0x80, 0xd2,
+					   0x01, 0x00, 0x00, 0xd4 };
+	static const uint8_t a64_w8[8] = { 0x68, 0x11, 0x80, 0x52,
+					   0x01, 0x00, 0x00, 0xd4 };
+	uint8_t buf[9];
 
-	return sy_pl_read(c, to, buf, n) && !memcmp(buf, etm ? a64 : x86, n);
+	if (c->p->arch == SY_TRACE_ETM)
+		return sy_pl_read(c, to, buf, 8) &&
+		       (!memcmp(buf, a64_x8, 8) || !memcmp(buf, a64_w8, 8));
+	return (sy_pl_read(c, to, buf, 9) && !memcmp(buf, x86_rax, 9)) ||
+	       (sy_pl_read(c, to, buf, 7) && !memcmp(buf, x86_eax, 7));
 }
 
 static int sy_pl_mover(struct sy_pl_ctx *c, uint64_t from,

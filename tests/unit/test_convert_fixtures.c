@@ -230,7 +230,7 @@ static int s_sample_placeable(const struct fx_sidecar *sc,
 			if (l == 0 && y->window == x->window)
 				continue;
 			if (y != x && y->ip == x->ip && y->time != x->time &&
-			    y->cpu == x->cpu &&
+			    (sc->per_thread || y->cpu == x->cpu) &&
 			    y->time >= sc->windows[x->window].start_time &&
 			    y->time <= sc->windows[x->window].end_time)
 				return 0;
@@ -253,11 +253,23 @@ static void add_truth(struct sy_agg *a, const uint64_t *chain, size_t nchain,
 	free(st);
 }
 
-/* Whether strobe-synth placed the S sample at @time on @cpu. */
-static int was_placed(const struct run *r, uint64_t time, uint32_t cpu)
+/* Whether placed sample @g is S sample @x: the same time on the same
+ * queue.  Per thread the queue is the thread's, and a window that spans a
+ * migration has samples of several CPUs (strobe-synth reports the window's
+ * CPU, the pause sample's): there the thread tells. */
+static int same_sample(const struct fx_sidecar *sc, const struct got *g,
+		       const struct fx_sc_sample *x)
+{
+	return g->time == x->time &&
+	       (sc->per_thread ? g->tid == x->tid : g->cpu == x->cpu);
+}
+
+/* Whether strobe-synth placed S sample @x. */
+static int was_placed(const struct fx_sidecar *sc, const struct run *r,
+		      const struct fx_sc_sample *x)
 {
 	for (size_t i = 0; i < r->nr_in; i++)
-		if (r->in[i].time == time && r->in[i].cpu == cpu)
+		if (same_sample(sc, &r->in[i], x))
 			return 1;
 	return 0;
 }
@@ -296,7 +308,7 @@ static char *render_truth(const char *name, const struct fx_sidecar *sc,
 			const struct fx_sc_sample *x = &sc->samples[i];
 
 			if (x->window == p->window && x->nbr &&
-			    was_placed(placed, x->time, x->cpu))
+			    was_placed(sc, placed, x))
 				add_truth(a, x->callchain, x->ncallchain, x->br,
 					  x->nbr, depth);
 		}
@@ -375,8 +387,7 @@ static size_t s_samples_check(const char *name, const struct fx_sidecar *sc,
 		const struct fx_sc_sample *x = NULL;
 
 		for (size_t k = 0; k < sc->nsamples; k++)
-			if (sc->samples[k].time == g->time &&
-			    sc->samples[k].cpu == g->cpu)
+			if (same_sample(sc, g, &sc->samples[k]))
 				x = &sc->samples[k];
 		if (!x || x->window == FX_SC_NONE) {
 			FAIL("%s: a sample at %llu placed in a window, truth: "
@@ -404,9 +415,7 @@ static size_t s_samples_check(const char *name, const struct fx_sidecar *sc,
 
 		if (x->status != FX_ST_OK || !s_sample_placeable(sc, x))
 			continue;
-		for (size_t i = 0; i < r->nr_in; i++)
-			placed |= r->in[i].time == x->time &&
-				  r->in[i].cpu == x->cpu;
+		placed = was_placed(sc, r, x);
 		if (!placed)
 			FAIL("%s: S sample %u (window %u, %zu branches) was "
 			     "not placed", name, x->idx, x->window, x->nbr);
@@ -572,117 +581,202 @@ static size_t warnings(const char *out)
 	return n;
 }
 
-/* llvm-profgen 19 reads what convert writes as hybrid samples, without
- * complaining about mismatched samples, and builds the profile it builds
- * from the truth's samples. */
-Test(convert_fixtures, llvm_profgen_builds_the_truths_profile, .timeout = 600)
+/* The lines of @out that contain @what, in order, for comparison. */
+static char *lines_with(const char *out, const char *what)
 {
-	static const char *const names[] = {
-		"demo-etm",	   "etm4-etr-basic", "etm4-etr-pie",
-		"etm4-etr-pac",	   "ete-trbe-basic", "ete-trbe-smp",
-		"pt-basic",	   "pt-smp",	     "pt-missed",
-		"etm4-etr-samples", "ete-trbe-samples", "pt-samples",
-		"pt-thread",	   "etm4-etr-thread",
-		/* issue 13: the placement and matching bugs */
-		"etm4-etr-missed-samples", "ete-trbe-start-sample",
-		"pt-start-sample", "etm4-etr-missed-pin", "pt-missed-pin",
-		"ete-trbe-missed-end", "pt-missed-psb",
-		/* the definition: a resume before a context switch */
-		"etm4-etr-resume-switch", "pt-resume-switch",
-	};
+	size_t cap = strlen(out) + 1, len = 0;
+	char *r = malloc(cap);
+
+	cr_assert_not_null(r);
+	r[0] = 0;
+	for (const char *l = out; l && *l;) {
+		const char *nl = strchr(l, '\n');
+		size_t ll = nl ? (size_t)(nl - l) + 1 : strlen(l);
+		const char *hit = strstr(l, what);
+
+		if (hit && hit < l + ll) {
+			memcpy(r + len, l, ll);
+			len += ll;
+			r[len] = 0;
+		}
+		l += ll;
+	}
+	return r;
+}
+
+/* What llvm-profgen says about a perfscript that means the samples
+ * contradict the binary: a branch stack that does not fit the callchain,
+ * garbage addresses, samples it throws away. */
+static const char *const profgen_complaints[] = {
+	"doesn't match call frame stack", "Bogus", "Invalid",
+};
+
+/* Runs llvm-profgen 19 on @ps with @binary into @prof; returns its
+ * output (stdout and stderr). */
+static char *profgen(const char *ps, const char *binary, const char *prof,
+		     const char *name)
+{
+	char cmd[2048], *out = NULL;
+	int rc;
+
+	snprintf(cmd, sizeof(cmd),
+		 "llvm-profgen-19 --perfscript=%s --binary=%s "
+		 "--format=text --profile-summary-cold-count=0 "
+		 "--csspgo-preinliner=0 --gen-cs-nested-profile=0 "
+		 "--output=%s 2>&1", ps, binary, prof);
+	rc = sy_test_run(cmd, &out, NULL);
+	cr_assert_eq(rc, 0, "%s: %s", name, out);
+	return out ? out : strdup("");
+}
+
+/* Profiles of @binary from ours and from the truth's rendering: equal,
+ * no complaint on ours that the truth's own samples do not get too (the
+ * same lines: a longjmp's branch stack or a handler's trampoline frame
+ * trouble llvm-profgen in the truth as much), no more warnings.  Returns
+ * whether the profile is context-sensitive. */
+static int profgen_compare(const char *name, const char *ours,
+			   const char *want, const char *binary,
+			   const char *tag)
+{
+	char pours[600], pwant[600], *oo, *ow, *a, *b;
+	size_t len;
+	int cs;
+
+	snprintf(pours, sizeof(pours), "%s.%s.prof", ours, tag);
+	snprintf(pwant, sizeof(pwant), "%s.%s.prof", want, tag);
+	oo = profgen(ours, binary, pours, name);
+	ow = profgen(want, binary, pwant, name);
+	for (size_t k = 0; k < SY_ARRAY_SIZE_T(profgen_complaints); k++) {
+		char *lo = lines_with(oo, profgen_complaints[k]);
+		char *lw = lines_with(ow, profgen_complaints[k]);
+
+		cr_expect(!lo[0] || !strcmp(lo, lw), "%s (%s): ours: %s; the "
+			  "truth's: %s", name, tag, lo, lw);
+		free(lo);
+		free(lw);
+	}
+	/* no more complaints about ours than about the truth's own
+	 * samples */
+	cr_expect_leq(warnings(oo), warnings(ow), "%s (%s): %zu warnings on "
+		      "ours, %zu on the truth's: %s", name, tag, warnings(oo),
+		      warnings(ow), oo);
+	free(oo);
+	free(ow);
+	a = (char *)sy_test_read_file(pours, &len);
+	a = realloc(a, len + 1);
+	a[len] = 0;
+	b = (char *)sy_test_read_file(pwant, &len);
+	b = realloc(b, len + 1);
+	b[len] = 0;
+	cr_expect_gt(strlen(a), 0, "%s (%s): empty profile", name, tag);
+	cr_expect_str_eq(a, b, "%s (%s): profiles differ", name, tag);
+	/* hybrid: context-sensitive profile entries "[a @ b]" */
+	cs = strstr(a, " @ ") != NULL;
+	free(a);
+	free(b);
+	return cs;
+}
+
+/* The fixtures llvm-profgen is run on: everything but damage, zero-length
+ * windows and thresholds (nothing or little to profile). */
+static const char *const profgen_names[] = {
+	"demo-etm",	   "etm4-etr-basic", "etm4-etr-pie",
+	"etm4-etr-pac",	   "ete-trbe-basic", "ete-trbe-smp",
+	"pt-basic",	   "pt-smp",	     "pt-missed",
+	"etm4-etr-samples", "ete-trbe-samples", "pt-samples",
+	"pt-thread",	   "etm4-etr-thread",
+	/* issue 13: the placement and matching bugs */
+	"etm4-etr-missed-samples", "ete-trbe-start-sample",
+	"pt-start-sample", "etm4-etr-missed-pin", "pt-missed-pin",
+	"ete-trbe-missed-end", "pt-missed-psb", "etm4-etr-missed-end",
+	/* the definition: a resume before a context switch */
+	"etm4-etr-resume-switch", "pt-resume-switch",
+	/* programs of real shapes: every scenario of each */
+	"etm4-etr-interp", "ete-trbe-interp-smp", "etm4-etr-interp-thread",
+	"pt-interp", "pt-interp-smp", "pt-interp-thread",
+	"etm4-etr-deep", "ete-trbe-deep-smp", "etm4-etr-deep-thread",
+	"pt-deep", "pt-deep-smp", "pt-deep-thread",
+	"etm4-etr-sigjmp", "ete-trbe-sigjmp-smp", "etm4-etr-sigjmp-thread",
+	"pt-sigjmp", "pt-sigjmp-smp", "pt-sigjmp-thread",
+	"etm4-etr-dynfx", "ete-trbe-dynfx-smp", "etm4-etr-dynfx-thread",
+	"pt-dynfx", "pt-dynfx-smp", "pt-dynfx-thread",
+};
+
+/* Writes the truth's samples of fixture @name after the MMAP2 lines of
+ * our output @ours into @want. */
+static void write_truth_ps(const char *name, const struct fx_sidecar *sc,
+			   const char *ours, const char *want)
+{
+	char *out, *truth;
+	size_t len;
+	struct run r;
+	FILE *wf;
+
+	out = (char *)sy_test_read_file(ours, &len);
+	cr_assert_not_null(out);
+	out = realloc(out, len + 1);
+	out[len] = 0;
+	wf = fopen(want, "w");
+	cr_assert_not_null(wf);
+	for (char *l = out; *l;) {
+		char *nl = strchr(l, '\n');
+		size_t ll = nl ? (size_t)(nl - l) + 1 : strlen(l);
+
+		if (!strncmp(l, "PERF_RECORD_MMAP2", 17))
+			fwrite(l, 1, ll, wf);
+		l += ll;
+	}
+	convert(name, sc, 64, 1, 0, &r, NULL);
+	truth = render_truth(name, sc, 64, &r);
+	run_free(&r);
+	fputs(truth, wf);
+	fclose(wf);
+	free(truth);
+	free(out);
+}
+
+/* llvm-profgen 19 reads what convert writes as hybrid samples, without
+ * complaining about mismatched samples more than about the truth's, and
+ * builds the profile it builds from the truth's samples: of the program,
+ * and of every library of the repository mapped with it (libfx), found by
+ * llvm-profgen through its MMAP2 line. */
+Test(convert_fixtures, llvm_profgen_builds_the_truths_profile, .timeout = 900)
+{
 	const char *dir;
 	size_t hybrid = 0;
 
 	sy_test_require_tool("llvm-profgen-19");
 	dir = sy_test_mkdtemp();
-	for (size_t f = 0; f < SY_ARRAY_SIZE_T(names); f++) {
+	for (size_t f = 0; f < SY_ARRAY_SIZE_T(profgen_names); f++) {
+		const char *name = profgen_names[f];
 		struct fx_sidecar sc;
 		struct sy_diag d = { 0 };
-		char path[512], cmd[4096], ours[512], want[512], pours[600],
-			pwant[600];
-		char *out = NULL, *truth, *a, *b;
-		struct run r;
-		size_t len, nwarn;
-		int rc;
+		char path[512], cmd[4096], ours[512], want[512];
+		int cs;
 
-		snprintf(path, sizeof(path), GEN "/%s.truth", names[f]);
-		cr_assert_eq(fx_sidecar_load(&sc, path, &d), 0);
-		snprintf(ours, sizeof(ours), "%s/%s.ours", dir, names[f]);
-		snprintf(want, sizeof(want), "%s/%s.truth", dir, names[f]);
+		snprintf(path, sizeof(path), GEN "/%s.truth", name);
+		cr_assert_eq(fx_sidecar_load(&sc, path, &d), 0, "%s", d.msg);
+		snprintf(ours, sizeof(ours), "%s/%s.ours", dir, name);
+		snprintf(want, sizeof(want), "%s/%s.truth", dir, name);
 		snprintf(cmd, sizeof(cmd),
 			 "%s convert -q --symfs . -o %s " GEN "/%s.data",
-			 sy_test_prog(), ours, names[f]);
+			 sy_test_prog(), ours, name);
 		cr_assert_eq(sy_test_run(cmd, NULL, NULL), 0, "%s", cmd);
+		write_truth_ps(name, &sc, ours, want);
+		cs = profgen_compare(name, ours, want, sc.binary, "prog");
+		for (size_t k = 0; k < sc.nmaps; k++) {
+			char lib[300];
 
-		/* the truth's samples after the same MMAP2 lines */
-		out = (char *)sy_test_read_file(ours, &len);
-		cr_assert_not_null(out);
-		out = realloc(out, len + 1);
-		out[len] = 0;
-		FILE *wf = fopen(want, "w");
-		for (char *l = out; *l;) {
-			char *nl = strchr(l, '\n');
-			size_t ll = nl ? (size_t)(nl - l) + 1 : strlen(l);
-
-			if (!strncmp(l, "PERF_RECORD_MMAP2", 17))
-				fwrite(l, 1, ll, wf);
-			l += ll;
+			if (strncmp(sc.maps[k].path, "/tests/", 7))
+				continue;	/* ld.so: never traced */
+			snprintf(lib, sizeof(lib), ".%s", sc.maps[k].path);
+			cs |= profgen_compare(name, ours, want, lib, "lib");
 		}
-		convert(names[f], &sc, 64, 1, 0, &r, NULL);
-		truth = render_truth(names[f], &sc, 64, &r);
-		run_free(&r);
-		fputs(truth, wf);
-		fclose(wf);
-		free(truth);
-		free(out);
-
-		/* stable text form: llvm-profgen.md section 2 */
-		snprintf(pours, sizeof(pours), "%s.prof", ours);
-		snprintf(pwant, sizeof(pwant), "%s.prof", want);
-		const char *flags =
-			"--format=text --profile-summary-cold-count=0 "
-			"--csspgo-preinliner=0 --gen-cs-nested-profile=0";
-		snprintf(cmd, sizeof(cmd),
-			 "llvm-profgen-19 --perfscript=%s --binary=%s %s "
-			 "--output=%s 2>&1",
-			 ours, sc.binary, flags, pours);
-		rc = sy_test_run(cmd, &out, NULL);
-		cr_assert_eq(rc, 0, "%s: %s", names[f], out);
-		cr_assert_null(strstr(out, "doesn't match call frame stack"),
-			       "%s: %s", names[f], out);
-		cr_assert_null(strstr(out, "Bogus"), "%s: %s", names[f], out);
-		cr_assert_null(strstr(out, "Invalid"), "%s: %s", names[f], out);
-		nwarn = warnings(out);
-		free(out);
-		snprintf(cmd, sizeof(cmd),
-			 "llvm-profgen-19 --perfscript=%s --binary=%s %s "
-			 "--output=%s 2>&1",
-			 want, sc.binary, flags, pwant);
-		rc = sy_test_run(cmd, &out, NULL);
-		cr_assert_eq(rc, 0, "%s (truth): %s", names[f], out);
-		/* no more complaints about ours than about the truth's own
-		 * samples */
-		cr_assert_leq(nwarn, warnings(out), "%s: %zu warnings on ours, "
-			      "%zu on the truth's: %s", names[f], nwarn,
-			      warnings(out), out);
-		free(out);
-
-		a = (char *)sy_test_read_file(pours, &len);
-		a = realloc(a, len + 1);
-		a[len] = 0;
-		b = (char *)sy_test_read_file(pwant, &len);
-		b = realloc(b, len + 1);
-		b[len] = 0;
-		cr_assert_gt(strlen(a), 0, "%s: empty profile", names[f]);
-		cr_assert_str_eq(a, b, "%s: profiles differ", names[f]);
-		/* hybrid: context-sensitive profile entries "[a @ b]" */
-		if (strstr(a, " @ "))
-			hybrid++;
-		free(a);
-		free(b);
+		hybrid += cs;
+		cr_expect(cs, "%s: no context-sensitive profile", name);
 		fx_sidecar_fini(&sc);
 	}
-	cr_assert_eq(hybrid, SY_ARRAY_SIZE_T(names),
-		     "every profile is context-sensitive");
+	cr_assert_eq(hybrid, SY_ARRAY_SIZE_T(profgen_names),
+		     "every fixture gives a context-sensitive profile");
 	sy_test_rmtree(dir);
 }

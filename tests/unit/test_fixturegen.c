@@ -103,7 +103,7 @@
 
 #define SCN_DIR "tests/fixtures/scenarios"
 #define GEN_DIR "tests/fixtures/generated"
-#define MAX_FX 64
+#define MAX_FX 128
 #define T_PERF "timeout 300 perf --no-pager"
 
 TestSuite(fixturegen, .timeout = 900);
@@ -215,6 +215,20 @@ static void fx_close(struct fx *f)
 	free(f->data);
 }
 
+/* The instruction at run-time address @pc of the fixture (the program or
+ * a library of it), direct target at its run-time address: the truth
+ * classifies at the addresses qemu ran it at, which the fixture moved by
+ * load_base - qemu_bias (a PIE alone). */
+static int classify_rt(const struct fx *f, uint64_t pc, struct fx_class *c)
+{
+	uint64_t d = f->sc.load_base - f->sc.qemu_bias;
+	int err = fx_truth_classify(&f->truth, pc - d, c);
+
+	if (!err && c->has_target)
+		c->target += d;
+	return err;
+}
+
 /* A whole text file, NUL-terminated; NULL if unreadable. */
 static char *read_text(const char *path)
 {
@@ -298,6 +312,16 @@ static void it_free(struct items *l)
 static int taken(const struct fx_insn *in)
 {
 	return fx_insn_taken(in) && in->kind != SY_BR_SYSCALL;
+}
+
+/* A system call after which user space went on elsewhere than at the next
+ * instruction (a signal delivered on its return, an rt_sigreturn): branch
+ * stacks end there (fx_sidecar.h, br lines), as no user-only trace follows
+ * the jump.  The exit syscall (successor 0) is none. */
+static int cut_at(const struct fx_insn *in)
+{
+	return in->kind == SY_BR_SYSCALL && in->next &&
+	       in->next != in->pc + in->size;
 }
 
 /* Does the trace report instruction @k's outcome so that the decoder knows
@@ -430,8 +454,8 @@ static void exp_ranges(const struct fx *f, const struct fx_sc_window *w,
 
 /* The segment of @w that the interrupt of sampling-event sample @x ends:
  * one of @x's thread whose next instruction is @x's IP and whose taken
- * branches, with those of the segments before it, newest first, are
- * @x's br lines.  Returns its index, or -1. */
+ * branches, with those of the segments before it back to the last cut,
+ * newest first, are @x's br lines.  Returns its index, or -1. */
 static long sample_segment(const struct fx *f, const struct fx_sc_window *w,
 			   const struct fx_sc_sample *x)
 {
@@ -442,10 +466,13 @@ static long sample_segment(const struct fx *f, const struct fx_sc_window *w,
 
 		if (sg->tid != x->tid || f->in[sg->end - 1].next != x->ip)
 			continue;
-		for (size_t q = s + 1; q-- > 0 && same;)
+		int cut = 0;
+
+		for (size_t q = s + 1; q-- > 0 && same && !cut;)
 			for (uint64_t i = w->segs[q].end;
-			     i-- > w->segs[q].start && same;) {
-				if (!taken(&f->in[i]))
+			     i-- > w->segs[q].start && same && !cut;) {
+				if ((cut = cut_at(&f->in[i])) != 0 ||
+				    !taken(&f->in[i]))
 					continue;
 				same = j < x->nbr &&
 				       x->br[j].from == f->in[i].pc &&
@@ -846,32 +873,38 @@ static int aux_get(const struct aux *a, uint32_t cpu, uint64_t off,
  * Program image for the decoders: the executable PT_LOADs, relocated.
  * ---------------------------------------------------------------------- */
 
+#define IMG_MAX 8
+
 struct img {
 	struct {
 		uint64_t addr;
 		uint8_t *data;
 		size_t len;
-	} s[4];
+	} s[IMG_MAX];
 	size_t n;
 };
 
-static void img_open(struct img *m, const struct fx *f)
+/* Adds the executable PT_LOADs of the ELF at @path: at their vaddr plus
+ * the load base for ET_DYN (@base_dyn), or, with @map_start, moved so
+ * that the first one lands where its MMAP2 says (a shared library). */
+static void img_add(struct img *m, const char *path, uint64_t base_dyn,
+		    int by_map, uint64_t map_start)
 {
 	Elf *e;
 	GElf_Ehdr eh;
 	size_t nph;
-	int fd = open(f->sc.binary, O_RDONLY);
+	int fd = open(path, O_RDONLY), first = 1;
+	uint64_t bias = 0;
 	uint8_t *file;
 	size_t flen;
 
-	memset(m, 0, sizeof(*m));
-	cr_assert_geq(fd, 0, "%s", f->sc.binary);
+	cr_assert_geq(fd, 0, "%s", path);
 	cr_assert_neq(elf_version(EV_CURRENT), EV_NONE);
 	e = elf_begin(fd, ELF_C_READ, NULL);
 	cr_assert_not_null(e);
 	cr_assert_not_null(gelf_getehdr(e, &eh));
 	cr_assert_eq(elf_getphdrnum(e, &nph), 0);
-	file = sy_test_read_file(f->sc.binary, &flen);
+	file = sy_test_read_file(path, &flen);
 	cr_assert_not_null(file);
 	for (size_t i = 0; i < nph; i++) {
 		GElf_Phdr ph;
@@ -879,10 +912,14 @@ static void img_open(struct img *m, const struct fx *f)
 		cr_assert_not_null(gelf_getphdr(e, (int)i, &ph));
 		if (ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
 			continue;
-		cr_assert_lt(m->n, 4);
+		if (first)
+			bias = by_map ? map_start - (ph.p_vaddr & ~0xfffull) :
+			       eh.e_type == ET_DYN ? base_dyn :
+						     0;
+		first = 0;
+		cr_assert_lt(m->n, IMG_MAX);
 		cr_assert_leq(ph.p_offset + ph.p_filesz, flen);
-		m->s[m->n].addr = ph.p_vaddr +
-				  (eh.e_type == ET_DYN ? f->load_base : 0);
+		m->s[m->n].addr = ph.p_vaddr + bias;
 		m->s[m->n].len = ph.p_filesz;
 		m->s[m->n].data = malloc(ph.p_filesz);
 		memcpy(m->s[m->n].data, file + ph.p_offset, ph.p_filesz);
@@ -891,6 +928,21 @@ static void img_open(struct img *m, const struct fx *f)
 	free(file);
 	elf_end(e);
 	close(fd);
+}
+
+/* The program and the objects of the repository mapped with it (libfx;
+ * ld.so, a file of the traced system, never runs in a window). */
+static void img_open(struct img *m, const struct fx *f)
+{
+	memset(m, 0, sizeof(*m));
+	img_add(m, f->sc.binary, f->load_base, 0, 0);
+	for (size_t k = 0; k < f->sc.nmaps; k++) {
+		char path[300];
+
+		snprintf(path, sizeof(path), ".%s", f->sc.maps[k].path);
+		if (strncmp(f->sc.maps[k].path, "/tests/", 7) == 0)
+			img_add(m, path, 0, 1, f->sc.maps[k].start);
+	}
 }
 
 static void img_close(struct img *m)
@@ -1266,7 +1318,7 @@ static int irq_check(const struct fx *f, const struct fx_sc_window *w,
  * through). */
 static int branch_at(const struct fx *f, uint64_t pc, struct fx_class *c)
 {
-	int err = fx_classify_at(f->truth.cls, pc - f->sc.load_base, c);
+	int err = classify_rt(f, pc, c);
 
 	cr_assert_eq(err, 0, "%s: classify %#" PRIx64, f->name, pc);
 	return c->kind != SY_BR_NONE && c->kind != SY_BR_SYSCALL;
@@ -1320,6 +1372,11 @@ static int lister_samples_check(const struct fx *f, size_t k,
 
 				nbr += (got->v[q].c >> 40) &&
 				       branch_at(f, last, &c);
+				/* an SVC after which the trace goes on
+				 * elsewhere: the stack starts again */
+				if (q + 1 < got->n && c.kind == SY_BR_SYSCALL &&
+				    got->v[q + 1].a != got->v[q].b)
+					nbr = 0;
 			}
 			if (nbr == x->nbr)
 				break;
@@ -1343,7 +1400,7 @@ static void lister_window(const struct fx *f, const struct aux *a,
 	int etr = !strcmp(f->sc.sink, "etr");
 	struct fx_snap_source src[FX_SCN_MAX_CPUS];
 	uint32_t nsrc = 0, cpus = 0;
-	struct fx_snap_mem mem[4];
+	struct fx_snap_mem mem[IMG_MAX];
 	struct fx_etm_config cfg;
 	struct fx_snap sn;
 	struct fx_buf b;
@@ -1502,13 +1559,13 @@ static void blk_expand(const struct fx *f, const struct pt_block *b,
 		it_push(out, IT_DATA, ip, 0, 0);
 		if (i + 1 == b->ninsn)
 			break;
-		err = fx_classify_at(f->truth.cls, ip - f->sc.load_base, &c);
+		err = classify_rt(f, ip, &c);
 		cr_assert_eq(err, 0, "classify %#" PRIx64, ip);
 		/* direct jumps and calls need no trace: blocks go on at
 		 * their target */
 		if ((c.kind == SY_BR_JUMP || c.kind == SY_BR_CALL) &&
 		    c.has_target)
-			ip = c.target + f->sc.load_base;
+			ip = c.target;
 		else
 			ip += c.size;
 	}
@@ -1624,6 +1681,11 @@ static void libipt_samples_check(const struct fx *f, uint32_t cpu,
 				if (have_prev && branch_at(f, prev, &c) &&
 				    it->a != prev + c.size)
 					nbr++;
+				/* a syscall after which user space went on
+				 * elsewhere: the stack starts again */
+				if (have_prev && c.kind == SY_BR_SYSCALL &&
+				    it->a != prev + c.size)
+					nbr = 0;
 				prev = it->a;
 				have_prev = 1;
 			}
@@ -2027,6 +2089,13 @@ Test(fixturegen, model_windows_match_the_run)
 					     w->end_ip);
 				cr_expect_eq(p->time, w->end_time);
 				cr_expect_eq(p->window, k);
+				/* the trace's last word then is the SVC /
+				 * SYSCALL, whose return address is not the
+				 * pause sample's IP: nothing proves the end */
+				if (w->nsegs && cut_at(&f.in[w->end - 1]))
+					cr_expect(w->status & FX_ST_END_MISMATCH,
+						  "%s w%zu ends at a cut, status "
+						  "%#x", f.name, k, w->status);
 			}
 		}
 		/* branch stacks: the window's taken branches, newest first */
@@ -2034,6 +2103,7 @@ Test(fixturegen, model_windows_match_the_run)
 			const struct fx_sc_sample *p = &f.sc.pauses[k];
 			const struct fx_sc_window *w;
 			size_t j = 0;
+			int cut = 0;
 
 			cr_expect_eq(p->callchain[0], p->ip, "%s p%zu leaf",
 				     f.name, k);
@@ -2044,10 +2114,11 @@ Test(fixturegen, model_windows_match_the_run)
 				continue;
 			}
 			w = &f.sc.windows[p->window];
-			for (size_t s = w->nsegs; s-- > 0;)
+			for (size_t s = w->nsegs; s-- > 0 && !cut;)
 				for (uint64_t x = w->segs[s].end;
-				     x-- > w->segs[s].start;) {
-					if (!taken(&f.in[x]))
+				     x-- > w->segs[s].start && !cut;) {
+					if ((cut = cut_at(&f.in[x])) != 0 ||
+					    !taken(&f.in[x]))
 						continue;
 					cr_assert_lt(j, p->nbr);
 					cr_expect(p->br[j].from == f.in[x].pc &&
@@ -2541,6 +2612,8 @@ static void sample_recomputed(const struct fx *f, const struct fx_sc_sample *s,
 			  PRIu64 " not in window %u", f->name, s->idx, x,
 			  s->window);
 		for (uint64_t i = x + 1; i-- > w->start && j <= s->nbr;) {
+			if (cut_at(&f->in[i]))
+				break;
 			if (!taken(&f->in[i]))
 				continue;
 			cr_expect(j < s->nbr && s->br[j].from == f->in[i].pc &&
@@ -2817,6 +2890,21 @@ static void text_map(const struct fx *f, uint64_t *start, uint64_t *pgoff)
 	cr_assert(found, "%s: no executable PT_LOAD", f->sc.binary);
 }
 
+/* Back from what perf prints for a callchain entry, @rel relative to the
+ * mapping of @dso, to the address: the program's text maps at @start from
+ * @pgoff, another object of a dynamically linked program where its map
+ * line says. */
+static uint64_t map_abs(const struct fx *f, const char *dso, uint64_t rel,
+			uint64_t start, uint64_t pgoff)
+{
+	for (size_t k = 0; k < f->sc.nmaps; k++)
+		if (!strcmp(dso, f->sc.maps[k].path))
+			return rel - f->sc.maps[k].pgoff + f->sc.maps[k].start;
+	cr_assert_str_eq(dso + (dso[0] == '/'), f->sc.binary,
+			 "%s: a callchain entry in %s", f->name, dso);
+	return rel - pgoff + start;
+}
+
 /* The samples perf prints for @file, with callchains (@ips 0) or with
  * their IPs (@ips 1), sorted by time and CPU. */
 static void perf_samples(const struct fx *f, const char *file, int ips,
@@ -2833,8 +2921,9 @@ static void perf_samples(const struct fx *f, const char *file, int ips,
 	cr_assert_not_null(getcwd(root, sizeof(root)));
 	snprintf(cmd, sizeof(cmd),
 		 T_PERF " --buildid-dir '%s/bid' script --no-itrace %s -i '%s' "
-		 "--symfs='%s' -F event,cpu,pid,tid,time,period,ip --ns "
-		 "2>/dev/null", g_tmp, ips ? "-G" : "", file, root);
+		 "--symfs='%s' -F event,cpu,pid,tid,time,period,ip%s --ns "
+		 "2>/dev/null", g_tmp, ips ? "-G" : "", file, root,
+		 ips ? "" : ",dso");
 	st = sy_test_run(cmd, &txt, NULL);
 	cr_assert_eq(st, 0, "%s: %s", f->name, cmd);
 	for (line = txt; line && *line;) {
@@ -2850,11 +2939,13 @@ static void perf_samples(const struct fx *f, const char *file, int ips,
 		line = buf;
 		memset(&p, 0, sizeof(p));
 		if (line[0] == '\t' && cur) {
-			/* a callchain entry, mapping-relative */
-			cr_assert_eq(sscanf(line, " %" SCNx64, &a), 1,
-				     "%.100s", line);
+			/* a callchain entry, relative to its mapping */
+			char dso[300];
+
+			cr_assert_eq(sscanf(line, " %" SCNx64 " (%299[^)])", &a,
+					    dso), 2, "%.100s", line);
 			cr_assert_lt(cur->ncc, 128);
-			cur->cc[cur->ncc++] = a - pgoff + start;
+			cur->cc[cur->ncc++] = map_abs(f, dso, a, start, pgoff);
 		} else if (sscanf(line, " %u/%u [%u] %" SCNu64 ".%" SCNu64
 				  ": %" SCNu64 " %63s%n", &p.pid, &p.tid,
 				  &p.cpu, &sec, &nsec, &p.period, ev,
@@ -3104,7 +3195,7 @@ static size_t etm_atom_at(const struct fx *f, const struct aux *a,
 			  const struct img *m, const struct fx_sc_window *w)
 {
 	struct fx_snap_source src;
-	struct fx_snap_mem mem[4];
+	struct fx_snap_mem mem[IMG_MAX];
 	struct fx_etm_config cfg;
 	struct fx_snap sn;
 	struct fx_buf b;
@@ -3397,6 +3488,107 @@ Test(fixturegen, samples_negative, .init = tmp_setup, .fini = tmp_teardown)
 	fx_close(&f);
 }
 
+/* Gives the first sampling-event sample of an ok window whose stack was
+ * cut at a signal delivery or rt_sigreturn the stack it would have
+ * without the cut (the generator before it knew the rule).  Returns the
+ * sample's index. */
+static uint32_t sample_uncut(struct fx *f)
+{
+	for (size_t k = 0; k < f->sc.nsamples; k++) {
+		struct fx_sc_sample *x = &f->sc.samples[k];
+		const struct fx_sc_window *w;
+		struct fx_sc_branch *br;
+		long s;
+		size_t j = 0;
+
+		if (x->window == FX_SC_NONE)
+			continue;
+		w = &f->sc.windows[x->window];
+		if (w->status != FX_ST_OK || (s = sample_segment(f, w, x)) < 0)
+			continue;
+		br = malloc((w->branches + 1) * sizeof(*br));
+		cr_assert_not_null(br);
+		for (size_t q = (size_t)s + 1; q-- > 0;)
+			for (uint64_t i = w->segs[q].end; i-- > w->segs[q].start;)
+				if (taken(&f->in[i])) {
+					br[j].from = f->in[i].pc;
+					br[j].to = f->in[i].next;
+					j++;
+				}
+		if (j == x->nbr) {
+			free(br);
+			continue;
+		}
+		free(x->br);
+		x->br = br;
+		x->nbr = j;
+		return x->idx;
+	}
+	cr_assert_fail("%s: no sample after a cut", f->name);
+	return 0;
+}
+
+/* Moves libfx's mapping in the sidecar by a page. */
+static void libfx_moved(struct fx *f)
+{
+	for (size_t k = 0; k < f->sc.nmaps; k++)
+		if (strstr(f->sc.maps[k].path, "/libfx-")) {
+			f->sc.maps[k].start += 0x1000;
+			return;
+		}
+	cr_assert_fail("%s: no libfx", f->name);
+}
+
+typedef void (*decode_check_fn)(const struct fx *f, const uint8_t *data,
+				size_t len, struct report *r);
+
+/* @fn (trc_pkt_lister's or libipt's comparison) must fail on @f. */
+static void expect_caught(const struct fx *f, decode_check_fn fn,
+			  const char *what)
+{
+	struct report r;
+
+	memset(&r, 0, sizeof(r));
+	fn(f, f->data, f->len, &r);
+	cr_expect_gt(r.fails, 0, "%s: %s not caught", f->name, what);
+}
+
+/* The proofs of the programs of real shapes catch what their truths could
+ * get wrong: a sample stack that runs across a signal delivery (as before
+ * the cut rule) fails trc_pkt_lister's and libipt's sample checks; libfx
+ * a page off fails the decoders and perf's callchains. */
+Test(fixturegen, programs_negative, .init = tmp_setup, .fini = tmp_teardown)
+{
+	char file[4200];
+	struct report r;
+	struct fx f;
+
+	sy_test_require_tool("trc_pkt_lister");
+	sy_test_require_tool("perf");
+	fx_open(&f, "etm4-etr-sigjmp");
+	sample_uncut(&f);
+	expect_caught(&f, lister_check, "lister: an uncut sample stack");
+	fx_close(&f);
+	fx_open(&f, "pt-sigjmp");
+	sample_uncut(&f);
+	expect_caught(&f, libipt_check, "libipt: an uncut sample stack");
+	fx_close(&f);
+
+	fx_open(&f, "etm4-etr-dynfx");
+	libfx_moved(&f);
+	expect_caught(&f, lister_check, "lister: libfx a page off");
+	snprintf(file, sizeof(file), "%s/%s.data", g_tmp, f.name);
+	perf61_copy(&f, f.data, f.len, file);
+	memset(&r, 0, sizeof(r));
+	perf_samples_check(&f, file, &r);
+	cr_expect_gt(r.fails, 0, "perf: libfx a page off not caught");
+	fx_close(&f);
+	fx_open(&f, "pt-dynfx");
+	libfx_moved(&f);
+	expect_caught(&f, libipt_check, "libipt: libfx a page off");
+	fx_close(&f);
+}
+
 /* Bad scenarios get a clear message. */
 Test(fixturegen, scenario_errors)
 {
@@ -3526,6 +3718,11 @@ static const struct scaled_case scaled_cases[] = {
 				       "etmv4", "18300", "20500", "25000") },
 	{ "scaled-smp-pt", SCALED_SMP("scaled-smp-pt", "branchy-x86_64", "pt",
 				      "18800", "21000", "25000") },
+	/* programs of real shapes: signals and longjmp (stacks cut at every
+	 * delivery), a dynamically linked program (every repetition maps
+	 * the program, ld.so and libfx again) */
+	{ "etm4-etr-sigjmp", NULL },
+	{ "pt-dynfx", NULL },
 	/* zstd in file mode (the committed ones do not scale) */
 	{ "scaled-pt-zstd",
 	  "name = scaled-pt-zstd\nprogram = branchy-x86_64\ntrace = pt\n"

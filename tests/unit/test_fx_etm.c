@@ -2102,8 +2102,8 @@ Test(fx_etm, api_errors)
 	struct fx_etm_regs regs;
 	struct fx_etm_window w;
 	struct fx_insn in[2] = {
-		{ 0x400000, 0x400004, 4, SY_BR_NONE },
-		{ 0x400004, 0x400100, 4, SY_BR_JUMP },
+		{ 0x400000, 0x400004, 4, SY_BR_NONE, 0, 0, 0 },
+		{ 0x400004, 0x400100, 4, SY_BR_JUMP, 0, 0, 0 },
 	};
 
 	fx_etm_config_init(&cfg);

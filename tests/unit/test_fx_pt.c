@@ -2295,7 +2295,7 @@ static uint64_t huge_time(void *ctx, uint64_t idx)
 Test(fx_pt, invalid_arguments)
 {
 	struct fx_insn *t = walk(&g_prog, 17, 100);
-	struct fx_insn bad = { 0x401000, 0x401002, 2, SY_BR_NR };
+	struct fx_insn bad = { 0x401000, 0x401002, 2, SY_BR_NR, 0, 0, 0 };
 	struct fx_pt_opts o;
 	struct fx_pt_window w;
 	struct fx_pt_enc e;

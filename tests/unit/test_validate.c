@@ -30,7 +30,21 @@ struct world {
 
 /* The program mapped the way the fixtures record it (symfs "."), or, with
  * @missing, a binary the cache cannot find. */
+static void world_init_bin(struct world *w, enum sy_trace_kind kind,
+			   const char *bin);
+
 static void world_init(struct world *w, enum sy_trace_kind kind, int missing)
+{
+	int a64 = kind == SY_TRACE_ETM;
+
+	world_init_bin(w, kind, missing ? "/no/such/binary" :
+				a64	? A64_BIN :
+					  X86_BIN);
+}
+
+/* @bin's text mapped the way the fixtures record it. */
+static void world_init_bin(struct world *w, enum sy_trace_kind kind,
+			   const char *bin)
 {
 	struct sy_image_opts o = { 0 };
 	struct sy_diag d = { 0 };
@@ -49,7 +63,7 @@ static void world_init(struct world *w, enum sy_trace_kind kind, int missing)
 	m.addr = a64 ? 0x400000 : 0x401000;
 	m.len = 0x1000;
 	m.pgoff = a64 ? 0 : 0x1000;
-	m.filename = missing ? "/no/such/binary" : a64 ? A64_BIN : X86_BIN;
+	m.filename = bin;
 	cr_assert_eq(sy_proc_table_mmap(w->procs, &m, SY_MISC_USER), 0);
 	w->cfg.kind = kind;
 	w->cfg.depth = 64;
@@ -329,6 +343,36 @@ static struct sy_insn decode(struct sy_insn_decoder *d, const uint8_t *code,
 
 	cr_assert_eq(sy_insn_decode(d, code, len, addr, &in), 0);
 	return in;
+}
+
+/* A signal handler returns to the rt_sigreturn trampoline, not after a
+ * call: glibc's __restore_rt (mov $15, %rax), or a freestanding program's
+ * own (sigjmp: mov $15, %eax; A64: mov x8, #139), each followed by the
+ * syscall.  The fixtures' sigjmp programs were implausible before both
+ * x86 encodings were known. */
+Test(plausible, handler_returns_to_the_sigreturn_trampoline)
+{
+	static const struct sy_br x86_ok[] = {
+		{ 0x401132, 0x401054, SY_BR_RET }, /* work's ret: fx_sigreturn */
+	};
+	static const struct sy_br x86_bad[] = {
+		{ 0x401132, 0x401059, SY_BR_RET }, /* into its syscall */
+	};
+	static const struct sy_br a64_ok[] = {
+		{ 0x4001a0, 0x4001a8, SY_BR_RET }, /* to fx_sigreturn */
+	};
+	struct world w;
+
+	world_init_bin(&w, SY_TRACE_PT,
+		       "/tests/fixtures/programs/bin/sigjmp-x86_64");
+	check(&w, x86_ok, N(x86_ok), 0x401054, NULL, 0, NULL);
+	check(&w, x86_bad, N(x86_bad), 0x401059, NULL, 0,
+	      "return not after a call");
+	world_fini(&w);
+	world_init_bin(&w, SY_TRACE_ETM,
+		       "/tests/fixtures/programs/bin/sigjmp-aarch64");
+	check(&w, a64_ok, N(a64_ok), 0x4001a8, NULL, 0, NULL);
+	world_fini(&w);
 }
 
 Test(insn, a64_classes_and_padding)
