@@ -28,9 +28,8 @@
  * on after the packet (raw) or its frame (formatted data): the decoder
  * resynchronises at the next A-Sync, as after any bad packet, and the
  * loss becomes an ERROR item.  The C API has no packet callbacks for ETE
- * decoders; an ETMv4 packet processor given the ETE's TRCIDR1 (ARCHMAJ
- * 0b1111 or >= 5) parses ETE streams packet for packet the same (checked
- * against trc_pkt_lister's listings of the ETE snapshots).
+ * decoders; an ETMv4 packet processor with ETE's version parses ETE
+ * streams packet for packet the same (etm_ocsd.c).
  *
  * The rule is conservative: it only asks whether an address packet came
  * since the last atom, not whether its element is still uncommitted.  An
@@ -46,21 +45,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "etm_impl.h"
+#include "etm_guard.h"
+#include "etm_ocsd.h"
 
-/* Nothing in ocsd_if_types.h names the ETE version field; TRCIDR1
- * ARCHMAJ, bits 11:8. */
-#define TRCIDR1_ARCHMAJ(v) (((v) >> 8) & 0xfu)
-
-static void add_cut(struct etm *e, uint8_t id, uint64_t off)
+static void add_cut(struct etm_guard *g, uint8_t id, uint64_t off)
 {
 	/* A full list only delays: the remaining packets are found again
 	 * when the guard rescans after the first cut. */
-	if (e->ncut == ETM_GUARD_CUTS)
+	if (g->ncut == ETM_GUARD_CUTS)
 		return;
-	e->cut[e->ncut] = off;
-	e->cut_id[e->ncut] = id;
-	e->ncut++;
+	g->cut[g->ncut] = off;
+	g->cut_id[g->ncut] = id;
+	g->ncut++;
 }
 
 static ocsd_datapath_resp_t pkt_sink(const void *ctx,
@@ -70,9 +66,6 @@ static ocsd_datapath_resp_t pkt_sink(const void *ctx,
 {
 	struct etm_guard_src *g = (struct etm_guard_src *)(uintptr_t)ctx;
 	const ocsd_etmv4_i_pkt *k = pkt;
-	struct etm *e = g->e;
-	uint64_t off;
-	int32_t delta;
 
 	if (op != OCSD_OP_DATA || !k)
 		return OCSD_RESP_CONT;
@@ -120,12 +113,7 @@ static ocsd_datapath_resp_t pkt_sink(const void *ctx,
 		if (k->type == ETM4_PKT_I_COMMIT ? !g->after_exc
 						 : !g->addr_pending)
 			break;
-		/* 32-bit index back to the window offset, as in etm.c */
-		delta = (int32_t)(uint32_t)((uint32_t)idx -
-					    (uint32_t)e->guard_pos);
-		off = delta < 0 && (uint64_t)-(int64_t)delta > e->guard_pos ?
-		      0 : e->guard_pos + (uint64_t)(int64_t)delta;
-		add_cut(e, g->id, off);
+		add_cut(g->g, g->id, etm_offset_of(g->g->pos, idx));
 		g->addr_pending = 0;
 		g->after_exc = 0;
 		break;
@@ -135,93 +123,71 @@ static ocsd_datapath_resp_t pkt_sink(const void *ctx,
 	return OCSD_RESP_CONT;
 }
 
-int etm_guard_init(struct etm *e, const struct sy_etm_source *const *src,
+int etm_guard_init(struct etm_guard *g, int formatted,
+		   const struct sy_etm_source *const *src, const uint8_t *id,
 		   size_t n)
 {
-	e->gsrc = calloc(n, sizeof(*e->gsrc));
-	if (!e->gsrc)
+	g->dt = C_API_INVALID_TREE_HANDLE;
+	g->nsrc = 0;
+	g->src = calloc(n ? n : 1, sizeof(*g->src));
+	if (!g->src)
 		return -SY_E_NOMEM;
-	e->gdt = ocsd_create_dcd_tree(e->formatted ?
-				      OCSD_TRC_SRC_FRAME_FORMATTED :
-				      OCSD_TRC_SRC_SINGLE,
-				      e->formatted ?
-				      OCSD_DFRMTR_FRAME_MEM_ALIGN |
-				      OCSD_DFRMTR_RESET_ON_4X_FSYNC : 0);
-	if (e->gdt == C_API_INVALID_TREE_HANDLE)
+	g->dt = etm_ocsd_tree(formatted);
+	if (g->dt == C_API_INVALID_TREE_HANDLE)
 		return -SY_E_NOMEM;
 	for (size_t i = 0; i < n; i++) {
-		const struct sy_etm_source *s = src[i];
-		unsigned char csid = 0;
-		ocsd_etmv4_cfg c;
-
-		memset(&c, 0, sizeof(c));
-		c.reg_idr0 = s->trcidr0;
-		c.reg_idr1 = s->trcidr1;
-		if (s->ete && TRCIDR1_ARCHMAJ(c.reg_idr1) < 5)
-			c.reg_idr1 |= 0xf00u;	/* "see TRCDEVARCH": ETE */
-		c.reg_idr2 = s->trcidr2;
-		c.reg_idr8 = s->trcidr8;
-		c.reg_configr = s->trcconfigr;
-		c.reg_traceidr = e->src[i].id;
-		c.arch_ver = ARCH_AA64;
-		c.core_prof = profile_CortexA;
-		e->gsrc[i].e = e;
-		e->gsrc[i].id = e->src[i].id;
-		if (ocsd_dt_create_decoder(e->gdt, OCSD_BUILTIN_DCD_ETMV4I,
-					   OCSD_CREATE_FLG_PACKET_PROC, &c,
-					   &csid) != OCSD_OK ||
-		    csid != e->src[i].id ||
-		    ocsd_dt_attach_packet_callback(e->gdt, csid,
-						   OCSD_C_API_CB_PKT_SINK,
-						   (void *)(uintptr_t)pkt_sink,
-						   &e->gsrc[i]) != OCSD_OK)
+		g->src[i].g = g;
+		g->src[i].id = id[i];
+		if (etm_ocsd_add_pkt_proc(g->dt, src[i], id[i], pkt_sink,
+					  &g->src[i]) != OCSD_OK)
 			return -SY_E_DECODE;
+		g->nsrc++;
 	}
 	return 0;
 }
 
-/* Called under etm.c's lock, like etm_guard_init(). */
-void etm_guard_fini(struct etm *e)
+void etm_guard_fini(struct etm_guard *g)
 {
-	if (e->gdt != C_API_INVALID_TREE_HANDLE)
-		ocsd_destroy_dcd_tree(e->gdt);
-	e->gdt = C_API_INVALID_TREE_HANDLE;
-	free(e->gsrc);
-	e->gsrc = NULL;
+	if (g->dt != C_API_INVALID_TREE_HANDLE)
+		ocsd_destroy_dcd_tree(g->dt);
+	g->dt = C_API_INVALID_TREE_HANDLE;
+	free(g->src);
+	g->src = NULL;
+	g->nsrc = 0;
 }
 
-void etm_guard_reset(struct etm *e, uint64_t pos)
+void etm_guard_reset(struct etm_guard *g, uint64_t pos)
 {
-	ocsd_dt_process_data(e->gdt, OCSD_OP_RESET, 0, 0, NULL, NULL);
-	for (size_t i = 0; i < e->nsrc; i++) {
-		e->gsrc[i].addr_pending = 0;
-		e->gsrc[i].after_exc = 0;
+	ocsd_dt_process_data(g->dt, OCSD_OP_RESET, 0, 0, NULL, NULL);
+	for (size_t i = 0; i < g->nsrc; i++) {
+		g->src[i].addr_pending = 0;
+		g->src[i].after_exc = 0;
 	}
-	e->guard_pos = pos;
-	e->ncut = 0;
+	g->pos = pos;
+	g->ncut = 0;
 }
 
-void etm_guard_scan(struct etm *e, const uint8_t *p, uint32_t n,
+void etm_guard_scan(struct etm_guard *g, const uint8_t *p, uint32_t n,
 		    uint64_t off)
 {
 	while (n) {
 		uint32_t used = 0;
 		ocsd_datapath_resp_t r;
 
-		e->guard_pos = off;	/* index base for pkt_sink */
-		r = ocsd_dt_process_data(e->gdt, OCSD_OP_DATA,
+		g->pos = off;	/* index base for pkt_sink */
+		r = ocsd_dt_process_data(g->dt, OCSD_OP_DATA,
 					 (ocsd_trc_index_t)off, n, p, &used);
 		if (used > n)
 			used = n;
 		if (OCSD_DATA_RESP_IS_FATAL(r) || !used) {
 			/* The main tree will fail here too or soon after;
 			 * cut so that both restart at the same byte. */
-			add_cut(e, e->nsrc ? e->gsrc[0].id : 0, off + used);
+			add_cut(g, g->nsrc ? g->src[0].id : 0, off + used);
 			break;
 		}
 		p += used;
 		off += used;
 		n -= used;
 	}
-	e->guard_pos = off + n;
+	g->pos = off + n;
 }
