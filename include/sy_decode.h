@@ -103,6 +103,19 @@ struct sy_etm_source {
 	uint32_t trcdevarch;
 };
 
+/* How ETM windows are decoded.  Both ways give the same items. */
+enum sy_etm_decoder {
+	/* The fast path: OpenCSD parses the packets, a block cache replaces
+	 * its instruction-by-instruction walk.  A window holding what the
+	 * fast path does not model (speculation resolution, Q packets, A32 /
+	 * T32 code, ETE source-address packets, sequences OpenCSD reports as
+	 * errors inside a commit) is decoded again by the
+	 * full decoder, from its start (counted in sy_dec_stats). */
+	SY_ETM_DECODER_AUTO = 0,
+	/* OpenCSD's full decoder for every window (--decoder full). */
+	SY_ETM_DECODER_FULL,
+};
+
 struct sy_etm_params {
 	int formatted;	/* CoreSight 16-byte frames (ETR/ETF sinks) */
 	const struct sy_etm_source *sources;
@@ -110,6 +123,7 @@ struct sy_etm_params {
 	/* report items of this trace ID only (a shared ETR buffer holds the
 	 * trace of several CPUs); 0 reports every source */
 	uint8_t trace_id;
+	enum sy_etm_decoder decoder;
 };
 
 struct sy_pt_params {
@@ -143,6 +157,12 @@ struct sy_dec_stats {
 	uint64_t bytes;		/* trace bytes consumed */
 	uint64_t errors;	/* SY_DEC_ERROR items */
 	uint64_t overflows;
+	/* ETM decode units (a reset's window) finished by the fast path and
+	 * by OpenCSD's full decoder (SY_ETM_DECODER_FULL, or a fallback); set
+	 * when the unit's last item is out.  PT: both 0. */
+	uint64_t fast_units;
+	uint64_t full_units;
+	uint64_t fallbacks;	/* units the fast path handed over */
 };
 
 struct sy_decoder;

@@ -145,6 +145,9 @@ struct sy_session_opts {
 	 * cut at the first PSB before each multiple, ETM slices end after
 	 * it.  0: the default (256 KiB); tests make it tiny. */
 	uint64_t unit_bytes;
+	/* ETM: the fast path (default) or OpenCSD's full decoder for every
+	 * window (sy_decode.h) */
+	enum sy_etm_decoder etm_decoder;
 	int progress;		/* progress line on stderr */
 	/* Warnings met while running (damaged records, build-id mismatches,
 	 * unsupported settings): one call each, d->err < 0 for damage;
@@ -170,6 +173,8 @@ struct sy_session_summary {
 	uint64_t decode_errors;
 	uint64_t overflows;
 	uint64_t bytes, insns, branches;
+	/* ETM decode units by path (sy_dec_stats) */
+	uint64_t fast_units, full_units, fallbacks;
 	uint64_t resume_period, pause_period; /* R and P from the attrs */
 	int periods_freq;	/* the attrs use frequencies, not periods */
 	int same_event;		/* resume and pause count the same event */

@@ -1,10 +1,22 @@
 /* The ETMv4 / ETE backend behind sy_decode.h.
  *
  * Items come out of a ring (etm_ring.c) that the decode fills through the
- * converter (etm_conv.c): the full OpenCSD decode (etm_full.c) pushes them
- * from its element callback.  This file owns what the ways of decoding
- * share: the sources and their flow states, the ring, the code cache in
- * front of read_mem (code_cache.c), the counters.
+ * converter (etm_conv.c), by one of two ways that give the same items:
+ *  - the fast path (etm_fast.c): OpenCSD parses packets, our walk makes
+ *    OpenCSD's elements of them over a block cache;
+ *  - the full decode (etm_full.c): OpenCSD's decoder follows every
+ *    instruction and hands its elements over.
+ * This file owns what they share: the sources and their flow states, the
+ * ring, the code cache in front of read_mem (code_cache.c), the counters.
+ *
+ * A window starts on the fast path unless params say SY_ETM_DECODER_FULL.
+ * When the walk meets what it does not model it gives the window up
+ * having handed out only what OpenCSD would have handed out by then, in
+ * the same order (see etm_walk.c).  The full decoder then decodes the
+ * window again from its first byte with fresh flow states, and the ring
+ * drops as many of its items as were pushed already: what follows is the
+ * full decoder's continuation of the same item stream.  Trace bytes are
+ * not counted twice (etm_feed_used).
  *
  * One decoder per thread; the only global state is OpenCSD's, behind
  * etm_ocsd_lock().
@@ -14,6 +26,7 @@
 
 #include "decoder_impl.h"
 #include "etm.h"
+#include "etm_fast.h"
 #include "etm_full.h"
 #include "etm_ocsd.h"
 
@@ -26,6 +39,12 @@ struct etm {
 	struct sy_code_cache code;
 	struct etm_conv cv;
 	struct etm_full full;
+	struct etm_fast fast;
+	int has_fast;		/* the fast path was built (not FULL) */
+	int on_fast;		/* this window is on the fast path */
+	const struct sy_dec_chunk *chunks;	/* this window */
+	size_t nchunks;
+	size_t soft;		/* ring items before WAIT, this window */
 	size_t soft_next;	/* sy_etm_set_ring, applied at reset */
 	int cache_next;		/* sy_etm_set_mem_cache, applied at reset */
 	int done;		/* the window's items are all out */
@@ -102,6 +121,8 @@ static void etm_fini(struct sy_decoder *d)
 	if (!e)
 		return;
 	etm_full_fini(&e->full);
+	if (e->has_fast)
+		etm_fast_fini(&e->fast);
 	etm_ring_fini(&e->cv.ring);
 	free(e->cv.src);
 	free(e);
@@ -137,6 +158,13 @@ static int etm_init(struct sy_decoder *d)
 				 p->formatted, chosen, count)) < 0 ||
 	    (err = etm_ring_reserve(&e->cv.ring, 64)) < 0)
 		goto fail;
+	if (p->decoder != SY_ETM_DECODER_FULL) {
+		e->has_fast = 1;
+		err = etm_fast_init(&e->fast, &e->cv, &e->dbg, &d->stats.bytes,
+				    p->formatted, chosen, count);
+		if (err < 0)
+			goto fail;
+	}
 	return 0;
 fail:
 	etm_fini(d);
@@ -159,9 +187,55 @@ static int etm_reset(struct sy_decoder *d, const struct sy_dec_chunk *chunks,
 	memset(&e->dbg, 0, sizeof(e->dbg));
 	e->code.on = e->cache_next;
 	sy_code_cache_clear(&e->code);
-	etm_full_reset(&e->full, chunks, nr_chunks, soft);
+	e->chunks = chunks;
+	e->nchunks = nr_chunks;
+	e->soft = soft;
+	e->on_fast = e->has_fast;
+	if (e->on_fast)
+		etm_fast_reset(&e->fast, chunks, nr_chunks);
+	else
+		etm_full_reset(&e->full, chunks, nr_chunks, soft);
 	e->done = 0;
 	return 0;
+}
+
+/* The fast path gave the window up: the full decoder takes it over from
+ * its first byte (see the top of the file). */
+static void fall_back(struct etm *e)
+{
+	uint64_t counted = e->fast.feed.counted;
+
+	e->dbg.fallbacks++;
+	e->dbg.fallback_why = e->fast.why;
+	e->dbg.fallback_off = e->fast.why_off;
+	e->d->stats.fallbacks++;
+	etm_conv_restart(&e->cv);
+	e->cv.ring.skip = e->cv.ring.pushed;
+	etm_full_reset(&e->full, e->chunks, e->nchunks, e->soft);
+	e->full.feed.counted = counted;
+	e->on_fast = 0;
+}
+
+/* One step of the window's decode; sets e->done after its last item. */
+static void step(struct etm *e)
+{
+	if (e->on_fast) {
+		if (e->fast.why) {
+			fall_back(e);
+		} else if (e->fast.done) {
+			e->d->stats.fast_units++;
+			e->done = 1;
+		} else {
+			etm_fast_pump(&e->fast);
+		}
+		return;
+	}
+	if (e->full.done) {
+		e->d->stats.full_units++;
+		e->done = 1;
+		return;
+	}
+	etm_full_pump(&e->full);
 }
 
 static int etm_next(struct sy_decoder *d, struct sy_dec_item *it)
@@ -173,9 +247,9 @@ static int etm_next(struct sy_decoder *d, struct sy_dec_item *it)
 			return e->cv.ring.fatal;
 		if (etm_ring_pop(&e->cv.ring, it))
 			return 0;
-		if (e->done || e->full.done)
+		if (e->done)
 			return -SY_E_EOS;
-		etm_full_pump(&e->full);
+		step(e);
 	}
 }
 

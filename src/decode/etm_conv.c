@@ -82,6 +82,11 @@ void etm_conv_reset(struct etm_conv *cv, uint64_t report_from)
 {
 	etm_ring_clear(&cv->ring);
 	cv->report_from = report_from;
+	etm_conv_restart(cv);
+}
+
+void etm_conv_restart(struct etm_conv *cv)
+{
 	for (size_t i = 0; i < cv->nsrc; i++)
 		src_reset(&cv->src[i]);
 }

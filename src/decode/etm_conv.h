@@ -90,6 +90,9 @@ static inline uint32_t etm_conv_ctxid(const struct etm_conv *cv,
 
 /* Empties the ring and resets every source's flow for a new window. */
 void etm_conv_reset(struct etm_conv *cv, uint64_t report_from);
+/* Resets every source's flow only: the window is decoded again from its
+ * start (the ring keeps its items and counts). */
+void etm_conv_restart(struct etm_conv *cv);
 
 /* Converts element @el of source @s at window offset @off. */
 void etm_conv_elem(struct etm_conv *cv, struct etm_src *s, uint64_t off,

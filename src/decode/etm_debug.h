@@ -15,6 +15,12 @@ struct sy_etm_debug {
 	uint64_t cuts;		/* packets kept from OpenCSD (etm_guard.c) */
 	uint64_t mem_calls;	/* read_mem calls (misses when cached) */
 	uint64_t mem_reqs;	/* OpenCSD memory requests */
+	/* the fast path (etm_fast.c) */
+	uint64_t packets;	/* packets it walked (windows it finished) */
+	uint64_t blocks;	/* blocks classified (block cache misses) */
+	uint64_t fallbacks;	/* windows it gave up to the full decoder */
+	uint32_t fallback_why;	/* enum etm_why of the last one (etm_walk.h) */
+	uint64_t fallback_off;	/* ... at this window offset */
 };
 
 #endif

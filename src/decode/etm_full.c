@@ -58,6 +58,27 @@ static uint32_t mem_cb(const void *ctx, const ocsd_vaddr_t addr,
 					    addr, buf, req);
 }
 
+/* Whether OpenCSD may be asked to wait after element @el.  A wait changes
+ * nothing OpenCSD sends, with one exception: when an Overflow or Discard
+ * packet empties the element stack, the timestamps, cycle counts, events
+ * and markers on it go out first, and a wait among them makes OpenCSD 1.3.3
+ * leave the packet before its NO_SYNC, which then comes with the next
+ * packet's index (TrcPktDecodeEtmV4I::processPacket stops on the wait in
+ * the RESOLVE_ELEM state).  So the items would depend on where the ring
+ * fills.  Those elements never wait; only a few can be queued at once. */
+static int may_wait(const ocsd_generic_trace_elem *el)
+{
+	switch (el->elem_type) {
+	case OCSD_GEN_TRC_ELEM_TIMESTAMP:
+	case OCSD_GEN_TRC_ELEM_CYCLE_COUNT:
+	case OCSD_GEN_TRC_ELEM_EVENT:
+	case OCSD_GEN_TRC_ELEM_SYNC_MARKER:
+		return 0;
+	default:
+		return 1;
+	}
+}
+
 static ocsd_datapath_resp_t elem_cb(const void *ctx,
 				    const ocsd_trc_index_t idx,
 				    const uint8_t id,
@@ -75,7 +96,7 @@ static ocsd_datapath_resp_t elem_cb(const void *ctx,
 	}
 	if (cv->ring.fatal)
 		return OCSD_RESP_FATAL_SYS_ERR;
-	if (etm_ring_count(&cv->ring) >= f->soft) {
+	if (etm_ring_count(&cv->ring) >= f->soft && may_wait(el)) {
 		f->dbg->waits++;
 		return OCSD_RESP_WAIT;
 	}
@@ -127,9 +148,7 @@ out:
 void etm_full_fini(struct etm_full *f)
 {
 	etm_ocsd_lock();
-	if (f->dt != C_API_INVALID_TREE_HANDLE)
-		ocsd_destroy_dcd_tree(f->dt);
-	f->dt = C_API_INVALID_TREE_HANDLE;
+	etm_ocsd_tree_free(&f->dt);
 	etm_guard_fini(&f->guard);
 	etm_ocsd_unlock();
 }

@@ -148,9 +148,7 @@ int etm_guard_init(struct etm_guard *g, int formatted,
 
 void etm_guard_fini(struct etm_guard *g)
 {
-	if (g->dt != C_API_INVALID_TREE_HANDLE)
-		ocsd_destroy_dcd_tree(g->dt);
-	g->dt = C_API_INVALID_TREE_HANDLE;
+	etm_ocsd_tree_free(&g->dt);
 	free(g->src);
 	g->src = NULL;
 	g->nsrc = 0;

@@ -43,6 +43,13 @@ dcd_tree_handle_t etm_ocsd_tree(int formatted)
 						0);
 }
 
+void etm_ocsd_tree_free(dcd_tree_handle_t *dt)
+{
+	if (*dt != C_API_INVALID_TREE_HANDLE)
+		ocsd_destroy_dcd_tree(*dt);
+	*dt = C_API_INVALID_TREE_HANDLE;
+}
+
 uint8_t etm_source_id(const struct sy_etm_source *s)
 {
 	return s->trace_id ? s->trace_id : (uint8_t)(s->trctraceidr & 0x7f);

@@ -37,6 +37,8 @@ void etm_ocsd_unlock(void);
 /* A new tree for raw (one source) or formatted (16-byte frames) data;
  * C_API_INVALID_TREE_HANDLE when out of memory.  Call under the lock. */
 dcd_tree_handle_t etm_ocsd_tree(int formatted);
+/* Destroys *@dt if it is a tree and marks it invalid (under the lock). */
+void etm_ocsd_tree_free(dcd_tree_handle_t *dt);
 
 /* The CoreSight ID of @s: sources[].trace_id when set (perf takes it from
  * PERF_RECORD_AUX_OUTPUT_HW_ID), else TRCTRACEIDR. */

@@ -347,6 +347,7 @@ static int sy_config_queue(struct sy_session *s, struct sy_queue *q)
 					 "no ETMv4/ETE trace unit describes CPU "
 					 "%u", q->cpu);
 	ep->formatted = !q->raw;
+	ep->decoder = s->o.etm_decoder;
 	ep->sources = q->sources;
 	ep->nr_sources = n;
 	ep->trace_id = q->cpu == (uint32_t)-1 ? 0 : mine;

@@ -464,6 +464,9 @@ static int sy_job_done(struct sy_session *s, struct sy_job *j)
 	}
 	s->sum.overflows += j->stats.overflows;
 	s->sum.decode_errors += j->stats.errors;
+	s->sum.fast_units += j->stats.fast_units;
+	s->sum.full_units += j->stats.full_units;
+	s->sum.fallbacks += j->stats.fallbacks;
 	if (!j->win) {
 		sy_units_job_done(j->q, j);
 		/* the queue's next slice decodes while this one's stretches

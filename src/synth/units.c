@@ -333,6 +333,9 @@ void sy_units_run_slice(struct sy_session *s, struct sy_job *j)
 	j->stats.bytes = now->bytes - st->prev.bytes;
 	j->stats.errors = now->errors - st->prev.errors;
 	j->stats.overflows = now->overflows - st->prev.overflows;
+	j->stats.fast_units = now->fast_units - st->prev.fast_units;
+	j->stats.full_units = now->full_units - st->prev.full_units;
+	j->stats.fallbacks = now->fallbacks - st->prev.fallbacks;
 	st->prev = *now;
 	j->st = sy_stretcher_take(&st->st, &j->nr_st);
 	j->lost = st->lost;

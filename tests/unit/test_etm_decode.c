@@ -296,15 +296,53 @@ struct run_opts {
 	uint64_t report_from;
 	uint32_t ctxid;		/* sy_decoder_set_context */
 	size_t chunk;		/* split the window into chunks; 0: one */
+	int full_dbg;		/* run_decoder: the full decoder's counters */
 };
+
+static void item_str(const struct items *l, size_t i, char *b, size_t n)
+{
+	const struct sy_dec_item *x = &l->v[i];
+
+	if (i >= l->n) {
+		snprintf(b, n, "(none)");
+		return;
+	}
+	snprintf(b, n, "%s br %u exc %u code %u %#" PRIx64 "->%#" PRIx64
+		 " t %" PRIu64 " n %" PRIu64 " @%" PRIu64,
+		 sy_dec_kind_name(x->kind), x->br, x->exc, x->code, x->from,
+		 x->to, x->time, x->ninsn, x->offset);
+}
+
+static void items_same(const struct items *a, const struct items *b,
+		       const char *what)
+{
+	size_t n = a->n > b->n ? a->n : b->n;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct sy_dec_item *x = &a->v[i], *y = &b->v[i];
+		char sa[160], sb[160];
+
+		if (i < a->n && i < b->n && x->kind == y->kind &&
+		    x->br == y->br && x->exc == y->exc && x->code == y->code &&
+		    x->from == y->from && x->to == y->to &&
+		    x->time == y->time && x->ninsn == y->ninsn &&
+		    x->offset == y->offset)
+			continue;
+		item_str(a, i, sa, sizeof(sa));
+		item_str(b, i, sb, sizeof(sb));
+		cr_assert_fail("%s: item %zu of %zu/%zu differs: %s | %s", what,
+			       i, a->n, b->n, sa, sb);
+	}
+}
 
 /* Decodes @buf with @p into @out.  Asserts the contract that holds for
  * any input: next() ends with -SY_E_EOS, never hangs, offsets lie inside
  * the window, kinds and branch kinds are valid, ninsn adds up with the
  * statistics. */
-static void run_decoder(const struct sy_dec_params *p, const uint8_t *buf,
+static void decode_once(const struct sy_dec_params *p, const uint8_t *buf,
 			size_t len, const struct run_opts *o,
-			struct items *out, struct sy_etm_debug *dbg)
+			struct items *out, struct sy_etm_debug *dbg,
+			struct sy_dec_stats *stats)
 {
 	struct sy_dec_chunk *ch = NULL;
 	struct sy_decoder *d;
@@ -356,10 +394,44 @@ static void run_decoder(const struct sy_dec_params *p, const uint8_t *buf,
 	cr_assert_eq(sy_decoder_stats(d)->insns, insns);
 	cr_assert_eq(sy_decoder_stats(d)->branches, branches);
 	cr_assert_leq(sy_decoder_stats(d)->bytes, len);
-	if (dbg)
-		*dbg = *sy_etm_debug(d);
+	*dbg = *sy_etm_debug(d);
+	*stats = *sy_decoder_stats(d);
 	sy_decoder_free(d);
 	free(ch);
+}
+
+/* Windows the fast path finished, and gave up, over the whole run. */
+static uint64_t fast_units, fast_fallbacks;
+
+/* Every decode of this file runs twice: the fast path (the default) and
+ * OpenCSD's full decoder must give the same items, field for field, and
+ * count the same bytes.  The fast path's counters come back in @dbg
+ * unless o->full_dbg. */
+static void run_decoder(const struct sy_dec_params *p, const uint8_t *buf,
+			size_t len, const struct run_opts *o,
+			struct items *out, struct sy_etm_debug *dbg)
+{
+	struct sy_dec_params pf = *p;
+	struct sy_etm_debug gfast, gfull;
+	struct sy_dec_stats sfast, sfull;
+	struct items full;
+
+	pf.u.etm.decoder = SY_ETM_DECODER_FULL;
+	decode_once(p, buf, len, o, out, &gfast, &sfast);
+	decode_once(&pf, buf, len, o, &full, &gfull, &sfull);
+	items_same(out, &full, "fast path vs full decoder");
+	items_free(&full);
+	cr_assert_eq(sfast.bytes, sfull.bytes);
+	cr_assert_eq(sfull.full_units, 1);
+	cr_assert_eq(sfull.fast_units + sfull.fallbacks, 0);
+	if (p->u.etm.decoder == SY_ETM_DECODER_AUTO) {
+		cr_assert_eq(sfast.fast_units + sfast.full_units, 1);
+		cr_assert_eq(sfast.full_units, sfast.fallbacks);
+		fast_units += sfast.fast_units;
+		fast_fallbacks += sfast.fallbacks;
+	}
+	if (dbg)
+		*dbg = o && o->full_dbg ? gfull : gfast;
 }
 
 /* ------------------------------------------------------------------ */
@@ -991,6 +1063,7 @@ static void random_case(const struct fx_truth *t, struct tmem *mem,
 		len = src[0].enc.out.len;
 	}
 	memset(&o, 0, sizeof(o));
+	o.full_dbg = 1;	/* the WAIT path is the full decoder's */
 	o.ring = rings[rnd(r, SY_ARRAY_SIZE(rings))];
 	o.no_cache = rnd(r, 3) == 0;
 	if (rnd(r, 3) == 0)
@@ -1026,8 +1099,12 @@ static void random_program(const char *prog, uint64_t seed, unsigned iters,
 	memset(&mem, 0, sizeof(mem));
 	mem.t = &t;
 	memset(&cov, 0, sizeof(cov));
+	fast_units = fast_fallbacks = 0;
 	for (unsigned i = 0; i < iters; i++)
 		random_case(&t, &mem, &r, i, maxlen);
+	/* valid trace: the fast path decoded every window itself */
+	cr_assert_gt(fast_units, iters);
+	cr_assert_eq(fast_fallbacks, 0);
 	/* Everything the generator can produce did occur. */
 	for (int k = SY_BR_COND; k <= SY_BR_RET; k++)
 		cr_assert_gt(cov.br[k], 0, "no %s branch",
@@ -1374,20 +1451,6 @@ Test(etm_truth, item_order)
 /* decoder mechanics                                                   */
 /* ------------------------------------------------------------------ */
 
-static void items_same(const struct items *a, const struct items *b,
-		       const char *what)
-{
-	cr_assert_eq(a->n, b->n, "%s: %zu items vs %zu", what, a->n, b->n);
-	for (size_t i = 0; i < a->n; i++) {
-		const struct sy_dec_item *x = &a->v[i], *y = &b->v[i];
-
-		cr_assert(x->kind == y->kind && x->br == y->br &&
-			  x->exc == y->exc && x->code == y->code &&
-			  x->from == y->from && x->to == y->to &&
-			  x->time == y->time && x->ninsn == y->ninsn &&
-			  x->offset == y->offset, "%s: item %zu differs", what, i);
-	}
-}
 
 /* A few windows of one program in one raw buffer, with everything on. */
 static void busy_source(const struct fx_truth *t, struct tsrc *s,
@@ -1448,6 +1511,7 @@ Test(etm_decode, wait_path)
 		cr_assert_eq(g.waits, 0);
 		for (size_t ring = 1; ring <= 4; ring++) {
 			o.ring = ring;
+			o.full_dbg = 1;
 			run_decoder(&p, s.enc.out.data, s.enc.out.len, &o, &got,
 				    &g);
 			items_same(&got, &ref, "small ring");
@@ -2978,6 +3042,7 @@ static uint64_t real_snapshot(const char *sub, const char *name)
 			/* and once through the WAIT path without the cache */
 			o.ring = variant ? 2 : 0;
 			o.no_cache = variant;
+			o.full_dbg = variant;
 			run_decoder(&p, s.trace, s.trace_len, &o, &got, &g);
 			memset(&gx, 0, sizeof(gx));
 			to_expect(&got, &gx);
