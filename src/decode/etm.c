@@ -178,7 +178,7 @@ static int etm_reset(struct sy_decoder *d, const struct sy_dec_chunk *chunks,
 	size_t soft = e->soft_next;
 
 	e->done = 1;
-	etm_conv_reset(&e->cv, report_from);
+	etm_conv_reset(&e->cv, report_from, d->seam);
 	/* Room for a full ring plus what one element can add (a BRANCH, the
 	 * held-back items, a STOP): growing later is only for OpenCSD
 	 * ignoring a WAIT. */
@@ -247,8 +247,10 @@ static int etm_next(struct sy_decoder *d, struct sy_dec_item *it)
 			return e->cv.ring.fatal;
 		if (etm_ring_pop(&e->cv.ring, it))
 			return 0;
-		if (e->done)
+		if (e->done) {
+			d->seam_out = e->cv.seam;
 			return -SY_E_EOS;
+		}
 		step(e);
 	}
 }

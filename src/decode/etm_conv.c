@@ -78,10 +78,12 @@ static void src_reset(struct etm_src *s)
 	s->pid_vmid = vmid;
 }
 
-void etm_conv_reset(struct etm_conv *cv, uint64_t report_from)
+void etm_conv_reset(struct etm_conv *cv, uint64_t report_from,
+		    uint64_t seam_at)
 {
 	etm_ring_clear(&cv->ring);
 	cv->report_from = report_from;
+	cv->seam_at = seam_at;
 	etm_conv_restart(cv);
 }
 
@@ -89,6 +91,7 @@ void etm_conv_restart(struct etm_conv *cv)
 {
 	for (size_t i = 0; i < cv->nsrc; i++)
 		src_reset(&cv->src[i]);
+	memset(&cv->seam, 0, sizeof(cv->seam));
 }
 
 void etm_elem_from_ocsd(struct etm_elem *out, const ocsd_generic_trace_elem *in)
@@ -323,10 +326,27 @@ static uint8_t branch_kind(const struct etm_elem *el)
 	}
 }
 
+/* The seam (sy_decoder_set_seam): the first element past the
+ * synchronisation at cv->seam_at that executes code at its address.  It is
+ * converted as usual, then the window ends: everything after is the next
+ * piece's, which a fresh decoder gives from the synchronisation on, once
+ * its first START or ERROR (this element's) is dropped. */
+static int at_seam(struct etm_conv *cv, struct etm_src *s, uint64_t off,
+		   const struct etm_elem *el)
+{
+	if (off < cv->seam_at)
+		return 0;
+	s->seam_done = 1;
+	cv->seam.reached = 1;
+	cv->seam.to = el->st;
+	return 1;
+}
+
 static void conv_range(struct etm_conv *cv, struct etm_src *s, uint64_t off,
 		       const struct etm_elem *el)
 {
 	uint64_t sz = el->size ? el->size : 4;
+	int seam = at_seam(cv, s, off, el);
 
 	if (s->pending) {
 		emit_branch(cv, s, el->st, off);
@@ -338,6 +358,8 @@ static void conv_range(struct etm_conv *cv, struct etm_src *s, uint64_t off,
 			stop_gap(cv, s, off, SY_STOP_DISABLE);
 		emit_start(cv, s, el->st, off);
 	}
+	if (seam)
+		return;
 	s->ninsn += el->ninsn;
 	s->last_pc = el->en - sz;
 	s->have_last = 1;
@@ -447,6 +469,7 @@ static void conv_trace_on(struct etm_conv *cv, struct etm_src *s, uint64_t off,
 static void conv_nacc(struct etm_conv *cv, struct etm_src *s, uint64_t off,
 		      const struct etm_elem *el)
 {
+	at_seam(cv, s, off, el);
 	/* The decoder tried to go to st_addr: that is where a pending
 	 * branch went. */
 	if (s->pending)
@@ -461,7 +484,7 @@ static void conv_nacc(struct etm_conv *cv, struct etm_src *s, uint64_t off,
 
 void etm_conv_end(struct etm_conv *cv, struct etm_src *s, uint64_t off)
 {
-	if (s->ended)
+	if (s->ended || s->seam_done)
 		return;
 	s->ended = 1;
 	stop_gap(cv, s, off, SY_STOP_END);
@@ -474,6 +497,8 @@ void etm_conv_elem(struct etm_conv *cv, struct etm_src *s, uint64_t off,
 {
 	struct sy_dec_item it;
 
+	if (s->seam_done)
+		return;
 	switch (el->type) {
 	case OCSD_GEN_TRC_ELEM_INSTR_RANGE:
 		conv_range(cv, s, off, el);

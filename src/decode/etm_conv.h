@@ -51,6 +51,7 @@ struct etm_src {
 	uint8_t ovf_reported;	/* OVERFLOW given for the current overflow */
 	uint8_t nacc_reported;	/* ERROR given for the current NACC gap */
 	uint8_t ended;		/* EO_TRACE seen */
+	uint8_t seam_done;	/* the window reached its seam: nothing more */
 	uint32_t ctxid;
 	uint64_t pend_from;
 	uint64_t last_pc;	/* last executed instruction */
@@ -69,6 +70,11 @@ struct etm_conv {
 	struct sy_code_cache *code;
 	const uint32_t *ctxid;	/* the decoder's context until the trace's */
 	uint64_t report_from;	/* items before this offset are dropped */
+	/* The window runs through a synchronisation at this offset into the
+	 * next piece (sy_decoder_set_seam, etm_conv.c at_seam); what
+	 * happened there goes to @seam. */
+	uint64_t seam_at;
+	struct sy_dec_seam seam;
 	struct etm_src *src;	/* the decoded sources */
 	size_t nsrc;
 	uint8_t slot[ETM_NR_IDS];	/* trace ID -> index in src + 1 */
@@ -88,8 +94,10 @@ static inline uint32_t etm_conv_ctxid(const struct etm_conv *cv,
 	return s && s->have_ctx ? s->ctxid : *cv->ctxid;
 }
 
-/* Empties the ring and resets every source's flow for a new window. */
-void etm_conv_reset(struct etm_conv *cv, uint64_t report_from);
+/* Empties the ring and resets every source's flow for a new window, which
+ * ends at a seam at window offset @seam_at (or ETM_NO_SEAM). */
+void etm_conv_reset(struct etm_conv *cv, uint64_t report_from,
+		    uint64_t seam_at);
 /* Resets every source's flow only: the window is decoded again from its
  * start (the ring keeps its items and counts). */
 void etm_conv_restart(struct etm_conv *cv);

@@ -34,7 +34,7 @@
  * The rule is conservative: it only asks whether an address packet came
  * since the last atom, not whether its element is still uncommitted.  An
  * exception's own address packet does not count (it is committed with
- * the exception).  A-Sync and Trace Info do not clear it: a synchronised
+ * the exception) when the trace unit does not speculate.  A-Sync and Trace Info do not clear it: a synchronised
  * decoder keeps its element stack across them (the first version of this
  * guard assumed otherwise, and the fuzzer found the crash again).  With
  * TRCIDR8.MAXSPEC == 0 every such packet is invalid anyway; with
@@ -59,67 +59,132 @@ static void add_cut(struct etm_guard *g, uint8_t id, uint64_t off)
 	g->ncut++;
 }
 
+static int is_atom(int t)
+{
+	return t == ETM4_PKT_I_ATOM_F1 || t == ETM4_PKT_I_ATOM_F2 ||
+	       t == ETM4_PKT_I_ATOM_F3 || t == ETM4_PKT_I_ATOM_F4 ||
+	       t == ETM4_PKT_I_ATOM_F5 || t == ETM4_PKT_I_ATOM_F6;
+}
+
+/* Packets that push an address element (ETMv4 addresses, with or without
+ * context; ETE source addresses push another kind). */
+static int is_addr(int t)
+{
+	switch (t) {
+	case ETM4_PKT_I_ADDR_CTXT_L_32IS0: case ETM4_PKT_I_ADDR_CTXT_L_32IS1:
+	case ETM4_PKT_I_ADDR_CTXT_L_64IS0: case ETM4_PKT_I_ADDR_CTXT_L_64IS1:
+	case ETM4_PKT_I_ADDR_MATCH: case ETM4_PKT_I_ADDR_S_IS0:
+	case ETM4_PKT_I_ADDR_S_IS1: case ETM4_PKT_I_ADDR_L_32IS0:
+	case ETM4_PKT_I_ADDR_L_32IS1: case ETM4_PKT_I_ADDR_L_64IS0:
+	case ETM4_PKT_I_ADDR_L_64IS1:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static int is_src_addr(int t)
+{
+	return t >= ETE_PKT_I_SRC_ADDR_MATCH && t <= ETE_PKT_I_SRC_ADDR_L_64IS1;
+}
+
+static int is_mispredict(int t)
+{
+	return t == ETM4_PKT_I_MISPREDICT || t == ETM4_PKT_I_CANCEL_F1_MISPRED ||
+	       t == ETM4_PKT_I_CANCEL_F2 || t == ETM4_PKT_I_CANCEL_F3;
+}
+
+/* A unit without speculation: the stack empties at every atom. */
+static int verdict_plain(struct etm_guard_state *g, int t)
+{
+	if (is_atom(t)) {
+		g->addr_pending = g->after_exc = 0;
+	} else if (t == ETM4_PKT_I_EXCEPT) {
+		g->after_exc = 1;
+	} else if (is_addr(t) || is_src_addr(t)) {
+		if (g->after_exc)
+			g->after_exc = 0;
+		else
+			g->addr_pending = 1;
+	} else if (t == ETM4_PKT_I_COMMIT ? g->after_exc
+		   : is_mispredict(t) && g->addr_pending) {
+		g->addr_pending = g->after_exc = 0;
+		return 1;
+	}
+	return 0;
+}
+
+/* A unit that speculates: elements stay on the stack across atoms, but
+ * mispredictAtom() only walks the elements newer than the newest atom,
+ * and erasing the newest one is safe; it crashes on an address element
+ * that a newer element buries. */
+static int verdict_spec(struct etm_guard_state *g, const ocsd_etmv4_i_pkt *k)
+{
+	int t = (int)k->type;
+
+	if (t == ETM4_PKT_I_EXCEPT)
+		g->after_exc = 1;
+	else if (is_addr(t) || is_src_addr(t))
+		g->after_exc = 0;
+	if (t == ETM4_PKT_I_COMMIT && g->after_exc) {
+		g->after_exc = 0;
+		return 1;
+	}
+	if (is_mispredict(t)) {
+		/* A cancel goes first and may remove the newest atoms,
+		 * exposing older elements: cut every one. */
+		if (t != ETM4_PKT_I_MISPREDICT) {
+			g->addr_seen = g->addr_buried = 0;
+			return 1;
+		}
+		/* atoms of its own stop the walk at once */
+		if (g->addr_buried && !k->atom.num) {
+			g->addr_seen = g->addr_buried = 0;
+			return 1;
+		}
+		if (k->atom.num)
+			g->addr_seen = g->addr_buried = 0;
+		return 0;
+	}
+	switch (t) {
+	case ETM4_PKT_I_ASYNC: case ETM4_PKT_I_TRACE_INFO:
+	case ETM4_PKT_I_IGNORE: case ETM4_PKT_I_COMMIT:
+	case ETM4_PKT_I_CANCEL_F1:
+		break;
+	case ETM4_PKT_I_OVERFLOW: case ETM4_PKT_I_DISCARD:
+	case ETM4_PKT_I_BAD_SEQUENCE: case ETM4_PKT_I_BAD_TRACEMODE:
+	case ETM4_PKT_I_RESERVED: case ETM4_PKT_I_RESERVED_CFG:
+		g->addr_seen = g->addr_buried = 0;	/* the stack empties */
+		break;
+	default:
+		if (is_atom(t)) {
+			g->addr_seen = g->addr_buried = 0;
+		} else if (is_addr(t)) {
+			g->addr_seen = 1;
+		} else if (g->addr_seen) {
+			g->addr_buried = 1;
+		}
+		break;
+	}
+	return 0;
+}
+
+int etm_guard_verdict(struct etm_guard_state *g, const ocsd_etmv4_i_pkt *k,
+		      int spec)
+{
+	return spec ? verdict_spec(g, k) : verdict_plain(g, (int)k->type);
+}
+
 static ocsd_datapath_resp_t pkt_sink(const void *ctx,
 				     const ocsd_datapath_op_t op,
 				     const ocsd_trc_index_t idx,
 				     const void *pkt)
 {
 	struct etm_guard_src *g = (struct etm_guard_src *)(uintptr_t)ctx;
-	const ocsd_etmv4_i_pkt *k = pkt;
 
-	if (op != OCSD_OP_DATA || !k)
-		return OCSD_RESP_CONT;
-	switch ((int)k->type) {
-	case ETM4_PKT_I_ATOM_F1:
-	case ETM4_PKT_I_ATOM_F2:
-	case ETM4_PKT_I_ATOM_F3:
-	case ETM4_PKT_I_ATOM_F4:
-	case ETM4_PKT_I_ATOM_F5:
-	case ETM4_PKT_I_ATOM_F6:
-		g->addr_pending = 0;
-		g->after_exc = 0;
-		break;
-	case ETM4_PKT_I_EXCEPT:
-		g->after_exc = 1;
-		break;
-	case ETM4_PKT_I_ADDR_CTXT_L_32IS0:
-	case ETM4_PKT_I_ADDR_CTXT_L_32IS1:
-	case ETM4_PKT_I_ADDR_CTXT_L_64IS0:
-	case ETM4_PKT_I_ADDR_CTXT_L_64IS1:
-	case ETM4_PKT_I_ADDR_MATCH:
-	case ETM4_PKT_I_ADDR_S_IS0:
-	case ETM4_PKT_I_ADDR_S_IS1:
-	case ETM4_PKT_I_ADDR_L_32IS0:
-	case ETM4_PKT_I_ADDR_L_32IS1:
-	case ETM4_PKT_I_ADDR_L_64IS0:
-	case ETM4_PKT_I_ADDR_L_64IS1:
-	case ETE_PKT_I_SRC_ADDR_MATCH:
-	case ETE_PKT_I_SRC_ADDR_S_IS0:
-	case ETE_PKT_I_SRC_ADDR_S_IS1:
-	case ETE_PKT_I_SRC_ADDR_L_32IS0:
-	case ETE_PKT_I_SRC_ADDR_L_32IS1:
-	case ETE_PKT_I_SRC_ADDR_L_64IS0:
-	case ETE_PKT_I_SRC_ADDR_L_64IS1:
-		if (g->after_exc)
-			g->after_exc = 0;
-		else
-			g->addr_pending = 1;
-		break;
-	case ETM4_PKT_I_COMMIT:
-	case ETM4_PKT_I_MISPREDICT:
-	case ETM4_PKT_I_CANCEL_F1_MISPRED:
-	case ETM4_PKT_I_CANCEL_F2:
-	case ETM4_PKT_I_CANCEL_F3:
-		if (k->type == ETM4_PKT_I_COMMIT ? !g->after_exc
-						 : !g->addr_pending)
-			break;
+	if (op == OCSD_OP_DATA && pkt &&
+	    etm_guard_verdict(&g->st, pkt, g->spec))
 		add_cut(g->g, g->id, etm_offset_of(g->g->pos, idx));
-		g->addr_pending = 0;
-		g->after_exc = 0;
-		break;
-	default:
-		break;
-	}
 	return OCSD_RESP_CONT;
 }
 
@@ -138,6 +203,7 @@ int etm_guard_init(struct etm_guard *g, int formatted,
 	for (size_t i = 0; i < n; i++) {
 		g->src[i].g = g;
 		g->src[i].id = id[i];
+		g->src[i].spec = src[i]->trcidr8 != 0;
 		if (etm_ocsd_add_pkt_proc(g->dt, src[i], id[i], pkt_sink,
 					  &g->src[i]) != OCSD_OK)
 			return -SY_E_DECODE;
@@ -157,10 +223,8 @@ void etm_guard_fini(struct etm_guard *g)
 void etm_guard_reset(struct etm_guard *g, uint64_t pos)
 {
 	ocsd_dt_process_data(g->dt, OCSD_OP_RESET, 0, 0, NULL, NULL);
-	for (size_t i = 0; i < g->nsrc; i++) {
-		g->src[i].addr_pending = 0;
-		g->src[i].after_exc = 0;
-	}
+	for (size_t i = 0; i < g->nsrc; i++)
+		memset(&g->src[i].st, 0, sizeof(g->src[i].st));
 	g->pos = pos;
 	g->ncut = 0;
 }

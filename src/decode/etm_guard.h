@@ -15,12 +15,27 @@
 
 #define ETM_GUARD_CUTS 64
 
+/* What the guard knows of one source's element stack. */
+struct etm_guard_state {
+	uint8_t addr_pending;	/* an address packet since the last atom */
+	uint8_t after_exc;	/* an exception waits for its address */
+	uint8_t addr_seen;	/* speculating unit: an address element newer
+				 * than the newest atom */
+	uint8_t addr_buried;	/* ... and a newer element above it */
+};
+
+/* The guard's verdict on packet @k of a source (@spec: its trace unit
+ * speculates): 1 when OpenCSD 1.3.3 must not see it.  The fast path asks
+ * the same for the same packets (etm_walk.c). */
+int etm_guard_verdict(struct etm_guard_state *g, const ocsd_etmv4_i_pkt *k,
+		      int spec);
+
 /* Per-source state of the packet scan. */
 struct etm_guard_src {
 	struct etm_guard *g;
 	uint8_t id;
-	uint8_t addr_pending;	/* an address packet since the last atom */
-	uint8_t after_exc;	/* an exception waits for its address */
+	uint8_t spec;		/* TRCIDR8.MAXSPEC > 0 */
+	struct etm_guard_state st;
 };
 
 struct etm_guard {

@@ -116,6 +116,7 @@ static enum etm_why rs_pop_pending(struct etm_walk *w)
 	if (w->rs_n <= 0)
 		return ETM_WHY_SEQ;	/* OpenCSD: return stack overflow */
 	w->addr = w->rs_addr[w->rs_head];
+	w->addr_known = 1;
 	w->isa = w->rs_isa[w->rs_head];
 	w->rs_head = (w->rs_head - 1) & 0xf;
 	w->rs_n--;
@@ -134,10 +135,11 @@ static void p0_pop(struct etm_walk *w)
 {
 	if (!w->p0_n)
 		return;
-	w->p0_old = (w->p0_old + 1) % w->p0_cap;
+	w->p0_old = (w->p0_old + 1) & (w->p0_cap - 1);
 	w->p0_n--;
 }
 
+/* A new newest element; the caller sets the fields its kind uses. */
 static struct etm_p0 *p0_push(struct etm_walk *w, uint8_t kind)
 {
 	struct etm_p0 *e;
@@ -149,14 +151,13 @@ static struct etm_p0 *p0_push(struct etm_walk *w, uint8_t kind)
 		if (!v)
 			return NULL;
 		for (size_t i = 0; i < w->p0_n; i++)
-			v[i] = w->p0[(w->p0_old + i) % w->p0_cap];
+			v[i] = w->p0[(w->p0_old + i) & (w->p0_cap - 1)];
 		free(w->p0);
 		w->p0 = v;
 		w->p0_old = 0;
 		w->p0_cap = cap;
 	}
-	e = &w->p0[(w->p0_old + w->p0_n++) % w->p0_cap];
-	memset(e, 0, sizeof(*e));
+	e = &w->p0[(w->p0_old + w->p0_n++) & (w->p0_cap - 1)];
 	e->kind = kind;
 	e->idx = w->idx;
 	return e;
@@ -274,13 +275,17 @@ static enum etm_why out_context(struct etm_walk *w, const struct etm_p0 *c,
 		return ETM_WHY_NOMEM;
 	w->is_64bit = c->ctxt.SF != 0;
 	if (c->ctxt.updated_c) {
-		e->ctxt_valid = 1;
-		e->context_id = c->ctxt.ctxtID;
+		w->el_ctxt_valid = 1;
+		w->el_context_id = c->ctxt.ctxtID;
 	}
 	if (c->ctxt.updated_v) {
-		e->vmid_valid = 1;
-		e->vmid = c->ctxt.VMID;
+		w->el_vmid_valid = 1;
+		w->el_vmid = c->ctxt.VMID;
 	}
+	e->ctxt_valid = w->el_ctxt_valid;
+	e->context_id = w->el_context_id;
+	e->vmid_valid = w->el_vmid_valid;
+	e->vmid = w->el_vmid;
 	w->isa = calc_isa(w->is_64bit, c->is);
 	e->isa = w->isa;
 	w->need_ctxt = 0;
@@ -422,6 +427,7 @@ static enum etm_why process_exception(struct etm_walk *w)
 		if (have_ctxt)
 			b64 = ctxt.ctxt.SF;
 		w->addr = ret;
+		w->addr_known = 1;
 		w->isa = a->is == 0 ? (b64 ? ocsd_isa_aarch64 : ocsd_isa_arm)
 				    : ocsd_isa_thumb2;
 		w->need_addr = 0;
@@ -429,6 +435,10 @@ static enum etm_why process_exception(struct etm_walk *w)
 	if (have_ctxt && (why = out_context(w, &ctxt, ex.idx)))
 		return why;
 	if (w->addr != ret) {
+		/* OpenCSD walks from wherever its last window left it, or
+		 * from uninitialised memory */
+		if (!w->addr_known)
+			return ETM_WHY_SEQ;
 		if (w->isa != ocsd_isa_aarch64)
 			return ETM_WHY_ISA;
 		st = w->addr;
@@ -478,6 +488,7 @@ static enum etm_why commit_one(struct etm_walk *w, struct etm_p0 *p,
 	case P0_ADDR:
 		w->rs_pop_pending = 0;
 		w->addr = p->val;
+		w->addr_known = 1;
 		w->isa = calc_isa(w->is_64bit, p->is);
 		w->need_addr = 0;
 		return ETM_WHY_NONE;
@@ -822,45 +833,6 @@ static enum etm_why end_of_trace(struct etm_walk *w)
 	return ETM_WHY_NONE;
 }
 
-/* The full decoder's guard cuts the packets OpenCSD 1.3.3 crashes on out
- * of the stream (etm_guard.c), whatever the decoder's state: the same rule
- * on the same packets says when the full decoder's items take that turn,
- * which the walk does not follow. */
-static int guard_cuts(struct etm_walk *w, const ocsd_etmv4_i_pkt *k)
-{
-	switch ((int)k->type) {
-	case ETM4_PKT_I_ATOM_F1: case ETM4_PKT_I_ATOM_F2:
-	case ETM4_PKT_I_ATOM_F3: case ETM4_PKT_I_ATOM_F4:
-	case ETM4_PKT_I_ATOM_F5: case ETM4_PKT_I_ATOM_F6:
-		w->g_addr_pending = w->g_after_exc = 0;
-		return 0;
-	case ETM4_PKT_I_EXCEPT:
-		w->g_after_exc = 1;
-		return 0;
-	case ETM4_PKT_I_ADDR_CTXT_L_32IS0: case ETM4_PKT_I_ADDR_CTXT_L_32IS1:
-	case ETM4_PKT_I_ADDR_CTXT_L_64IS0: case ETM4_PKT_I_ADDR_CTXT_L_64IS1:
-	case ETM4_PKT_I_ADDR_MATCH: case ETM4_PKT_I_ADDR_S_IS0:
-	case ETM4_PKT_I_ADDR_S_IS1: case ETM4_PKT_I_ADDR_L_32IS0:
-	case ETM4_PKT_I_ADDR_L_32IS1: case ETM4_PKT_I_ADDR_L_64IS0:
-	case ETM4_PKT_I_ADDR_L_64IS1: case ETE_PKT_I_SRC_ADDR_MATCH:
-	case ETE_PKT_I_SRC_ADDR_S_IS0: case ETE_PKT_I_SRC_ADDR_S_IS1:
-	case ETE_PKT_I_SRC_ADDR_L_32IS0: case ETE_PKT_I_SRC_ADDR_L_32IS1:
-	case ETE_PKT_I_SRC_ADDR_L_64IS0: case ETE_PKT_I_SRC_ADDR_L_64IS1:
-		if (w->g_after_exc)
-			w->g_after_exc = 0;
-		else
-			w->g_addr_pending = 1;
-		return 0;
-	case ETM4_PKT_I_COMMIT:
-		return w->g_after_exc;
-	case ETM4_PKT_I_MISPREDICT: case ETM4_PKT_I_CANCEL_F1_MISPRED:
-	case ETM4_PKT_I_CANCEL_F2: case ETM4_PKT_I_CANCEL_F3:
-		return w->g_addr_pending;
-	default:
-		return 0;
-	}
-}
-
 enum etm_why etm_walk_op(struct etm_walk *w, ocsd_datapath_op_t op,
 			 ocsd_trc_index_t idx, const ocsd_etmv4_i_pkt *pkt)
 {
@@ -869,10 +841,11 @@ enum etm_why etm_walk_op(struct etm_walk *w, ocsd_datapath_op_t op,
 	if (op == OCSD_OP_RESET) {
 		reset_decoder(w);
 		w->have_ctx = 0;	/* as the converter's flow */
+		w->addr_known = 0;
 		w->unsync = UNSYNC_RESET_DECODER;
 		w->why = ETM_WHY_NONE;
 		w->packets = 0;
-		w->g_addr_pending = w->g_after_exc = 0;
+		memset(&w->guard, 0, sizeof(w->guard));
 		return ETM_WHY_NONE;
 	}
 	if (w->why)
@@ -883,7 +856,7 @@ enum etm_why etm_walk_op(struct etm_walk *w, ocsd_datapath_op_t op,
 			return give_up(w, ETM_WHY_TREE);
 		w->packets++;
 		w->idx = idx;
-		if (guard_cuts(w, pkt))
+		if (etm_guard_verdict(&w->guard, pkt, w->cfg.max_spec != 0))
 			why = ETM_WHY_GUARD;
 		else
 			why = process_packet(w, pkt);

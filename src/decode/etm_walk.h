@@ -14,6 +14,7 @@
 
 #include "etm_blocks.h"
 #include "etm_conv.h"
+#include "etm_guard.h"
 
 /* Why the fast path gave a window up. */
 enum etm_why {
@@ -90,15 +91,23 @@ struct etm_walk {
 	uint8_t last_is;
 	uint8_t is_64bit;
 	uint8_t isa;		/* ocsd_isa of the next instruction */
+	uint8_t addr_known;	/* addr was set in this window */
 	uint64_t addr;		/* the next instruction */
+	/* OpenCSD's elements carry the context of the element before them
+	 * (OcsdGenElemStack::copyPersistentData), a context packet without a
+	 * context ID keeps the last one seen, and the element objects live
+	 * as long as the decoder: never reset. */
+	uint8_t el_ctxt_valid, el_vmid_valid;
+	uint32_t el_context_id, el_vmid;
 	int64_t spec_depth;
 	int64_t commit;		/* P0 elements to commit */
 	uint8_t discard;
 	uint32_t idx;		/* index of the current packet */
 
 	/* the full decoder's guard (etm_guard.c): its verdict on the same
-	 * packets */
-	uint8_t g_addr_pending, g_after_exc;
+	 * packets tells where the full decoder takes a turn the walk does
+	 * not follow */
+	struct etm_guard_state guard;
 
 	/* return stack (TrcAddrReturnStack) */
 	uint64_t rs_addr[16];

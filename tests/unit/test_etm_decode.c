@@ -45,6 +45,7 @@
 #include "fx_truth.h"
 #include "sy_bytes.h"
 #include "sy_decode.h"
+#include "sy_snapshot.h"
 #include "sy_test.h"
 
 /* OpenCSD's ocsd_err_t values the items carry (ocsd_if_types.h; the test
@@ -2385,6 +2386,46 @@ Test(etm_bad, opencsd_crash_inputs)
 }
 
 /* Flipped bits anywhere in good trace: terminates, offsets in range. */
+/* A trace unit that speculates (TRCIDR8.MAXSPEC 4): tests/fuzz/
+ * fuzz_etm_fastpath found frames of two ETE sources on which OpenCSD
+ * 1.3.3's mispredictAtom() crashed past the guard (the exception's own
+ * address was left uncommitted on the stack).  Decoded both ways, fed a
+ * byte at a time as the fuzzer did. */
+Test(etm_bad, speculating_unit_mispredict)
+{
+	struct sy_etm_source src[2];
+	struct sy_dec_params p;
+	struct run_opts o = { 0 };
+	struct items got;
+	size_t len;
+	uint8_t *buf = sy_test_read_file(
+		"tests/fuzz/regress/etm-spec-mispredict.frames", &len);
+
+	cr_assert_not_null(buf);
+	memset(src, 0, sizeof(src));
+	for (int k = 0; k < 2; k++) {
+		src[k].trace_id = (uint8_t)(0x10 + k);
+		src[k].ete = 1;
+		src[k].trcconfigr = 1u << 6 | 1u << 11 | 1u << 12;
+		src[k].trcidr0 = 0x28000ea1;
+		src[k].trcidr1 = 0x4100fff0;
+		src[k].trcidr2 = 0x80000488;
+		src[k].trcidr8 = 4;
+		src[k].trcdevarch = 0x47715a13;
+	}
+	memset(&p, 0, sizeof(p));
+	p.kind = SY_TRACE_ETM;
+	p.read_mem = no_mem;
+	p.u.etm.formatted = 1;
+	p.u.etm.sources = src;
+	p.u.etm.nr_sources = 2;
+	o.chunk = 1;
+	run_decoder(&p, buf, len, &o, &got, NULL);
+	cr_assert_gt(got.n, 0u);
+	items_free(&got);
+	free(buf);
+}
+
 Test(etm_bad, bit_flips)
 {
 	struct fx_truth t;
@@ -2422,242 +2463,6 @@ Test(etm_bad, bit_flips)
 
 #define SNAP_DIR "fixtures/real/opencsd-snapshots"
 
-/* ---- a small .ini reader: [section], key=value; a key's "(0x004)"
- * register offset suffix is dropped; names compare case-insensitively */
-
-struct ini_kv {
-	char sec[64], key[64], val[512];
-};
-
-struct ini {
-	struct ini_kv *kv;
-	size_t n, cap;
-};
-
-static char *trim(char *s)
-{
-	char *e;
-
-	while (*s == ' ' || *s == '\t')
-		s++;
-	e = s + strlen(s);
-	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r' ||
-			 e[-1] == '\n'))
-		*--e = 0;
-	return s;
-}
-
-static void ini_load(const char *path, struct ini *ini)
-{
-	char line[1024], sec[64] = "";
-	FILE *f = fopen(path, "r");
-
-	cr_assert_not_null(f, "cannot open %s", path);
-	memset(ini, 0, sizeof(*ini));
-	while (fgets(line, sizeof(line), f)) {
-		char *l = trim(line), *eq, *paren;
-		struct ini_kv *kv;
-
-		if (!*l || *l == ';' || *l == '#')
-			continue;
-		if (*l == '[') {
-			char *end = strchr(l, ']');
-
-			cr_assert_not_null(end, "%s: bad section", path);
-			*end = 0;
-			snprintf(sec, sizeof(sec), "%s", trim(l + 1));
-			continue;
-		}
-		eq = strchr(l, '=');
-		if (!eq)
-			continue;
-		*eq = 0;
-		if ((paren = strchr(l, '(')) != NULL)
-			*paren = 0;
-		if (ini->n == ini->cap) {
-			ini->cap = ini->cap ? 2 * ini->cap : 32;
-			ini->kv = realloc(ini->kv, ini->cap * sizeof(*ini->kv));
-			cr_assert_not_null(ini->kv);
-		}
-		kv = &ini->kv[ini->n++];
-		snprintf(kv->sec, sizeof(kv->sec), "%s", sec);
-		snprintf(kv->key, sizeof(kv->key), "%s", trim(l));
-		snprintf(kv->val, sizeof(kv->val), "%s", trim(eq + 1));
-	}
-	fclose(f);
-}
-
-static const char *ini_get(const struct ini *ini, const char *sec,
-			   const char *key)
-{
-	for (size_t i = 0; i < ini->n; i++)
-		if (!strcasecmp(ini->kv[i].sec, sec) &&
-		    !strcasecmp(ini->kv[i].key, key))
-			return ini->kv[i].val;
-	return NULL;
-}
-
-static uint64_t ini_num(const struct ini *ini, const char *sec,
-			const char *key, uint64_t dflt)
-{
-	const char *v = ini_get(ini, sec, key);
-
-	return v ? strtoull(v, NULL, 0) : dflt;
-}
-
-/* ---- snapshot: sources, memory dumps, the trace buffer ---- */
-
-#define SNAP_MAXSRC 16
-#define SNAP_MAXMEM 16
-
-struct snap {
-	struct sy_etm_source src[SNAP_MAXSRC];
-	char name[SNAP_MAXSRC][64];
-	size_t nsrc;
-	struct {
-		uint64_t addr;
-		uint8_t *data;
-		size_t len;
-	} mem[SNAP_MAXMEM];
-	size_t nmem;
-	uint8_t *trace;
-	size_t trace_len;
-	int formatted;
-	size_t reads;
-};
-
-static size_t snap_read(void *ctx, uint32_t ctxid, uint64_t addr,
-			uint8_t *buf, size_t len)
-{
-	struct snap *s = ctx;
-
-	(void)ctxid;
-	s->reads++;
-	for (size_t i = 0; i < s->nmem; i++) {
-		if (addr >= s->mem[i].addr &&
-		    addr - s->mem[i].addr < s->mem[i].len) {
-			size_t off = (size_t)(addr - s->mem[i].addr);
-			size_t n = s->mem[i].len - off < len ?
-				   s->mem[i].len - off : len;
-
-			memcpy(buf, s->mem[i].data + off, n);
-			return n;
-		}
-	}
-	return 0;
-}
-
-static void snap_device(struct snap *s, const char *dir, const char *file)
-{
-	char path[1024];
-	struct ini d;
-	const char *cls, *type;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	ini_load(path, &d);
-	cls = ini_get(&d, "device", "class");
-	type = ini_get(&d, "device", "type");
-	cr_assert(cls && type, "%s: no class/type", path);
-	if (!strcasecmp(cls, "core")) {
-		for (int k = 0; k < 64; k++) {
-			char sec[16];
-			const char *f;
-			uint64_t addr, len;
-			size_t flen;
-			int dup = 0;
-
-			snprintf(sec, sizeof(sec), "dump%d", k);
-			if (!(f = ini_get(&d, sec, "file")))
-				continue;
-			addr = ini_num(&d, sec, "address", 0);
-			len = ini_num(&d, sec, "length", UINT64_MAX);
-			for (size_t i = 0; i < s->nmem; i++)
-				dup |= s->mem[i].addr == addr;
-			if (dup)
-				continue;
-			cr_assert_lt(s->nmem, SNAP_MAXMEM);
-			snprintf(path, sizeof(path), "%s/%s", dir, f);
-			s->mem[s->nmem].data = sy_test_read_file(path, &flen);
-			cr_assert_not_null(s->mem[s->nmem].data, "%s", path);
-			s->mem[s->nmem].addr = addr;
-			s->mem[s->nmem].len = len < flen ? (size_t)len : flen;
-			s->nmem++;
-		}
-	} else if (!strcasecmp(cls, "trace_source")) {
-		struct sy_etm_source *e = &s->src[s->nsrc];
-
-		cr_assert_lt(s->nsrc, SNAP_MAXSRC);
-		cr_assert(!strcasecmp(type, "ETM4") || !strcasecmp(type, "ETE"),
-			  "%s: source type %s", path, type);
-		memset(e, 0, sizeof(*e));
-		e->ete = !strcasecmp(type, "ETE");
-		e->trcconfigr = (uint32_t)ini_num(&d, "regs", "TRCCONFIGR", 0);
-		e->trctraceidr = (uint32_t)ini_num(&d, "regs", "TRCTRACEIDR", 0);
-		e->trcidr0 = (uint32_t)ini_num(&d, "regs", "TRCIDR0", 0);
-		e->trcidr1 = (uint32_t)ini_num(&d, "regs", "TRCIDR1", 0);
-		e->trcidr2 = (uint32_t)ini_num(&d, "regs", "TRCIDR2", 0);
-		e->trcidr8 = (uint32_t)ini_num(&d, "regs", "TRCIDR8", 0);
-		e->trcauthstatus = (uint32_t)ini_num(&d, "regs", "TRCAUTHSTATUS",
-						     0);
-		e->trcdevarch = (uint32_t)ini_num(&d, "regs", "TRCDEVARCH", 0);
-		type = ini_get(&d, "device", "name");
-		cr_assert_not_null(type, "%s: no name", path);
-		snprintf(s->name[s->nsrc], sizeof(s->name[0]), "%.63s", type);
-		s->nsrc++;
-	}
-	free(d.kv);
-}
-
-static void snap_load(const char *dir, struct snap *s)
-{
-	char path[1024];
-	struct ini top, tr;
-	const char *bufs, *bfile, *fmt, *bname;
-	char bsec[64];
-	size_t keep = 0;
-
-	memset(s, 0, sizeof(*s));
-	snprintf(path, sizeof(path), "%s/snapshot.ini", dir);
-	ini_load(path, &top);
-	for (size_t i = 0; i < top.n; i++)
-		if (!strcasecmp(top.kv[i].sec, "device_list"))
-			snap_device(s, dir, top.kv[i].val);
-	snprintf(path, sizeof(path), "%s/%s", dir,
-		 ini_get(&top, "trace", "metadata"));
-	ini_load(path, &tr);
-	bufs = ini_get(&tr, "trace_buffers", "buffers");
-	cr_assert_not_null(bufs);
-	snprintf(bsec, sizeof(bsec), "%.*s", (int)strcspn(bufs, ", "), bufs);
-	bname = ini_get(&tr, bsec, "name");
-	bfile = ini_get(&tr, bsec, "file");
-	fmt = ini_get(&tr, bsec, "format");
-	cr_assert(bname && bfile && fmt);
-	s->formatted = !strcasecmp(fmt, "coresight");
-	snprintf(path, sizeof(path), "%s/%s", dir, bfile);
-	s->trace = sy_test_read_file(path, &s->trace_len);
-	cr_assert_not_null(s->trace, "%s", path);
-	/* Only the sources that write into this buffer. */
-	for (size_t k = 0; k < s->nsrc; k++) {
-		const char *b = ini_get(&tr, "source_buffers", s->name[k]);
-
-		if (b && !strcasecmp(b, bname)) {
-			s->src[keep] = s->src[k];
-			memmove(s->name[keep], s->name[k], sizeof(s->name[0]));
-			keep++;
-		}
-	}
-	s->nsrc = keep;
-	cr_assert_gt(s->nsrc, 0);
-	free(top.kv);
-	free(tr.kv);
-}
-
-static void snap_free(struct snap *s)
-{
-	for (size_t i = 0; i < s->nmem; i++)
-		free(s->mem[i].data);
-	free(s->trace);
-}
 
 /* ---- the listing's generic elements ---- */
 
@@ -2784,7 +2589,7 @@ static void listing_load(const char *path, struct llist *l)
 
 struct lstate {
 	struct expect *x;
-	struct snap *mem;
+	struct sy_snap *mem;
 	int started, pending, pend_direct, pend_a64, have_last, have_next;
 	int ovf, nacc, have_ctx;
 	uint8_t pend_br;
@@ -2842,7 +2647,7 @@ static void l_gap(struct lstate *s)
 	s->pending = 0;
 	s->have_next = 0;
 	if (s->pend_direct && s->pend_a64 &&
-	    snap_read(s->mem, 0, s->pend_from, b, 4) == 4 &&
+	    sy_snap_read(s->mem, 0, s->pend_from, b, 4) == 4 &&
 	    a64_target(sy_le32(b), s->pend_from, &to))
 		l_branch(s, to);
 }
@@ -2889,7 +2694,7 @@ static uint8_t l_kind(const struct lel *e)
 	return e->eret ? SY_BR_ERET : SY_BR_IND_JUMP;
 }
 
-static void listing_expect(const struct llist *l, uint8_t id, struct snap *mem,
+static void listing_expect(const struct llist *l, uint8_t id, struct sy_snap *mem,
 			   struct expect *x)
 {
 	struct lstate s;
@@ -3005,7 +2810,7 @@ static void listing_expect(const struct llist *l, uint8_t id, struct snap *mem,
 static uint64_t real_snapshot(const char *sub, const char *name)
 {
 	char dir[1024], lst[1200], why[1024];
-	struct snap s;
+	struct sy_snap s;
 	int n;
 	struct llist l;
 	struct sy_dec_params p;
@@ -3019,7 +2824,7 @@ static uint64_t real_snapshot(const char *sub, const char *name)
 	n = snprintf(dir + strlen(dir), sizeof(dir) - strlen(dir), "/%s/%s",
 		     sub, name);
 	cr_assert(n > 0);
-	snap_load(dir, &s);
+	sy_snap_load(dir, &s);
 	listing_load(lst, &l);
 	cr_assert_gt(l.n, 0, "%s: empty listing", lst);
 	for (size_t k = 0; k < s.nsrc; k++) {
@@ -3032,7 +2837,7 @@ static uint64_t real_snapshot(const char *sub, const char *name)
 		listing_expect(&l, id, &s, &want);
 		memset(&p, 0, sizeof(p));
 		p.kind = SY_TRACE_ETM;
-		p.read_mem = snap_read;
+		p.read_mem = sy_snap_read;
 		p.mem_ctx = &s;
 		p.u.etm.formatted = s.formatted;
 		p.u.etm.sources = s.src;
@@ -3059,14 +2864,14 @@ static uint64_t real_snapshot(const char *sub, const char *name)
 		x_free(&want);
 	}
 	free(l.v);
-	snap_free(&s);
+	sy_snap_free(&s);
 	return total;
 }
 
 Test(etm_real, juno_uname_etmv4_six_ids)
 {
 	char dir[1024];
-	struct snap s;
+	struct sy_snap s;
 	struct llist l;
 	struct expect want;
 	uint64_t listed = 0;
