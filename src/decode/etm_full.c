@@ -133,7 +133,7 @@ int etm_full_init(struct etm_full *f, struct etm_conv *cv,
 			goto out;
 		}
 	}
-	if ((err = etm_guard_init(&f->guard, formatted, src, id, n)) < 0)
+	if ((err = etm_guard_init(&f->guard, cv, formatted, src)) < 0)
 		goto out;
 	if (ocsd_dt_add_callback_trcid_mem_acc(f->dt, 0, ETM_MEM_TOP,
 					       OCSD_MEM_SPACE_ANY, mem_cb,

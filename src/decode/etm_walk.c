@@ -124,6 +124,40 @@ static enum etm_why rs_pop_pending(struct etm_walk *w)
 	return ETM_WHY_NONE;
 }
 
+/* Whether committing an Exception packet decoded now would make OpenCSD
+ * 1.3.3 pop an empty return stack (etm_verdict.c, case 3), on a unit that
+ * does not speculate.  The elements older than it still on the stack
+ * commit first: an address takes the pop's place, Trace On empties the
+ * stack.  An older P0 element is not followed: say yes (the trace is
+ * invalid, the full decoder cuts the packet as the walk gives up). */
+static int exception_pops_empty(const struct etm_walk *w)
+{
+	int pending = w->rs_pop_pending, n = w->rs_n;
+
+	if (!w->cfg.ret_stack || w->state != W_DECODE)
+		return 0;
+	for (size_t i = 0; i < w->p0_n; i++) {
+		switch (w->p0[(w->p0_old + i) & (w->p0_cap - 1)].kind) {
+		case P0_ADDR:
+			pending = 0;
+			break;
+		case P0_TRC_ON:
+			pending = 0;
+			n = 0;
+			break;
+		case P0_ATOM: case P0_EXCEP:
+			return 1;
+		case P0_TRANS_START:
+			if (w->cfg.comm_trans_p0)
+				return 1;
+			break;
+		default:
+			break;
+		}
+	}
+	return pending && n <= 0;
+}
+
 /* ---- the P0 stack ---- */
 
 static struct etm_p0 *p0_oldest(struct etm_walk *w)
@@ -833,6 +867,17 @@ static enum etm_why end_of_trace(struct etm_walk *w)
 	return ETM_WHY_NONE;
 }
 
+/* Whether the full decoder's guard keeps packet @k from OpenCSD: the walk
+ * gives the window up there. */
+static int packet_cut(struct etm_walk *w, const ocsd_etmv4_i_pkt *k)
+{
+	int cut = etm_verdict_packet(&w->verdict, k);
+
+	if (w->verdict.spec)
+		return etm_verdict_rs(&w->verdict, k) || cut;
+	return cut || (k->type == ETM4_PKT_I_EXCEPT && exception_pops_empty(w));
+}
+
 enum etm_why etm_walk_op(struct etm_walk *w, ocsd_datapath_op_t op,
 			 ocsd_trc_index_t idx, const ocsd_etmv4_i_pkt *pkt)
 {
@@ -845,7 +890,8 @@ enum etm_why etm_walk_op(struct etm_walk *w, ocsd_datapath_op_t op,
 		w->unsync = UNSYNC_RESET_DECODER;
 		w->why = ETM_WHY_NONE;
 		w->packets = 0;
-		memset(&w->guard, 0, sizeof(w->guard));
+		etm_verdict_init(&w->verdict, w->cfg.max_spec != 0,
+				 w->cfg.ret_stack);
 		return ETM_WHY_NONE;
 	}
 	if (w->why)
@@ -856,7 +902,7 @@ enum etm_why etm_walk_op(struct etm_walk *w, ocsd_datapath_op_t op,
 			return give_up(w, ETM_WHY_TREE);
 		w->packets++;
 		w->idx = idx;
-		if (etm_guard_verdict(&w->guard, pkt, w->cfg.max_spec != 0))
+		if (packet_cut(w, pkt))
 			why = ETM_WHY_GUARD;
 		else
 			why = process_packet(w, pkt);
@@ -884,6 +930,7 @@ int etm_walk_init(struct etm_walk *w, struct etm_src *src,
 	w->ctxid = ctxid;
 	w->cfg = *cfg;
 	w->unsync = UNSYNC_INIT_DECODER;
+	etm_verdict_init(&w->verdict, cfg->max_spec != 0, cfg->ret_stack);
 	reset_decoder(w);
 	return 0;
 }

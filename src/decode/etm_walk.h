@@ -14,7 +14,7 @@
 
 #include "etm_blocks.h"
 #include "etm_conv.h"
-#include "etm_guard.h"
+#include "etm_verdict.h"
 
 /* Why the fast path gave a window up. */
 enum etm_why {
@@ -107,7 +107,7 @@ struct etm_walk {
 	/* the full decoder's guard (etm_guard.c): its verdict on the same
 	 * packets tells where the full decoder takes a turn the walk does
 	 * not follow */
-	struct etm_guard_state guard;
+	struct etm_verdict verdict;
 
 	/* return stack (TrcAddrReturnStack) */
 	uint64_t rs_addr[16];

@@ -2253,14 +2253,22 @@ Test(etm_bad, missing_trace_info)
 	fx_truth_fini(&t);
 }
 
-/* Two inputs that crash OpenCSD 1.3.3 itself (found by the fuzzer,
- * reproduced with the C API alone; src/decode/etm.c ETM_MEM_TOP and
- * src/decode/etm_guard.c): an instruction address in the last bytes of
+/* Inputs that crash OpenCSD 1.3.3 itself (found by the fuzzer, reproduced
+ * with the C API alone; src/decode/etm_ocsd.h ETM_MEM_TOP and
+ * src/decode/etm_verdict.c): an instruction address in the last bytes of
  * the address space, a Mispredict packet after an address packet (also
  * with an A-Sync and Trace Info between them), a Commit packet after an
- * Exception packet that has no address yet.
- * Both must become ERROR items, and the window after them must decode
+ * Exception packet that has no address yet, and (return stack on) an
+ * exception right after a taken return while the return stack is empty.
+ * Each must become an ERROR item, and the window after it must decode
  * exactly as it would alone. */
+static size_t next_of_kind(const struct fx_truth *t, size_t i, uint8_t kind)
+{
+	while (t->insns[i].kind != kind)
+		i++;
+	return i;
+}
+
 static void crash_prefix(struct fx_etm_enc *e, const struct fx_truth *t,
 			 int kind)
 {
@@ -2274,6 +2282,16 @@ static void crash_prefix(struct fx_etm_enc *e, const struct fx_truth *t,
 		fx_etm_addr_long64(e, 0xfffffffffffffffcull);
 		fx_etm_atom(e, 1);
 		fx_etm_atom_flush(e);
+	} else if (kind == 4) {
+		/* a taken return pops the return stack (emptied by the
+		 * Trace Info) when the exception after it commits */
+		size_t r = next_of_kind(t, 7000, SY_BR_RET);
+
+		fx_etm_trace_info(e);
+		fx_etm_addr_long64(e, t->insns[r].pc);
+		fx_etm_atom(e, 1);
+		fx_etm_atom_flush(e);
+		fx_etm_exception(e, FX_ETM_EXC_IRQ, t->insns[7000].pc, 0);
 	} else if (kind == 3) {
 		/* Exception (IRQ) without its address, then Commit(1) */
 		fx_buf_u8(&e->out, 0x06);
@@ -2305,7 +2323,7 @@ Test(etm_bad, opencsd_crash_inputs)
 
 	load_truth(&t, "branchy-aarch64");
 	mem.t = &t;
-	for (int kind = 0; kind < 4; kind++)
+	for (int kind = 0; kind < 5; kind++)
 	for (int arch = FX_ETM_V4; arch <= FX_ETM_ETE; arch++)
 	for (int fmt = 0; fmt <= 1; fmt++) {
 		struct fx_etm_config cfg;
@@ -2328,6 +2346,8 @@ Test(etm_bad, opencsd_crash_inputs)
 		tsrc_init(&alone, &cfg);
 		tsrc_window(&alone, t.insns + 9000, 1000, &w);
 		tsrc_init(&both, &cfg);
+		if (kind == 4)
+			both.s.trcconfigr |= 1u << 12;	/* TRCCONFIGR.RS */
 		crash_prefix(&both.enc, &t, kind);
 		cr_assert_eq(fx_etm_enc_window(&both.enc, t.insns + 9000, 1000,
 					       &w), 0);
@@ -2385,7 +2405,6 @@ Test(etm_bad, opencsd_crash_inputs)
 	fx_truth_fini(&t);
 }
 
-/* Flipped bits anywhere in good trace: terminates, offsets in range. */
 /* A trace unit that speculates (TRCIDR8.MAXSPEC 4): tests/fuzz/
  * fuzz_etm_fastpath found frames of two ETE sources on which OpenCSD
  * 1.3.3's mispredictAtom() crashed past the guard (the exception's own
@@ -2426,6 +2445,82 @@ Test(etm_bad, speculating_unit_mispredict)
 	free(buf);
 }
 
+/* With the return stack on (TRCCONFIGR.RS), an exception committed while
+ * a taken return waits for its target pops the return stack first; OpenCSD
+ * 1.3.3 crashes when that stack is empty (etm_verdict.c, case 3).  The
+ * packets say the same in each case below; the code and the stack decide:
+ *   0  bl, then ret, exception at the return address: the pop finds the
+ *      bl's return address; no cut, the exception is reported
+ *   1  ret with its target address, then the exception: the address takes
+ *      the pop's place; no cut
+ *   2  a taken return on an empty stack (Trace Info emptied it), then the
+ *      exception: cut (crashed before)
+ *   3  the same on a unit that speculates (TRCIDR8.MAXSPEC 4): the
+ *      exception commits after four more atoms; cut (crashed before)
+ * Both decoders give the same items (run_decoder); the fast path follows
+ * cases 0 and 1 itself. */
+Test(etm_bad, return_stack_exceptions)
+{
+	struct fx_truth t;
+	struct tmem mem = { 0 };
+	size_t c, r;
+
+	load_truth(&t, "branchy-aarch64");
+	mem.t = &t;
+	c = next_of_kind(&t, 7000, SY_BR_CALL);
+	r = next_of_kind(&t, 7000, SY_BR_RET);
+	for (int kind = 0; kind < 4; kind++) {
+		uint64_t back = t.insns[c].pc + 4;
+		struct fx_etm_config cfg;
+		struct tsrc s;
+		struct sy_dec_params p;
+		struct sy_etm_debug g;
+		struct items got;
+		size_t nerr = 0, nexc = 0;
+
+		fx_etm_config_init(&cfg);
+		tsrc_init(&s, &cfg);
+		s.s.trcconfigr |= 1u << 12;
+		if (kind == 3)
+			s.s.trcidr8 = 4;
+		fx_etm_async(&s.enc);
+		fx_etm_trace_info(&s.enc);
+		fx_etm_trace_on(&s.enc);
+		fx_etm_addr_ctxt(&s.enc, t.insns[kind ? r : c].pc, 0);
+		fx_etm_atom(&s.enc, 1);
+		fx_etm_atom_flush(&s.enc);
+		if (kind == 0) {
+			fx_etm_addr_long64(&s.enc, t.insns[r].pc);
+			fx_etm_atom(&s.enc, 1);
+			fx_etm_atom_flush(&s.enc);
+		} else if (kind == 1) {
+			fx_etm_addr_long64(&s.enc, back);
+		}
+		fx_etm_exception(&s.enc, FX_ETM_EXC_IRQ, back, 0);
+		for (int i = 0; i < 6; i++)
+			fx_etm_atom(&s.enc, 1);
+		fx_etm_atom_flush(&s.enc);
+		params_init(&p, &mem, &s.s, 1, 0, 0);
+		run_decoder(&p, s.enc.out.data, s.enc.out.len, NULL, &got, &g);
+		for (size_t i = 0; i < got.n; i++) {
+			nerr += got.v[i].kind == SY_DEC_ERROR;
+			nexc += got.v[i].kind == SY_DEC_STOP &&
+				got.v[i].code == SY_STOP_EXCEPTION &&
+				got.v[i].to == back;
+		}
+		cr_assert_eq(nerr, (size_t)(kind >= 2), "kind %d: %zu errors",
+			     kind, nerr);
+		cr_assert_eq(nexc, (size_t)(kind < 2), "kind %d: %zu exceptions",
+			     kind, nexc);
+		cr_assert_eq(g.fallbacks, (uint64_t)(kind >= 2), "kind %d",
+			     kind);
+		items_free(&got);
+		tsrc_fini(&s);
+	}
+	fx_truth_fini(&t);
+}
+
+/* Flipped bits anywhere in good trace: terminates, offsets in range. */
 Test(etm_bad, bit_flips)
 {
 	struct fx_truth t;
