@@ -18,7 +18,7 @@
  * Code comes from the ELF file through sy_image_read(), the product's
  * image layer.  OpenCSD 1.3.3 keeps 12 pages of 256 bytes of its own and
  * asks the callback for 256 bytes per miss; the code-page cache in front
- * of read_mem (src/decode/etm_mem.c, 16 x 4 KiB, cleared per window) is
+ * of read_mem (src/decode/code_cache.c, 16 x 4 KiB, cleared per window) is
  * measured on and off, in ours and in the floor.
  *
  * Each variant runs ROUNDS times interleaved with the others; the best
@@ -44,6 +44,7 @@
 #include "../tests/fixtures/gen/fx_etm.c"
 #include "../tests/fixtures/gen/fx_truth.c"
 
+#include "../src/decode/code_cache.h"
 #include "../src/decode/etm.h"
 
 #define B_TRUTH "tests/fixtures/truth/branchy-aarch64.truth"
@@ -216,7 +217,7 @@ static uint64_t b_ours(const struct b_set *s, struct sy_decoder *d,
 struct b_floor {
 	dcd_tree_handle_t dt;
 	struct b_mem *mem;
-	struct sy_etm_mcache mc;
+	struct sy_code_cache mc;
 	int cache;
 	uint64_t insns;
 };
@@ -230,7 +231,7 @@ static uint32_t b_floor_mem(const void *ctx, const ocsd_vaddr_t addr,
 	(void)space;
 	(void)id;
 	if (f->cache)
-		return (uint32_t)sy_etm_mcache_read(&f->mc, 0, addr, buf, req);
+		return (uint32_t)sy_code_cache_read(&f->mc, 0, addr, buf, req);
 	return (uint32_t)b_read_mem(f->mem, 0, addr, buf, req);
 }
 
@@ -256,7 +257,7 @@ static int b_floor_init(struct b_floor *f, int formatted, struct b_mem *mem)
 
 	memset(f, 0, sizeof(*f));
 	f->mem = mem;
-	sy_etm_mcache_init(&f->mc, b_read_mem, mem);
+	sy_code_cache_init(&f->mc, b_read_mem, mem);
 	b_source(&src);
 	memset(&c, 0, sizeof(c));
 	c.reg_idr0 = src.trcidr0;
@@ -291,7 +292,7 @@ static uint64_t b_floor_run(struct b_floor *f, const struct b_set *s)
 		uint32_t len = (uint32_t)(s->w[i].end - s->w[i].begin);
 		uint32_t used = 0;
 
-		sy_etm_mcache_clear(&f->mc);
+		sy_code_cache_clear(&f->mc);
 		ocsd_dt_process_data(f->dt, OCSD_OP_RESET, 0, 0, NULL, NULL);
 		if (OCSD_DATA_RESP_IS_FATAL(ocsd_dt_process_data(f->dt,
 				OCSD_OP_DATA, 0, len, p, &used)) ||

@@ -103,6 +103,19 @@ struct sy_etm_source {
 	uint32_t trcdevarch;
 };
 
+/* How ETM windows are decoded.  Both ways give the same items. */
+enum sy_etm_decoder {
+	/* The fast path: OpenCSD parses the packets, a block cache replaces
+	 * its instruction-by-instruction walk.  A window holding what the
+	 * fast path does not model (speculation resolution, Q packets, A32 /
+	 * T32 code, ETE source-address packets, sequences OpenCSD reports as
+	 * errors inside a commit) is decoded again by the
+	 * full decoder, from its start (counted in sy_dec_stats). */
+	SY_ETM_DECODER_AUTO = 0,
+	/* OpenCSD's full decoder for every window (--decoder full). */
+	SY_ETM_DECODER_FULL,
+};
+
 struct sy_etm_params {
 	int formatted;	/* CoreSight 16-byte frames (ETR/ETF sinks) */
 	const struct sy_etm_source *sources;
@@ -110,6 +123,7 @@ struct sy_etm_params {
 	/* report items of this trace ID only (a shared ETR buffer holds the
 	 * trace of several CPUs); 0 reports every source */
 	uint8_t trace_id;
+	enum sy_etm_decoder decoder;
 };
 
 struct sy_pt_params {
@@ -143,6 +157,12 @@ struct sy_dec_stats {
 	uint64_t bytes;		/* trace bytes consumed */
 	uint64_t errors;	/* SY_DEC_ERROR items */
 	uint64_t overflows;
+	/* ETM decode units (a reset's window) finished by the fast path and
+	 * by OpenCSD's full decoder (SY_ETM_DECODER_FULL, or a fallback); set
+	 * when the unit's last item is out.  PT: both 0. */
+	uint64_t fast_units;
+	uint64_t full_units;
+	uint64_t fallbacks;	/* units the fast path handed over */
 };
 
 struct sy_decoder;
@@ -177,6 +197,68 @@ int sy_decode_find_sync(enum sy_trace_kind kind, const uint8_t *data,
  * when @data does not hold the whole header, -SY_E_INVALID, -SY_E_NOMEM. */
 int sy_decode_sync_end(enum sy_trace_kind kind, const uint8_t *data,
 		       size_t len, uint64_t sync, uint64_t *end);
+
+/* ---- Cutting one long ETM stream into pieces decoded apart ----
+ *
+ * An ETM trace unit resynchronises at A-Sync packets (and every window
+ * that starts after a resume starts after one), so a long stream can be
+ * cut there and its pieces decoded on different threads, as PT pieces are
+ * cut at PSBs.  What a decode that starts at an A-Sync lacks, compared with
+ * the decode of the whole stream: nothing before the A-Sync and its Trace
+ * Info (a fresh decoder skips everything until both), the address of the
+ * next instruction until the address packet after them (the target of
+ * the branch the whole decode was waiting on), the flow it was in, and the
+ * timestamps still on its element stack.  From the first atom after that
+ * address packet on, the two are in the same state and give the same
+ * items, but for that atom's first item: the piece starts a flow there
+ * (START, or ERROR where the address cannot be read) where the whole
+ * decode goes on.  Formatted (ETR) data carries several trace IDs whose
+ * A-Syncs lie anywhere: a cut is a frame boundary and each ID has its own
+ * seam, so a seam is for one source (params.u.etm.trace_id).
+ *
+ * So, for a cut at byte @cut (a frame boundary for formatted data):
+ *   1. sy_decode_etm_seam() finds the A-Sync a fresh decoder of the bytes
+ *      from @cut on synchronises on (*sync) and the end of the atom that
+ *      follows its address packet (*seam, a frame end for formatted
+ *      data);
+ *   2. the piece before is decoded over [its start, *seam) with
+ *      sy_decoder_set_seam(d, *sync - its start): its items end with that
+ *      atom's first conversion (sy_decoder_seam() says it got there);
+ *   3. the piece after is decoded over [@cut, its end) as usual;
+ *   4. joined, the item stream of the whole decode is the piece before's
+ *      items, then the piece after's items after its first START or ERROR
+ *      item and after the items right behind it that come from earlier
+ *      bytes (timestamps it held back for the START; offsets in the piece
+ *      after count from @cut).
+ * tests/unit/test_etm_seam.c checks this on random cuts of the fixtures'
+ * and the real captures' streams.
+ *
+ * sy_decode_etm_seam returns 0; -SY_E_EOS when no A-Sync, or no atom
+ * after it, lies in @data; -SY_E_DECODE when the A-Sync the piece would
+ * synchronise on is not followed by Trace Info, a context and an address
+ * packet and then an atom (*sync is set: cut again after it);
+ * -SY_E_UNSUPPORTED for a trace unit with speculation (TRCIDR8.MAXSPEC);
+ * -SY_E_INVALID for PT, formatted data without a trace ID or a @cut
+ * that is not a frame boundary. */
+int sy_decode_etm_seam(const struct sy_dec_params *p, const uint8_t *data,
+		       size_t len, uint64_t cut, uint64_t *sync,
+		       uint64_t *seam);
+
+#define SY_DEC_NO_SEAM UINT64_MAX
+
+/* ETM: windows decoded from the next reset on run through the A-Sync at
+ * window offset @sync into the next piece (step 2 above), until set to
+ * SY_DEC_NO_SEAM (the default).  Returns 0 or -SY_E_INVALID (PT). */
+int sy_decoder_set_seam(struct sy_decoder *d, uint64_t sync);
+
+struct sy_dec_seam {
+	int reached;	/* the window got to its seam: the pieces join */
+	uint64_t to;	/* the address where the piece after goes on */
+};
+
+/* After a window with a seam: whether it got there.  Returns 0 or
+ * -SY_E_INVALID. */
+int sy_decoder_seam(const struct sy_decoder *d, struct sy_dec_seam *out);
 
 /* Context ID passed to read_mem until the trace reports one (PT never
  * does). */

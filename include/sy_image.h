@@ -397,7 +397,6 @@ struct sy_mem_stats {
 	uint64_t not_code;	/* reads that hit a non-executable mapping */
 	uint64_t missing;	/* reads that hit a code mapping without a
 				 * binary */
-	uint64_t fast;		/* reads served by the last-range cache */
 };
 
 struct sy_mem_reader;

@@ -162,6 +162,9 @@ struct sy_session_opts {
 	 * cut at the first PSB before each multiple, ETM slices end after
 	 * it.  0: the default (256 KiB); tests make it tiny. */
 	uint64_t unit_bytes;
+	/* ETM: the fast path (default) or OpenCSD's full decoder for every
+	 * window (sy_decode.h) */
+	enum sy_etm_decoder etm_decoder;
 	/* Called about every thousand records while the run reads, and
 	 * once more with finished set when it ends (NULL: nothing); the
 	 * caller draws whatever it likes from it. */
@@ -191,6 +194,8 @@ struct sy_session_summary {
 	uint64_t decode_errors;
 	uint64_t overflows;
 	uint64_t bytes, insns, branches;
+	/* ETM decode units by path (sy_dec_stats) */
+	uint64_t fast_units, full_units, fallbacks;
 	uint64_t resume_period, pause_period; /* R and P from the attrs */
 	int periods_freq;	/* the attrs use frequencies, not periods */
 	int same_event;		/* resume and pause count the same event */

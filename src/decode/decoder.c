@@ -16,6 +16,7 @@ int sy_decoder_alloc(struct sy_decoder **out, const struct sy_dec_params *p)
 	if (!d)
 		return -SY_E_NOMEM;
 	d->params = *p;
+	d->seam = SY_DEC_NO_SEAM;
 	switch (p->kind) {
 	case SY_TRACE_ETM:
 		d->ops = &sy_etm_decoder_ops;
@@ -82,6 +83,31 @@ int sy_decode_sync_end(enum sy_trace_kind kind, const uint8_t *data,
 	default:
 		return -SY_E_INVALID;
 	}
+}
+
+int sy_decode_etm_seam(const struct sy_dec_params *p, const uint8_t *data,
+		       size_t len, uint64_t cut, uint64_t *sync,
+		       uint64_t *seam)
+{
+	if (!p || !data || !sync || !seam || p->kind != SY_TRACE_ETM)
+		return -SY_E_INVALID;
+	return sy_etm_seam(p, data, len, cut, sync, seam);
+}
+
+int sy_decoder_set_seam(struct sy_decoder *d, uint64_t sync)
+{
+	if (!d || d->params.kind != SY_TRACE_ETM)
+		return -SY_E_INVALID;
+	d->seam = sync;
+	return 0;
+}
+
+int sy_decoder_seam(const struct sy_decoder *d, struct sy_dec_seam *out)
+{
+	if (!d || !out || d->params.kind != SY_TRACE_ETM)
+		return -SY_E_INVALID;
+	*out = d->seam_out;
+	return 0;
 }
 
 void sy_decoder_set_context(struct sy_decoder *d, uint32_t ctxid)

@@ -22,6 +22,8 @@ struct sy_decoder {
 	struct sy_dec_params params;
 	struct sy_dec_stats stats;	/* backends add .bytes themselves */
 	uint32_t ctxid;			/* for read_mem, see set_context */
+	uint64_t seam;			/* sy_decoder_set_seam (ETM) */
+	struct sy_dec_seam seam_out;	/* ... what the window did there */
 	void *impl;
 };
 
@@ -35,5 +37,8 @@ int sy_pt_find_sync(const uint8_t *data, size_t len, uint64_t offset,
 		    uint64_t *sync);
 int sy_pt_sync_end(const uint8_t *data, size_t len, uint64_t sync,
 		   uint64_t *end);
+/* sy_decode_etm_seam() (etm_seam.c). */
+int sy_etm_seam(const struct sy_dec_params *p, const uint8_t *data,
+		size_t len, uint64_t cut, uint64_t *sync, uint64_t *seam);
 
 #endif

@@ -67,9 +67,9 @@
  */
 #include <string.h>
 
-#include "etm_impl.h"
+#include "etm_conv.h"
 
-void etm_src_reset(struct etm_src *s)
+static void src_reset(struct etm_src *s)
 {
 	uint8_t id = s->id, vmid = s->pid_vmid;
 
@@ -78,21 +78,72 @@ void etm_src_reset(struct etm_src *s)
 	s->pid_vmid = vmid;
 }
 
-static void emit(struct etm *e, struct etm_src *s, struct sy_dec_item *it)
+void etm_conv_reset(struct etm_conv *cv, uint64_t report_from,
+		    uint64_t seam_at)
+{
+	etm_ring_clear(&cv->ring);
+	cv->report_from = report_from;
+	cv->seam_at = seam_at;
+	etm_conv_restart(cv);
+}
+
+void etm_conv_restart(struct etm_conv *cv)
+{
+	for (size_t i = 0; i < cv->nsrc; i++)
+		src_reset(&cv->src[i]);
+	memset(&cv->seam, 0, sizeof(cv->seam));
+}
+
+void etm_elem_from_ocsd(struct etm_elem *out, const ocsd_generic_trace_elem *in)
+{
+	out->type = (uint8_t)in->elem_type;
+	out->i_type = (uint8_t)in->last_i_type;
+	out->i_subtype = (uint8_t)in->last_i_subtype;
+	out->exec = (uint8_t)in->last_instr_exec;
+	out->cond = (uint8_t)in->last_instr_cond;
+	out->size = in->last_instr_sz;
+	out->isa = (uint8_t)in->isa;
+	out->ret_valid = (uint8_t)in->excep_ret_addr;
+	out->ctxt_valid = (uint8_t)in->context.ctxt_id_valid;
+	out->vmid_valid = (uint8_t)in->context.vmid_valid;
+	/* trace_on_reason and unsync_eot_info share a union with the
+	 * exception number: read the one the type says */
+	switch (in->elem_type) {
+	case OCSD_GEN_TRC_ELEM_TRACE_ON:
+		out->reason = (uint8_t)in->trace_on_reason;
+		break;
+	case OCSD_GEN_TRC_ELEM_NO_SYNC:
+	case OCSD_GEN_TRC_ELEM_EO_TRACE:
+		out->reason = (uint8_t)in->unsync_eot_info;
+		break;
+	default:
+		out->reason = 0;
+		break;
+	}
+	out->ninsn = in->num_instr_range;
+	out->exc = in->exception_number;
+	out->context_id = in->context.context_id;
+	out->vmid = in->context.vmid;
+	out->st = in->st_addr;
+	out->en = in->en_addr;
+	out->timestamp = in->timestamp;
+}
+
+static void emit(struct etm_conv *cv, struct etm_src *s, struct sy_dec_item *it)
 {
 	it->ninsn = s->ninsn;
 	s->ninsn = 0;
 	/* Decoded but not reported: the window asked to be reported from a
 	 * later byte (it was decoded from an earlier sync point). */
-	if (it->offset < e->report_from)
+	if (it->offset < cv->report_from)
 		return;
-	etm_ring_push(e, it);
+	etm_ring_push(&cv->ring, it);
 }
 
-static void release_deferred(struct etm *e, struct etm_src *s)
+static void release_deferred(struct etm_conv *cv, struct etm_src *s)
 {
 	for (unsigned i = 0; i < s->ndefer; i++)
-		emit(e, s, &s->defer[i]);
+		emit(cv, s, &s->defer[i]);
 	s->ndefer = 0;
 }
 
@@ -105,29 +156,29 @@ static void item_init(struct sy_dec_item *it, enum sy_dec_kind kind,
 }
 
 /* Emits an item that must not be overtaken by held-back ones. */
-static void emit_flow(struct etm *e, struct etm_src *s,
+static void emit_flow(struct etm_conv *cv, struct etm_src *s,
 		      struct sy_dec_item *it)
 {
-	release_deferred(e, s);
-	emit(e, s, it);
+	release_deferred(cv, s);
+	emit(cv, s, it);
 }
 
 /* TIME / CONTEXT: held back while the flow waits for an address. */
-static void emit_side(struct etm *e, struct etm_src *s,
+static void emit_side(struct etm_conv *cv, struct etm_src *s,
 		      struct sy_dec_item *it)
 {
 	if (s->started && !s->pending) {
-		emit(e, s, it);
+		emit(cv, s, it);
 		return;
 	}
 	/* A pathological stream can pile up more than we hold; then they
 	 * simply go out before the BRANCH / START they should follow. */
 	if (s->ndefer == ETM_DEFER_MAX)
-		release_deferred(e, s);
+		release_deferred(cv, s);
 	s->defer[s->ndefer++] = *it;
 }
 
-static void emit_branch(struct etm *e, struct etm_src *s, uint64_t to,
+static void emit_branch(struct etm_conv *cv, struct etm_src *s, uint64_t to,
 			uint64_t off)
 {
 	struct sy_dec_item it;
@@ -139,11 +190,11 @@ static void emit_branch(struct etm *e, struct etm_src *s, uint64_t to,
 	s->pending = 0;
 	s->next_pc = to;
 	s->have_next = 1;
-	emit(e, s, &it);
-	release_deferred(e, s);
+	emit(cv, s, &it);
+	release_deferred(cv, s);
 }
 
-static void emit_start(struct etm *e, struct etm_src *s, uint64_t to,
+static void emit_start(struct etm_conv *cv, struct etm_src *s, uint64_t to,
 		       uint64_t off)
 {
 	struct sy_dec_item it;
@@ -154,8 +205,8 @@ static void emit_start(struct etm *e, struct etm_src *s, uint64_t to,
 	s->nacc_reported = 0;
 	s->have_last = 0;
 	s->have_next = 0;
-	emit(e, s, &it);
-	release_deferred(e, s);
+	emit(cv, s, &it);
+	release_deferred(cv, s);
 }
 
 static int64_t sext(uint64_t v, unsigned bits)
@@ -189,9 +240,9 @@ static int a64_direct_target(uint32_t w, uint64_t pc, uint64_t *to)
 /* The flow ends without the trace saying where the pending branch went:
  * keep it if its target is in its encoding, else drop it (its
  * instructions stay counted in s->ninsn for the next item). */
-static void resolve_at_gap(struct etm *e, struct etm_src *s, uint64_t off)
+static void resolve_at_gap(struct etm_conv *cv, struct etm_src *s, uint64_t off)
 {
-	uint8_t b[4];
+	uint32_t w;
 	uint64_t to;
 
 	if (!s->pending)
@@ -199,71 +250,70 @@ static void resolve_at_gap(struct etm *e, struct etm_src *s, uint64_t off)
 	s->pending = 0;
 	s->have_next = 0;
 	if (!s->pend_direct || !s->pend_a64 ||
-	    etm_read_code(e, s, s->pend_from, b, 4) != 4)
+	    !sy_code_cache_word(cv->code, etm_conv_ctxid(cv, s), s->pend_from,
+				&w))
 		return;
-	if (!a64_direct_target((uint32_t)b[0] | (uint32_t)b[1] << 8 |
-			       (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24,
-			       s->pend_from, &to))
+	if (!a64_direct_target(w, s->pend_from, &to))
 		return;
 	s->pending = 1;
-	emit_branch(e, s, to, off);
+	emit_branch(cv, s, to, off);
 }
 
 /* Trace stops without an exception: STOP(@code) when the flow runs. */
-static void stop_gap(struct etm *e, struct etm_src *s, uint64_t off,
+static void stop_gap(struct etm_conv *cv, struct etm_src *s, uint64_t off,
 		     enum sy_stop_reason code)
 {
 	struct sy_dec_item it;
 
 	if (!s->started)
 		return;
-	resolve_at_gap(e, s, off);
+	resolve_at_gap(cv, s, off);
 	item_init(&it, SY_DEC_STOP, off);
 	it.code = code;
 	it.from = s->have_last ? s->last_pc : 0;
 	it.to = s->have_next ? s->next_pc : 0;
 	s->started = 0;
-	emit_flow(e, s, &it);
+	emit_flow(cv, s, &it);
 }
 
-static void lose_flow(struct etm *e, struct etm_src *s, uint64_t off)
+static void lose_flow(struct etm_conv *cv, struct etm_src *s, uint64_t off)
 {
 	if (s->started)
-		resolve_at_gap(e, s, off);
+		resolve_at_gap(cv, s, off);
 	s->pending = 0;
 	s->started = 0;
 }
 
-static void overflow(struct etm *e, struct etm_src *s, uint64_t off)
+static void overflow(struct etm_conv *cv, struct etm_src *s, uint64_t off)
 {
 	struct sy_dec_item it;
 
-	lose_flow(e, s, off);
+	lose_flow(cv, s, off);
 	item_init(&it, SY_DEC_OVERFLOW, off);
 	s->ovf_reported = 1;
-	emit_flow(e, s, &it);
+	emit_flow(cv, s, &it);
 }
 
-static void emit_error(struct etm *e, struct etm_src *s, uint64_t off,
+static void emit_error(struct etm_conv *cv, struct etm_src *s, uint64_t off,
 		  uint32_t code, uint64_t addr)
 {
 	struct sy_dec_item it;
 
-	lose_flow(e, s, off);
+	lose_flow(cv, s, off);
 	item_init(&it, SY_DEC_ERROR, off);
 	it.code = code;
 	it.to = addr;
-	emit_flow(e, s, &it);
+	emit_flow(cv, s, &it);
 }
 
-static uint8_t branch_kind(const ocsd_generic_trace_elem *el)
+static uint8_t branch_kind(const struct etm_elem *el)
 {
-	if (el->last_i_type == OCSD_INSTR_BR) {
-		if (el->last_i_subtype == OCSD_S_INSTR_BR_LINK)
+	if (el->i_type == OCSD_INSTR_BR) {
+		if (el->i_subtype == OCSD_S_INSTR_BR_LINK)
 			return SY_BR_CALL;
-		return el->last_instr_cond ? SY_BR_COND : SY_BR_JUMP;
+		return el->cond ? SY_BR_COND : SY_BR_JUMP;
 	}
-	switch (el->last_i_subtype) {
+	switch (el->i_subtype) {
 	case OCSD_S_INSTR_BR_LINK:
 		return SY_BR_IND_CALL;
 	case OCSD_S_INSTR_V8_RET:
@@ -276,76 +326,95 @@ static uint8_t branch_kind(const ocsd_generic_trace_elem *el)
 	}
 }
 
-static void conv_range(struct etm *e, struct etm_src *s, uint64_t off,
-		       const ocsd_generic_trace_elem *el)
+/* The seam (sy_decoder_set_seam): the first element past the
+ * synchronisation at cv->seam_at that executes code at its address.  It is
+ * converted as usual, then the window ends: everything after is the next
+ * piece's, which a fresh decoder gives from the synchronisation on, once
+ * its first START or ERROR (this element's) is dropped. */
+static int at_seam(struct etm_conv *cv, struct etm_src *s, uint64_t off,
+		   const struct etm_elem *el)
 {
-	uint64_t sz = el->last_instr_sz ? el->last_instr_sz : 4;
+	if (off < cv->seam_at)
+		return 0;
+	s->seam_done = 1;
+	cv->seam.reached = 1;
+	cv->seam.to = el->st;
+	return 1;
+}
+
+static void conv_range(struct etm_conv *cv, struct etm_src *s, uint64_t off,
+		       const struct etm_elem *el)
+{
+	uint64_t sz = el->size ? el->size : 4;
+	int seam = at_seam(cv, s, off, el);
 
 	if (s->pending) {
-		emit_branch(e, s, el->st_addr, off);
+		emit_branch(cv, s, el->st, off);
 	} else if (!s->started ||
-		   (s->have_next && s->next_pc != el->st_addr)) {
+		   (s->have_next && s->next_pc != el->st)) {
 		/* Not where the previous range said execution goes: never
 		 * splice, restart the flow. */
 		if (s->started)
-			stop_gap(e, s, off, SY_STOP_DISABLE);
-		emit_start(e, s, el->st_addr, off);
+			stop_gap(cv, s, off, SY_STOP_DISABLE);
+		emit_start(cv, s, el->st, off);
 	}
-	s->ninsn += el->num_instr_range;
-	s->last_pc = el->en_addr - sz;
+	if (seam)
+		return;
+	s->ninsn += el->ninsn;
+	s->last_pc = el->en - sz;
 	s->have_last = 1;
-	s->next_pc = el->en_addr;
+	s->next_pc = el->en;
 	s->have_next = 1;
-	if (el->last_instr_exec && (el->last_i_type == OCSD_INSTR_BR ||
-				    el->last_i_type == OCSD_INSTR_BR_INDIRECT)) {
+	if (el->exec && (el->i_type == OCSD_INSTR_BR ||
+				    el->i_type == OCSD_INSTR_BR_INDIRECT)) {
 		s->pending = 1;
 		s->pend_from = s->last_pc;
 		s->pend_br = branch_kind(el);
-		s->pend_direct = el->last_i_type == OCSD_INSTR_BR;
+		s->pend_direct = el->i_type == OCSD_INSTR_BR;
 		s->pend_a64 = el->isa == ocsd_isa_aarch64;
 		s->have_next = 0;
 	}
 }
 
-static void conv_exception(struct etm *e, struct etm_src *s, uint64_t off,
-			   const ocsd_generic_trace_elem *el)
+static void conv_exception(struct etm_conv *cv, struct etm_src *s, uint64_t off,
+			   const struct etm_elem *el)
 {
 	struct sy_dec_item it;
-	uint64_t ret = el->excep_ret_addr ? el->en_addr : 0;
+	uint64_t ret = el->ret_valid ? el->en : 0;
 
 	if (s->pending) {
 		/* Nothing ran between the branch and the exception: the
 		 * return address is the branch target. */
-		if (el->excep_ret_addr)
-			emit_branch(e, s, ret, off);
+		if (el->ret_valid)
+			emit_branch(cv, s, ret, off);
 		else
-			resolve_at_gap(e, s, off);
+			resolve_at_gap(cv, s, off);
 	}
 	item_init(&it, SY_DEC_STOP, off);
-	it.code = el->exception_number == 0x2 ? SY_STOP_SYSCALL
+	it.code = el->exc == 0x2 ? SY_STOP_SYSCALL
 					      : SY_STOP_EXCEPTION;
-	it.exc = (uint16_t)el->exception_number;
+	it.exc = (uint16_t)el->exc;
 	it.to = ret;
 	it.from = s->started && s->have_last ? s->last_pc : 0;
 	s->pending = 0;
 	s->started = 0;
-	emit_flow(e, s, &it);
+	emit_flow(cv, s, &it);
 }
 
-static void conv_context(struct etm *e, struct etm_src *s, uint64_t off,
-			 const ocsd_generic_trace_elem *el)
+static void conv_context(struct etm_conv *cv, struct etm_src *s, uint64_t off,
+			 const struct etm_elem *el)
 {
 	struct sy_dec_item it;
 	uint32_t id;
 
 	if (s->pid_vmid) {
-		if (!el->context.vmid_valid)
+		if (!el->vmid_valid)
 			return;
-		id = el->context.vmid;
+		id = el->vmid;
 	} else {
-		if (!el->context.ctxt_id_valid)
+		if (!el->ctxt_valid)
 			return;
-		id = el->context.context_id;
+		id = el->context_id;
 	}
 	if (s->have_ctx && s->ctxid == id)
 		return;
@@ -360,139 +429,142 @@ static void conv_context(struct etm *e, struct etm_src *s, uint64_t off,
 	 * the START opens belongs to it.  Behind a pending branch it is the
 	 * target's context and follows the BRANCH. */
 	if (!s->started) {
-		release_deferred(e, s);
-		emit(e, s, &it);
+		release_deferred(cv, s);
+		emit(cv, s, &it);
 		return;
 	}
-	emit_side(e, s, &it);
+	emit_side(cv, s, &it);
 }
 
-static void conv_no_sync(struct etm *e, struct etm_src *s, uint64_t off,
-			 const ocsd_generic_trace_elem *el)
+static void conv_no_sync(struct etm_conv *cv, struct etm_src *s, uint64_t off,
+			 const struct etm_elem *el)
 {
-	switch (el->unsync_eot_info) {
+	switch (el->reason) {
 	case UNSYNC_OVERFLOW:
-		overflow(e, s, off);
+		overflow(cv, s, off);
 		break;
 	case UNSYNC_BAD_PACKET:
-		emit_error(e, s, off, OCSD_ERR_BAD_DECODE_PKT, 0);
+		emit_error(cv, s, off, OCSD_ERR_BAD_DECODE_PKT, 0);
 		break;
 	default:
-		stop_gap(e, s, off, SY_STOP_DISABLE);
-		lose_flow(e, s, off);
+		stop_gap(cv, s, off, SY_STOP_DISABLE);
+		lose_flow(cv, s, off);
 		break;
 	}
 }
 
-static void conv_trace_on(struct etm *e, struct etm_src *s, uint64_t off,
-			  const ocsd_generic_trace_elem *el)
+static void conv_trace_on(struct etm_conv *cv, struct etm_src *s, uint64_t off,
+			  const struct etm_elem *el)
 {
-	if (el->trace_on_reason == TRACE_ON_OVERFLOW) {
+	if (el->reason == TRACE_ON_OVERFLOW) {
 		/* Normally the overflow NO_SYNC came first. */
 		if (!s->ovf_reported)
-			overflow(e, s, off);
+			overflow(cv, s, off);
 		s->ovf_reported = 0;
 		return;
 	}
-	stop_gap(e, s, off, SY_STOP_DISABLE);
+	stop_gap(cv, s, off, SY_STOP_DISABLE);
 }
 
-static void conv_nacc(struct etm *e, struct etm_src *s, uint64_t off,
-		      const ocsd_generic_trace_elem *el)
+static void conv_nacc(struct etm_conv *cv, struct etm_src *s, uint64_t off,
+		      const struct etm_elem *el)
 {
+	at_seam(cv, s, off, el);
 	/* The decoder tried to go to st_addr: that is where a pending
 	 * branch went. */
 	if (s->pending)
-		emit_branch(e, s, el->st_addr, off);
+		emit_branch(cv, s, el->st, off);
 	if (s->nacc_reported) {
-		lose_flow(e, s, off);
+		lose_flow(cv, s, off);
 		return;
 	}
 	s->nacc_reported = 1;
-	emit_error(e, s, off, OCSD_ERR_MEM_NACC, el->st_addr);
+	emit_error(cv, s, off, OCSD_ERR_MEM_NACC, el->st);
 }
 
-void etm_conv_end(struct etm *e, struct etm_src *s, uint64_t off)
+void etm_conv_end(struct etm_conv *cv, struct etm_src *s, uint64_t off)
 {
-	if (s->ended)
+	if (s->ended || s->seam_done)
 		return;
 	s->ended = 1;
-	stop_gap(e, s, off, SY_STOP_END);
+	stop_gap(cv, s, off, SY_STOP_END);
 	s->pending = 0;
-	release_deferred(e, s);
+	release_deferred(cv, s);
 }
 
-void etm_conv_elem(struct etm *e, struct etm_src *s, uint64_t off,
-		   const ocsd_generic_trace_elem *el)
+void etm_conv_elem(struct etm_conv *cv, struct etm_src *s, uint64_t off,
+		   const struct etm_elem *el)
 {
 	struct sy_dec_item it;
 
-	switch (el->elem_type) {
+	if (s->seam_done)
+		return;
+	switch (el->type) {
 	case OCSD_GEN_TRC_ELEM_INSTR_RANGE:
-		conv_range(e, s, off, el);
+		conv_range(cv, s, off, el);
 		break;
 	case OCSD_GEN_TRC_ELEM_EXCEPTION:
-		conv_exception(e, s, off, el);
+		conv_exception(cv, s, off, el);
 		break;
 	case OCSD_GEN_TRC_ELEM_PE_CONTEXT:
-		conv_context(e, s, off, el);
+		conv_context(cv, s, off, el);
 		break;
 	case OCSD_GEN_TRC_ELEM_TIMESTAMP:
 		item_init(&it, SY_DEC_TIME, off);
 		it.time = el->timestamp;
-		emit_side(e, s, &it);
+		emit_side(cv, s, &it);
 		break;
 	case OCSD_GEN_TRC_ELEM_TRACE_ON:
-		conv_trace_on(e, s, off, el);
+		conv_trace_on(cv, s, off, el);
 		break;
 	case OCSD_GEN_TRC_ELEM_NO_SYNC:
-		conv_no_sync(e, s, off, el);
+		conv_no_sync(cv, s, off, el);
 		break;
 	case OCSD_GEN_TRC_ELEM_ADDR_NACC:
-		conv_nacc(e, s, off, el);
+		conv_nacc(cv, s, off, el);
 		break;
 	case OCSD_GEN_TRC_ELEM_ADDR_UNKNOWN:
-		lose_flow(e, s, off);
+		lose_flow(cv, s, off);
 		break;
 	case OCSD_GEN_TRC_ELEM_I_RANGE_NOPATH:
 		/* Executed, but the path is unknown: count, then restart. */
-		lose_flow(e, s, off);
-		s->ninsn += el->num_instr_range;
+		lose_flow(cv, s, off);
+		s->ninsn += el->ninsn;
 		break;
 	case OCSD_GEN_TRC_ELEM_EO_TRACE:
 		/* An Overflow packet that is the last packet gives no NO_SYNC,
 		 * only this reason on the end of trace. */
-		if (el->unsync_eot_info == UNSYNC_OVERFLOW && !s->ovf_reported)
-			overflow(e, s, off);
-		etm_conv_end(e, s, off);
+		if (el->reason == UNSYNC_OVERFLOW && !s->ovf_reported)
+			overflow(cv, s, off);
+		etm_conv_end(cv, s, off);
 		break;
 	default:
 		break;
 	}
 }
 
-void etm_conv_cut(struct etm *e, uint8_t id, uint64_t off, uint32_t code)
+void etm_conv_cut(struct etm_conv *cv, uint8_t id, uint64_t off, uint32_t code)
 {
-	for (size_t i = 0; i < e->nsrc; i++) {
-		struct etm_src *s = &e->src[i];
+	for (size_t i = 0; i < cv->nsrc; i++) {
+		struct etm_src *s = &cv->src[i];
 
 		if (s->id == id)
-			emit_error(e, s, off, code, 0);
+			emit_error(cv, s, off, code, 0);
 		else
-			lose_flow(e, s, off);
+			lose_flow(cv, s, off);
 	}
 }
 
-void etm_conv_fatal(struct etm *e, uint64_t off, uint32_t code)
+void etm_conv_fatal(struct etm_conv *cv, uint64_t off, uint32_t code)
 {
-	for (size_t i = 0; i < e->nsrc; i++) {
-		struct etm_src *s = &e->src[i];
+	for (size_t i = 0; i < cv->nsrc; i++) {
+		struct etm_src *s = &cv->src[i];
 
 		/* The error belongs to the window, but items carry no trace
 		 * ID: report it once, on the first source. */
 		if (i == 0)
-			emit_error(e, s, off, code, 0);
+			emit_error(cv, s, off, code, 0);
 		else
-			lose_flow(e, s, off);
+			lose_flow(cv, s, off);
 	}
 }

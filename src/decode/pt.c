@@ -77,6 +77,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "code_cache.h"
 #include "decoder_impl.h"
 #include "pt_priv.h"
 #include "pt_x86.h"
@@ -86,9 +87,6 @@
 #endif
 
 enum {
-	SY_PT_LINE_SHIFT = 8,
-	SY_PT_LINE = 1 << SY_PT_LINE_SHIFT,
-	SY_PT_NLINES = 128,		/* 32 KiB of code */
 	SY_PT_NCLASS = 1024,		/* last instructions of blocks */
 	SY_PT_QUEUE = 16,
 	SY_PT_PSB_SIZE = 16,
@@ -97,19 +95,11 @@ enum {
 	SY_PT_MAX_IDLE_INSNS = 1 << 18,
 };
 
-/* One line of the code cache: bytes [@lo, @hi) of the aligned line at
- * @base (SY_PT_NO_LINE: empty; never a real base). */
-struct sy_pt_line {
-	uint64_t base;
-	uint32_t lo, hi;
-	uint8_t bytes[SY_PT_LINE];
-};
-
-#define SY_PT_NO_LINE UINT64_MAX
+#define SY_PT_NO_IP UINT64_MAX
 
 /* A decoded last instruction of a block, by its address and mode. */
 struct sy_pt_class {
-	uint64_t ip;			/* SY_PT_NO_LINE: empty */
+	uint64_t ip;			/* SY_PT_NO_IP: empty */
 	uint8_t mode;
 	uint8_t iclass;
 	struct sy_x86_branch br;
@@ -125,7 +115,7 @@ enum sy_pt_phase {
 struct sy_pt {
 	struct sy_decoder *d;
 	struct pt_config cfg;		/* all but begin/end */
-	struct pt_image *image;		/* read_mem behind the code cache */
+	struct pt_image *image;		/* reads through @code */
 	struct pt_block_decoder *blk;	/* one per window */
 
 	/* The window. */
@@ -166,9 +156,9 @@ struct sy_pt {
 	struct sy_dec_item discard;	/* target of suppressed items */
 
 	int cache_on, cache_next;
-	uint32_t cache_ctxid;		/* the context the caches hold */
-	struct sy_pt_line *lines;
+	uint32_t cls_ctxid;		/* the context @cls holds */
 	struct sy_pt_class *cls;
+	struct sy_code_cache code;
 	struct sy_pt_mem_stats mem;
 };
 
@@ -181,104 +171,19 @@ static struct sy_pt *sy_pt_of(const struct sy_decoder *d)
  * Code reads.
  * ---------------------------------------------------------------------- */
 
-static size_t sy_pt_read_mem(struct sy_pt *pt, uint64_t addr, uint8_t *buf,
-			     size_t len)
-{
-	size_t n;
-
-	pt->mem.read_mem++;
-	n = pt->d->params.read_mem(pt->d->params.mem_ctx, pt->d->ctxid, addr,
-				   buf, len);
-	return n > len ? len : n;
-}
-
-static void sy_pt_cache_flush(struct sy_pt *pt)
-{
-	size_t i;
-
-	for (i = 0; i < SY_PT_NLINES; i++)
-		pt->lines[i].base = SY_PT_NO_LINE;
-	for (i = 0; i < SY_PT_NCLASS; i++)
-		pt->cls[i].ip = SY_PT_NO_LINE;
-	pt->cache_ctxid = pt->d->ctxid;
-}
-
-/* Kept out of line so that the hit path below stays a leaf. */
-#if defined(__GNUC__)
-__attribute__((noinline))
-#endif
-static size_t sy_pt_code_read_slow(struct sy_pt *pt, uint64_t addr,
-				   uint8_t *buf, size_t len)
-{
-	size_t n = 0, got;
-
-	if (pt->cache_ctxid != pt->d->ctxid)
-		sy_pt_cache_flush(pt);
-	while (n < len) {
-		uint64_t a = addr + n;
-		uint64_t base = a & ~(uint64_t)(SY_PT_LINE - 1);
-		struct sy_pt_line *l;
-		size_t off, k;
-
-		if (a < addr)
-			break;	/* wrapped around the address space */
-		l = &pt->lines[(base >> SY_PT_LINE_SHIFT) % SY_PT_NLINES];
-		off = (size_t)(a - base);
-		if (l->base != base) {
-			l->base = base;
-			l->lo = 0;
-			l->hi = (uint32_t)sy_pt_read_mem(pt, base, l->bytes,
-							 SY_PT_LINE);
-		}
-		if (off < l->lo || off >= l->hi) {
-			/* A mapping that starts inside the line: keep what
-			 * can be read from here on. */
-			got = sy_pt_read_mem(pt, a, l->bytes + off,
-					     SY_PT_LINE - off);
-			if (!got)
-				break;
-			l->lo = (uint32_t)off;
-			l->hi = (uint32_t)(off + got);
-		}
-		k = l->hi - off;
-		if (k > len - n)
-			k = len - n;
-		memcpy(buf + n, l->bytes + off, k);
-		n += k;
-		if (l->hi < SY_PT_LINE)
-			break;	/* the mapping ends in this line */
-	}
-	/* Maybe another mapping goes on where this one ends. */
-	if (n && n < len && (addr + n) % SY_PT_LINE != 0)
-		n += sy_pt_read_mem(pt, addr + n, buf + n, len - n);
-	return n;
-}
-
 /* libipt reads every instruction it decodes through the image callback,
- * 15 bytes at a time; a direct-mapped cache of aligned lines turns most of
- * those into one small copy.  A line holds the bytes read_mem gave for
- * one range inside it, so mappings may start and end anywhere.  The
- * caches hold one context ID's code and are
- * emptied at every reset: the caller may map other code for the next
- * window. */
+ * 15 bytes at a time, through the decoders' code cache (code_cache.h). */
 static size_t sy_pt_code_read(struct sy_pt *pt, uint64_t addr, uint8_t *buf,
 			      size_t len)
 {
-	uint64_t base = addr & ~(uint64_t)(SY_PT_LINE - 1);
-	const struct sy_pt_line *l;
-	size_t off = (size_t)(addr - base);
+	return sy_code_cache_read(&pt->code, pt->d->ctxid, addr, buf, len);
+}
 
-	if (!pt->cache_on)
-		return sy_pt_read_mem(pt, addr, buf, len);
-	l = &pt->lines[(base >> SY_PT_LINE_SHIFT) % SY_PT_NLINES];
-	if (l->base != base || off < l->lo || off + len > l->hi ||
-	    pt->cache_ctxid != pt->d->ctxid)
-		return sy_pt_code_read_slow(pt, addr, buf, len);
-	if (len == pt_max_insn_size)
-		memcpy(buf, l->bytes + off, pt_max_insn_size);
-	else
-		memcpy(buf, l->bytes + off, len);
-	return len;
+static void sy_pt_cls_flush(struct sy_pt *pt)
+{
+	for (size_t i = 0; i < SY_PT_NCLASS; i++)
+		pt->cls[i].ip = SY_PT_NO_IP;
+	pt->cls_ctxid = pt->d->ctxid;
 }
 
 static int sy_pt_image_read(uint8_t *buf, size_t size,
@@ -529,15 +434,15 @@ static void sy_pt_classify(struct sy_pt *pt, const struct pt_block *b,
 		sy_pt_classify_uncached(pt, b, br);
 		return;
 	}
+	if (pt->cls_ctxid != pt->d->ctxid)
+		sy_pt_cls_flush(pt);
 	c = &pt->cls[(b->end_ip ^ (b->end_ip >> 10)) % SY_PT_NCLASS];
 	if (c->ip == b->end_ip && c->mode == b->mode &&
-	    c->iclass == b->iclass && pt->cache_ctxid == pt->d->ctxid) {
+	    c->iclass == b->iclass) {
 		*br = c->br;
 		return;
 	}
 	sy_pt_classify_uncached(pt, b, br);
-	if (pt->cache_ctxid != pt->d->ctxid)
-		return;
 	c->ip = b->end_ip;
 	c->mode = (uint8_t)b->mode;
 	c->iclass = (uint8_t)b->iclass;
@@ -862,12 +767,12 @@ static int sy_pt_init(struct sy_decoder *d)
 	pt->cfg.flags.variant.block.end_on_jump = 1;
 	pt->cfg.flags.variant.block.enable_tick_events = 1;
 
-	pt->lines = calloc(SY_PT_NLINES, sizeof(*pt->lines));
 	pt->cls = calloc(SY_PT_NCLASS, sizeof(*pt->cls));
 	pt->image = pt_image_alloc("strobe-synth");
-	if (!pt->lines || !pt->cls || !pt->image)
+	if (!pt->cls || !pt->image)
 		goto fail;
-	sy_pt_cache_flush(pt);
+	sy_code_cache_init(&pt->code, d->params.read_mem, d->params.mem_ctx);
+	sy_pt_cls_flush(pt);
 	if (pt_image_set_callback(pt->image, sy_pt_image_read, pt) < 0) {
 		err = -SY_E_DECODE;
 		goto fail;
@@ -876,7 +781,6 @@ static int sy_pt_init(struct sy_decoder *d)
 	return 0;
 fail:
 	pt_image_free(pt->image);
-	free(pt->lines);
 	free(pt->cls);
 	free(pt);
 	return err;
@@ -890,7 +794,6 @@ static void sy_pt_fini(struct sy_decoder *d)
 		return;
 	pt_blk_free_decoder(pt->blk);
 	pt_image_free(pt->image);
-	free(pt->lines);
 	free(pt->cls);
 	free(pt->copy);
 	free(pt->pge);
@@ -1003,8 +906,10 @@ static int sy_pt_reset(struct sy_decoder *d, const struct sy_dec_chunk *chunks,
 	pt->pge_skip = 0;
 	memset(&pt->mem, 0, sizeof(pt->mem));
 	pt->cache_on = pt->cache_next;
+	pt->code.on = pt->cache_on;
 	/* The caller may map different code for the next window. */
-	sy_pt_cache_flush(pt);
+	sy_code_cache_clear(&pt->code);
+	sy_pt_cls_flush(pt);
 
 	if (!len)
 		return 0;
@@ -1067,9 +972,13 @@ void sy_pt_set_code_cache(struct sy_decoder *d, int on)
 
 const struct sy_pt_mem_stats *sy_pt_mem_stats(const struct sy_decoder *d)
 {
+	struct sy_pt *pt;
+
 	if (!d || d->ops != &sy_pt_decoder_ops)
 		return NULL;
-	return &sy_pt_of(d)->mem;
+	pt = sy_pt_of(d);
+	pt->mem.read_mem = pt->code.calls;
+	return &pt->mem;
 }
 
 /* ------------------------------------------------------------------------

@@ -1,12 +1,12 @@
 /* The decoders' code reader: sy_read_mem_fn over a process snapshot.
  *
- * Decoders ask for a few bytes per instruction, mostly just after the
- * previous ones.  The reader remembers the last contiguous run of code it
- * found (one mapping crossed with one segment) and serves any read inside
- * it with a bounds check and a memcpy; everything else goes through the
- * snapshot (trie, then binary search over the mappings).  It also notes,
- * once per window, every binary the window needed and did not have, so the
- * missing ones can be reported with what they cost.
+ * Every read goes through the snapshot (the context's address space, then
+ * the kernel's: trie, then binary search over the mappings) and copies
+ * across mappings and segments.  It caches no code: the decoders keep the
+ * one code-byte cache (src/decode/code_cache.c) in front of it, so a read
+ * here is one of their page misses, a 4 KiB page at a time.  It also
+ * notes, once per window, every binary the window needed and did not have,
+ * so the missing ones can be reported with what they cost.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -19,9 +19,6 @@ struct sy_mem_reader {
 	int have_id;		/* @id and @as are valid */
 	uint32_t id;
 	const struct sy_aspace *as;
-	/* last run of code in @id's space: byte x at base[x - lo] */
-	uint64_t lo, hi;
-	const uint8_t *base;
 	const char **missing;	/* interned paths, this window */
 	size_t nr_missing, cap_missing;
 	struct sy_mem_stats st;
@@ -52,8 +49,6 @@ static void sy_forget(struct sy_mem_reader *rd)
 {
 	rd->have_id = 0;
 	rd->as = NULL;
-	rd->lo = rd->hi = 0;
-	rd->base = NULL;
 }
 
 void sy_mem_reader_begin(struct sy_mem_reader *rd, struct sy_proc_snap *snap)
@@ -91,12 +86,14 @@ static void sy_note_missing(struct sy_mem_reader *rd, const char *path)
 	rd->missing[rd->nr_missing++] = path;
 }
 
-static size_t sy_mem_read_slow(struct sy_mem_reader *rd, uint32_t ctxid,
-			       uint64_t addr, uint8_t *buf, size_t len)
+size_t sy_mem_read(void *ctx, uint32_t ctxid, uint64_t addr, uint8_t *buf,
+		   size_t len)
 {
+	struct sy_mem_reader *rd = ctx;
 	const struct sy_aspace *kernel;
 	size_t done = 0;
 
+	rd->st.reads++;
 	if (!rd->snap)
 		return 0;
 	if (!rd->have_id || rd->id != ctxid) {
@@ -132,9 +129,6 @@ static size_t sy_mem_read_slow(struct sy_mem_reader *rd, uint32_t ctxid,
 			}
 			break;
 		}
-		rd->lo = lo;
-		rd->hi = hi;
-		rd->base = base;
 		n = hi - addr < len - done ? (size_t)(hi - addr) : len - done;
 		memcpy(buf + done, base + (addr - lo), n);
 		done += n;
@@ -142,22 +136,6 @@ static size_t sy_mem_read_slow(struct sy_mem_reader *rd, uint32_t ctxid,
 	}
 	rd->st.bytes += done;
 	return done;
-}
-
-size_t sy_mem_read(void *ctx, uint32_t ctxid, uint64_t addr, uint8_t *buf,
-		   size_t len)
-{
-	struct sy_mem_reader *rd = ctx;
-
-	rd->st.reads++;
-	if (rd->id == ctxid && addr >= rd->lo && addr < rd->hi &&
-	    len <= rd->hi - addr) {
-		memcpy(buf, rd->base + (addr - rd->lo), len);
-		rd->st.fast++;
-		rd->st.bytes += len;
-		return len;
-	}
-	return sy_mem_read_slow(rd, ctxid, addr, buf, len);
 }
 
 const struct sy_mem_stats *sy_mem_reader_stats(const struct sy_mem_reader *rd)

@@ -24,6 +24,7 @@ struct sy_synth_config {
 	uint64_t win_min, win_max;
 	uint64_t min_branches;
 	uint64_t unit_bytes;	/* bytes of stream trace per decode job */
+	enum sy_etm_decoder etm_decoder;
 	int items;		/* keep each window's decoder items as text */
 	struct sy_timeconv tc;	/* trace clock to perf time */
 };

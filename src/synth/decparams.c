@@ -49,7 +49,8 @@ static void sy_etm_source_fill(struct sy_etm_source *src,
 int sy_decparams_etm(struct sy_dec_params *dp,
 		     struct sy_etm_source **sources,
 		     const struct sy_etm_info *e, const struct sy_hwids *hw,
-		     uint32_t cpu, int raw, struct sy_diag *diag)
+		     uint32_t cpu, int raw, enum sy_etm_decoder decoder,
+		     struct sy_diag *diag)
 {
 	struct sy_etm_params *ep = &dp->u.etm;
 	struct sy_etm_source *v;
@@ -78,6 +79,7 @@ int sy_decparams_etm(struct sy_dec_params *dp,
 					 "no ETMv4/ETE trace unit describes CPU "
 					 "%u", cpu);
 	ep->formatted = !raw;
+	ep->decoder = decoder;
 	ep->sources = v;
 	ep->nr_sources = n;
 	ep->trace_id = cpu == (uint32_t)-1 ? 0 : mine;

@@ -30,6 +30,7 @@ void sy_decparams_pt(struct sy_dec_params *dp, const struct sy_pt_info *pt,
 int sy_decparams_etm(struct sy_dec_params *dp,
 		     struct sy_etm_source **sources,
 		     const struct sy_etm_info *e, const struct sy_hwids *hw,
-		     uint32_t cpu, int raw, struct sy_diag *diag);
+		     uint32_t cpu, int raw, enum sy_etm_decoder decoder,
+		     struct sy_diag *diag);
 
 #endif

@@ -211,6 +211,9 @@ static void sy_stats_sub(struct sy_dec_stats *out,
 	out->bytes = now->bytes - prev->bytes;
 	out->errors = now->errors - prev->errors;
 	out->overflows = now->overflows - prev->overflows;
+	out->fast_units = now->fast_units - prev->fast_units;
+	out->full_units = now->full_units - prev->full_units;
+	out->fallbacks = now->fallbacks - prev->fallbacks;
 }
 
 /* A context change to a thread the recording does not know: the fallback

@@ -285,7 +285,7 @@ static int sy_pre_setup_queues(struct sy_session *s, const struct sy_prewalk *pw
 		else if ((err = sy_decparams_etm(&q->dp, &q->sources,
 						 &s->info.u.etm, &pw->hw,
 						 q->cpu, q->aux.raw,
-						 &s->diag)))
+						 s->cfg.etm_decoder, &s->diag)))
 			return err;
 		/* each ETR fragment alone, as perf does, without pauses */
 		err = sy_auxmap_plan_units(&q->aux, s->cfg.whole_trace &&

@@ -114,6 +114,7 @@ static void sy_config_from_opts(struct sy_synth_config *c,
 	c->win_max = o->win_max;
 	c->min_branches = o->min_branches;
 	c->unit_bytes = o->unit_bytes;
+	c->etm_decoder = o->etm_decoder;
 	c->items = o->items;
 }
 

@@ -106,6 +106,9 @@ static int sy_job_done(struct sy_session *s, struct sy_qjob *j)
 	}
 	s->sum.overflows += job->stats.overflows;
 	s->sum.decode_errors += job->stats.errors;
+	s->sum.fast_units += job->stats.fast_units;
+	s->sum.full_units += job->stats.full_units;
+	s->sum.fallbacks += job->stats.fallbacks;
 	if ((job->ctx_remapped || job->ctx_unknown) &&
 	    !s->sum.ctx_remapped && !s->sum.ctx_unknown)
 		s->sum.ctx_example = job->ctx_example;
@@ -302,6 +305,15 @@ static int sy_on_sample(struct sy_session *s, const struct sy_record *rec)
 	if (!(role & (SY_ROLE_PAUSE | SY_ROLE_RESUME)))
 		return sy_on_other_sample(s, q, &sm);
 	q->last_tid = sm.tid;
+	if (s->cfg.whole_trace) {
+		/* every stretch is a window of its own: pause and resume
+		 * samples own none (counted only) */
+		if (role & SY_ROLE_RESUME)
+			s->sum.resume_samples++;
+		else
+			s->sum.pause_samples++;
+		return 0;
+	}
 	if (role & SY_ROLE_RESUME) {
 		s->sum.resume_samples++;
 		if (q->running)

@@ -26,8 +26,8 @@
 #include <string.h>
 
 #include "../../src/decode/etm.h"
-#include "fx_csfmt.h"
 #include "fx_etm.h"
+#include "fuzz_etm_image.h"
 #include "sy_decode.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -48,69 +48,6 @@ const char *__lsan_default_suppressions(void)
 	return "leak:libstdc++.so\n";
 }
 
-#define IMG_WORDS 256
-#define IMG_LO 0x400000ull
-#define IMG_HI 0x7fb7e01000ull
-
-/* Every branch kind and an SVC, with targets inside the image. */
-static const uint32_t pattern[] = {
-	0xd503201f,	/* nop */
-	0x54000041,	/* b.ne +8 */
-	0xb4000060,	/* cbz x0, +12 */
-	0x36180081,	/* tbz w1, #3, +16 */
-	0x94000010,	/* bl +64 */
-	0xd63f0040,	/* blr x2 */
-	0xd61f0060,	/* br x3 */
-	0xd65f03c0,	/* ret */
-	0xd65f0bff,	/* retaa */
-	0xd4000001,	/* svc #0 */
-	0x17fffff6,	/* b -40 */
-	0xd69f03e0,	/* eret */
-	0x91000400,	/* add x0, x0, #1 */
-	0xd503233f,	/* paciasp */
-};
-
-static uint8_t img[IMG_WORDS * 4];
-
-static size_t img_read(void *ctx, uint32_t ctxid, uint64_t addr,
-		       uint8_t *buf, size_t len)
-{
-	const uint64_t bases[2] = { IMG_LO, IMG_HI };
-
-	(void)ctx;
-	(void)ctxid;
-	for (int k = 0; k < 2; k++) {
-		if (addr >= bases[k] && addr - bases[k] < sizeof(img)) {
-			size_t off = (size_t)(addr - bases[k]);
-			size_t n = sizeof(img) - off < len ? sizeof(img) - off
-							   : len;
-
-			memcpy(buf, img + off, n);
-			return n;
-		}
-	}
-	return 0;
-}
-
-static void preamble(struct fx_buf *b, int ete, int ts_cid)
-{
-	struct fx_etm_config cfg;
-	struct fx_etm_enc e;
-
-	fx_etm_config_init(&cfg);
-	cfg.arch = ete ? FX_ETM_ETE : FX_ETM_V4;
-	cfg.timestamps = ts_cid;
-	cfg.context_id = ts_cid;
-	if (fx_etm_init(&e, &cfg) < 0)
-		abort();
-	fx_etm_async(&e);
-	fx_etm_trace_info(&e);
-	fx_etm_trace_on(&e);
-	fx_etm_addr_ctxt(&e, IMG_LO, 42);
-	fx_buf_put(b, e.out.data, e.out.len);
-	fx_etm_fini(&e);
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct sy_etm_source src[8][2];
@@ -121,8 +58,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	unsigned key;
 	struct sy_dec_item it;
 	struct fx_buf raw, fb;
-	const uint8_t *win;
-	size_t len, nch = 0, n = 0, chunk;
+	size_t len, nch, n = 0, chunk;
 	uint8_t mode;
 	int err;
 
@@ -138,11 +74,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	chunk = (size_t)data[1] + 1;
 	data += 2;
 	size -= 2;
-	for (size_t i = 0; i < IMG_WORDS; i++) {
-		uint32_t w = pattern[i % (sizeof(pattern) / sizeof(pattern[0]))];
-
-		memcpy(img + 4 * i, &w, 4);
-	}
+	img_fill();
 
 	key = (mode & 3) | ((mode >> 1) & 4);	/* formatted, ETE, TS+CID */
 	if (!dec[key]) {
@@ -168,43 +100,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	d = dec[key];
 
-	fx_buf_init(&raw);
-	fx_buf_init(&fb);
-	if (mode & 4)
-		preamble(&raw, (mode >> 1) & 1, (mode >> 3) & 1);
-	fx_buf_put(&raw, data, size);
-	win = raw.data;
-	len = raw.len;
-	if ((mode & 1) && (mode & 0x80) && raw.len) {
-		struct fx_csfmt_stream st[2] = {
-			{ 0x10, raw.data, raw.len / 2 },
-			{ 0x11, raw.data + raw.len / 2, raw.len - raw.len / 2 },
-		};
-
-		if (fx_csfmt_interleave(&fb, st, 2, chunk % 17, 0) < 0)
-			abort();
-		win = fb.data;
-		len = fb.len;
-	}
-
+	len = fuzz_window(data, size, mode & 4, (mode >> 1) & 1, (mode >> 3) & 1,
+			  (mode & 1) && (mode & 0x80), chunk, mode & 0x40, &raw,
+			  &fb, ch, &nch);
 	sy_etm_set_ring(d, (mode & 0x10) ? 1 : SY_ETM_RING_DEFAULT);
 	sy_etm_set_mem_cache(d, !(mode & 0x20));
-	if (mode & 0x40) {
-		size_t at = 0;
-
-		while (at < len) {
-			ch[nch].data = win + at;
-			ch[nch].len = len - at < chunk ? len - at : chunk;
-			if (nch == 63)	/* the rest in one */
-				ch[nch].len = len - at;
-			at += ch[nch].len;
-			nch++;
-		}
-	} else if (len) {
-		ch[0].data = win;
-		ch[0].len = len;
-		nch = 1;
-	}
 	sy_decoder_reset(d, ch, nch, 0);
 	while ((err = sy_decoder_next(d, &it)) == 0) {
 		if (it.offset > len || it.kind < SY_DEC_BRANCH ||

@@ -45,6 +45,7 @@
 #include "fx_truth.h"
 #include "sy_bytes.h"
 #include "sy_decode.h"
+#include "sy_snapshot.h"
 #include "sy_test.h"
 
 /* OpenCSD's ocsd_err_t values the items carry (ocsd_if_types.h; the test
@@ -296,15 +297,53 @@ struct run_opts {
 	uint64_t report_from;
 	uint32_t ctxid;		/* sy_decoder_set_context */
 	size_t chunk;		/* split the window into chunks; 0: one */
+	int full_dbg;		/* run_decoder: the full decoder's counters */
 };
+
+static void item_str(const struct items *l, size_t i, char *b, size_t n)
+{
+	const struct sy_dec_item *x = &l->v[i];
+
+	if (i >= l->n) {
+		snprintf(b, n, "(none)");
+		return;
+	}
+	snprintf(b, n, "%s br %u exc %u code %u %#" PRIx64 "->%#" PRIx64
+		 " t %" PRIu64 " n %" PRIu64 " @%" PRIu64,
+		 sy_dec_kind_name(x->kind), x->br, x->exc, x->code, x->from,
+		 x->to, x->time, x->ninsn, x->offset);
+}
+
+static void items_same(const struct items *a, const struct items *b,
+		       const char *what)
+{
+	size_t n = a->n > b->n ? a->n : b->n;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct sy_dec_item *x = &a->v[i], *y = &b->v[i];
+		char sa[160], sb[160];
+
+		if (i < a->n && i < b->n && x->kind == y->kind &&
+		    x->br == y->br && x->exc == y->exc && x->code == y->code &&
+		    x->from == y->from && x->to == y->to &&
+		    x->time == y->time && x->ninsn == y->ninsn &&
+		    x->offset == y->offset)
+			continue;
+		item_str(a, i, sa, sizeof(sa));
+		item_str(b, i, sb, sizeof(sb));
+		cr_assert_fail("%s: item %zu of %zu/%zu differs: %s | %s", what,
+			       i, a->n, b->n, sa, sb);
+	}
+}
 
 /* Decodes @buf with @p into @out.  Asserts the contract that holds for
  * any input: next() ends with -SY_E_EOS, never hangs, offsets lie inside
  * the window, kinds and branch kinds are valid, ninsn adds up with the
  * statistics. */
-static void run_decoder(const struct sy_dec_params *p, const uint8_t *buf,
+static void decode_once(const struct sy_dec_params *p, const uint8_t *buf,
 			size_t len, const struct run_opts *o,
-			struct items *out, struct sy_etm_debug *dbg)
+			struct items *out, struct sy_etm_debug *dbg,
+			struct sy_dec_stats *stats)
 {
 	struct sy_dec_chunk *ch = NULL;
 	struct sy_decoder *d;
@@ -356,10 +395,44 @@ static void run_decoder(const struct sy_dec_params *p, const uint8_t *buf,
 	cr_assert_eq(sy_decoder_stats(d)->insns, insns);
 	cr_assert_eq(sy_decoder_stats(d)->branches, branches);
 	cr_assert_leq(sy_decoder_stats(d)->bytes, len);
-	if (dbg)
-		*dbg = *sy_etm_debug(d);
+	*dbg = *sy_etm_debug(d);
+	*stats = *sy_decoder_stats(d);
 	sy_decoder_free(d);
 	free(ch);
+}
+
+/* Windows the fast path finished, and gave up, over the whole run. */
+static uint64_t fast_units, fast_fallbacks;
+
+/* Every decode of this file runs twice: the fast path (the default) and
+ * OpenCSD's full decoder must give the same items, field for field, and
+ * count the same bytes.  The fast path's counters come back in @dbg
+ * unless o->full_dbg. */
+static void run_decoder(const struct sy_dec_params *p, const uint8_t *buf,
+			size_t len, const struct run_opts *o,
+			struct items *out, struct sy_etm_debug *dbg)
+{
+	struct sy_dec_params pf = *p;
+	struct sy_etm_debug gfast, gfull;
+	struct sy_dec_stats sfast, sfull;
+	struct items full;
+
+	pf.u.etm.decoder = SY_ETM_DECODER_FULL;
+	decode_once(p, buf, len, o, out, &gfast, &sfast);
+	decode_once(&pf, buf, len, o, &full, &gfull, &sfull);
+	items_same(out, &full, "fast path vs full decoder");
+	items_free(&full);
+	cr_assert_eq(sfast.bytes, sfull.bytes);
+	cr_assert_eq(sfull.full_units, 1);
+	cr_assert_eq(sfull.fast_units + sfull.fallbacks, 0);
+	if (p->u.etm.decoder == SY_ETM_DECODER_AUTO) {
+		cr_assert_eq(sfast.fast_units + sfast.full_units, 1);
+		cr_assert_eq(sfast.full_units, sfast.fallbacks);
+		fast_units += sfast.fast_units;
+		fast_fallbacks += sfast.fallbacks;
+	}
+	if (dbg)
+		*dbg = o && o->full_dbg ? gfull : gfast;
 }
 
 /* ------------------------------------------------------------------ */
@@ -991,6 +1064,7 @@ static void random_case(const struct fx_truth *t, struct tmem *mem,
 		len = src[0].enc.out.len;
 	}
 	memset(&o, 0, sizeof(o));
+	o.full_dbg = 1;	/* the WAIT path is the full decoder's */
 	o.ring = rings[rnd(r, SY_ARRAY_SIZE(rings))];
 	o.no_cache = rnd(r, 3) == 0;
 	if (rnd(r, 3) == 0)
@@ -1026,8 +1100,12 @@ static void random_program(const char *prog, uint64_t seed, unsigned iters,
 	memset(&mem, 0, sizeof(mem));
 	mem.t = &t;
 	memset(&cov, 0, sizeof(cov));
+	fast_units = fast_fallbacks = 0;
 	for (unsigned i = 0; i < iters; i++)
 		random_case(&t, &mem, &r, i, maxlen);
+	/* valid trace: the fast path decoded every window itself */
+	cr_assert_gt(fast_units, iters);
+	cr_assert_eq(fast_fallbacks, 0);
 	/* Everything the generator can produce did occur. */
 	for (int k = SY_BR_COND; k <= SY_BR_RET; k++)
 		cr_assert_gt(cov.br[k], 0, "no %s branch",
@@ -1374,20 +1452,6 @@ Test(etm_truth, item_order)
 /* decoder mechanics                                                   */
 /* ------------------------------------------------------------------ */
 
-static void items_same(const struct items *a, const struct items *b,
-		       const char *what)
-{
-	cr_assert_eq(a->n, b->n, "%s: %zu items vs %zu", what, a->n, b->n);
-	for (size_t i = 0; i < a->n; i++) {
-		const struct sy_dec_item *x = &a->v[i], *y = &b->v[i];
-
-		cr_assert(x->kind == y->kind && x->br == y->br &&
-			  x->exc == y->exc && x->code == y->code &&
-			  x->from == y->from && x->to == y->to &&
-			  x->time == y->time && x->ninsn == y->ninsn &&
-			  x->offset == y->offset, "%s: item %zu differs", what, i);
-	}
-}
 
 /* A few windows of one program in one raw buffer, with everything on. */
 static void busy_source(const struct fx_truth *t, struct tsrc *s,
@@ -1448,6 +1512,7 @@ Test(etm_decode, wait_path)
 		cr_assert_eq(g.waits, 0);
 		for (size_t ring = 1; ring <= 4; ring++) {
 			o.ring = ring;
+			o.full_dbg = 1;
 			run_decoder(&p, s.enc.out.data, s.enc.out.len, &o, &got,
 				    &g);
 			items_same(&got, &ref, "small ring");
@@ -2188,14 +2253,22 @@ Test(etm_bad, missing_trace_info)
 	fx_truth_fini(&t);
 }
 
-/* Two inputs that crash OpenCSD 1.3.3 itself (found by the fuzzer,
- * reproduced with the C API alone; src/decode/etm.c ETM_MEM_TOP and
- * src/decode/etm_guard.c): an instruction address in the last bytes of
+/* Inputs that crash OpenCSD 1.3.3 itself (found by the fuzzer, reproduced
+ * with the C API alone; src/decode/etm_ocsd.h ETM_MEM_TOP and
+ * src/decode/etm_verdict.c): an instruction address in the last bytes of
  * the address space, a Mispredict packet after an address packet (also
  * with an A-Sync and Trace Info between them), a Commit packet after an
- * Exception packet that has no address yet.
- * Both must become ERROR items, and the window after them must decode
+ * Exception packet that has no address yet, and (return stack on) an
+ * exception right after a taken return while the return stack is empty.
+ * Each must become an ERROR item, and the window after it must decode
  * exactly as it would alone. */
+static size_t next_of_kind(const struct fx_truth *t, size_t i, uint8_t kind)
+{
+	while (t->insns[i].kind != kind)
+		i++;
+	return i;
+}
+
 static void crash_prefix(struct fx_etm_enc *e, const struct fx_truth *t,
 			 int kind)
 {
@@ -2209,6 +2282,16 @@ static void crash_prefix(struct fx_etm_enc *e, const struct fx_truth *t,
 		fx_etm_addr_long64(e, 0xfffffffffffffffcull);
 		fx_etm_atom(e, 1);
 		fx_etm_atom_flush(e);
+	} else if (kind == 4) {
+		/* a taken return pops the return stack (emptied by the
+		 * Trace Info) when the exception after it commits */
+		size_t r = next_of_kind(t, 7000, SY_BR_RET);
+
+		fx_etm_trace_info(e);
+		fx_etm_addr_long64(e, t->insns[r].pc);
+		fx_etm_atom(e, 1);
+		fx_etm_atom_flush(e);
+		fx_etm_exception(e, FX_ETM_EXC_IRQ, t->insns[7000].pc, 0);
 	} else if (kind == 3) {
 		/* Exception (IRQ) without its address, then Commit(1) */
 		fx_buf_u8(&e->out, 0x06);
@@ -2240,7 +2323,7 @@ Test(etm_bad, opencsd_crash_inputs)
 
 	load_truth(&t, "branchy-aarch64");
 	mem.t = &t;
-	for (int kind = 0; kind < 4; kind++)
+	for (int kind = 0; kind < 5; kind++)
 	for (int arch = FX_ETM_V4; arch <= FX_ETM_ETE; arch++)
 	for (int fmt = 0; fmt <= 1; fmt++) {
 		struct fx_etm_config cfg;
@@ -2263,6 +2346,8 @@ Test(etm_bad, opencsd_crash_inputs)
 		tsrc_init(&alone, &cfg);
 		tsrc_window(&alone, t.insns + 9000, 1000, &w);
 		tsrc_init(&both, &cfg);
+		if (kind == 4)
+			both.s.trcconfigr |= 1u << 12;	/* TRCCONFIGR.RS */
 		crash_prefix(&both.enc, &t, kind);
 		cr_assert_eq(fx_etm_enc_window(&both.enc, t.insns + 9000, 1000,
 					       &w), 0);
@@ -2320,6 +2405,121 @@ Test(etm_bad, opencsd_crash_inputs)
 	fx_truth_fini(&t);
 }
 
+/* A trace unit that speculates (TRCIDR8.MAXSPEC 4): tests/fuzz/
+ * fuzz_etm_fastpath found frames of two ETE sources on which OpenCSD
+ * 1.3.3's mispredictAtom() crashed past the guard (the exception's own
+ * address was left uncommitted on the stack).  Decoded both ways, fed a
+ * byte at a time as the fuzzer did. */
+Test(etm_bad, speculating_unit_mispredict)
+{
+	struct sy_etm_source src[2];
+	struct sy_dec_params p;
+	struct run_opts o = { 0 };
+	struct items got;
+	size_t len;
+	uint8_t *buf = sy_test_read_file(
+		"tests/fuzz/regress/etm-spec-mispredict.frames", &len);
+
+	cr_assert_not_null(buf);
+	memset(src, 0, sizeof(src));
+	for (int k = 0; k < 2; k++) {
+		src[k].trace_id = (uint8_t)(0x10 + k);
+		src[k].ete = 1;
+		src[k].trcconfigr = 1u << 6 | 1u << 11 | 1u << 12;
+		src[k].trcidr0 = 0x28000ea1;
+		src[k].trcidr1 = 0x4100fff0;
+		src[k].trcidr2 = 0x80000488;
+		src[k].trcidr8 = 4;
+		src[k].trcdevarch = 0x47715a13;
+	}
+	memset(&p, 0, sizeof(p));
+	p.kind = SY_TRACE_ETM;
+	p.read_mem = no_mem;
+	p.u.etm.formatted = 1;
+	p.u.etm.sources = src;
+	p.u.etm.nr_sources = 2;
+	o.chunk = 1;
+	run_decoder(&p, buf, len, &o, &got, NULL);
+	cr_assert_gt(got.n, 0u);
+	items_free(&got);
+	free(buf);
+}
+
+/* With the return stack on (TRCCONFIGR.RS), an exception committed while
+ * a taken return waits for its target pops the return stack first; OpenCSD
+ * 1.3.3 crashes when that stack is empty (etm_verdict.c, case 3).  The
+ * packets say the same in each case below; the code and the stack decide:
+ *   0  bl, then ret, exception at the return address: the pop finds the
+ *      bl's return address; no cut, the exception is reported
+ *   1  ret with its target address, then the exception: the address takes
+ *      the pop's place; no cut
+ *   2  a taken return on an empty stack (Trace Info emptied it), then the
+ *      exception: cut (crashed before)
+ *   3  the same on a unit that speculates (TRCIDR8.MAXSPEC 4): the
+ *      exception commits after four more atoms; cut (crashed before)
+ * Both decoders give the same items (run_decoder); the fast path follows
+ * cases 0 and 1 itself. */
+Test(etm_bad, return_stack_exceptions)
+{
+	struct fx_truth t;
+	struct tmem mem = { 0 };
+	size_t c, r;
+
+	load_truth(&t, "branchy-aarch64");
+	mem.t = &t;
+	c = next_of_kind(&t, 7000, SY_BR_CALL);
+	r = next_of_kind(&t, 7000, SY_BR_RET);
+	for (int kind = 0; kind < 4; kind++) {
+		uint64_t back = t.insns[c].pc + 4;
+		struct fx_etm_config cfg;
+		struct tsrc s;
+		struct sy_dec_params p;
+		struct sy_etm_debug g;
+		struct items got;
+		size_t nerr = 0, nexc = 0;
+
+		fx_etm_config_init(&cfg);
+		tsrc_init(&s, &cfg);
+		s.s.trcconfigr |= 1u << 12;
+		if (kind == 3)
+			s.s.trcidr8 = 4;
+		fx_etm_async(&s.enc);
+		fx_etm_trace_info(&s.enc);
+		fx_etm_trace_on(&s.enc);
+		fx_etm_addr_ctxt(&s.enc, t.insns[kind ? r : c].pc, 0);
+		fx_etm_atom(&s.enc, 1);
+		fx_etm_atom_flush(&s.enc);
+		if (kind == 0) {
+			fx_etm_addr_long64(&s.enc, t.insns[r].pc);
+			fx_etm_atom(&s.enc, 1);
+			fx_etm_atom_flush(&s.enc);
+		} else if (kind == 1) {
+			fx_etm_addr_long64(&s.enc, back);
+		}
+		fx_etm_exception(&s.enc, FX_ETM_EXC_IRQ, back, 0);
+		for (int i = 0; i < 6; i++)
+			fx_etm_atom(&s.enc, 1);
+		fx_etm_atom_flush(&s.enc);
+		params_init(&p, &mem, &s.s, 1, 0, 0);
+		run_decoder(&p, s.enc.out.data, s.enc.out.len, NULL, &got, &g);
+		for (size_t i = 0; i < got.n; i++) {
+			nerr += got.v[i].kind == SY_DEC_ERROR;
+			nexc += got.v[i].kind == SY_DEC_STOP &&
+				got.v[i].code == SY_STOP_EXCEPTION &&
+				got.v[i].to == back;
+		}
+		cr_assert_eq(nerr, (size_t)(kind >= 2), "kind %d: %zu errors",
+			     kind, nerr);
+		cr_assert_eq(nexc, (size_t)(kind < 2), "kind %d: %zu exceptions",
+			     kind, nexc);
+		cr_assert_eq(g.fallbacks, (uint64_t)(kind >= 2), "kind %d",
+			     kind);
+		items_free(&got);
+		tsrc_fini(&s);
+	}
+	fx_truth_fini(&t);
+}
+
 /* Flipped bits anywhere in good trace: terminates, offsets in range. */
 Test(etm_bad, bit_flips)
 {
@@ -2358,242 +2558,6 @@ Test(etm_bad, bit_flips)
 
 #define SNAP_DIR "fixtures/real/opencsd-snapshots"
 
-/* ---- a small .ini reader: [section], key=value; a key's "(0x004)"
- * register offset suffix is dropped; names compare case-insensitively */
-
-struct ini_kv {
-	char sec[64], key[64], val[512];
-};
-
-struct ini {
-	struct ini_kv *kv;
-	size_t n, cap;
-};
-
-static char *trim(char *s)
-{
-	char *e;
-
-	while (*s == ' ' || *s == '\t')
-		s++;
-	e = s + strlen(s);
-	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r' ||
-			 e[-1] == '\n'))
-		*--e = 0;
-	return s;
-}
-
-static void ini_load(const char *path, struct ini *ini)
-{
-	char line[1024], sec[64] = "";
-	FILE *f = fopen(path, "r");
-
-	cr_assert_not_null(f, "cannot open %s", path);
-	memset(ini, 0, sizeof(*ini));
-	while (fgets(line, sizeof(line), f)) {
-		char *l = trim(line), *eq, *paren;
-		struct ini_kv *kv;
-
-		if (!*l || *l == ';' || *l == '#')
-			continue;
-		if (*l == '[') {
-			char *end = strchr(l, ']');
-
-			cr_assert_not_null(end, "%s: bad section", path);
-			*end = 0;
-			snprintf(sec, sizeof(sec), "%s", trim(l + 1));
-			continue;
-		}
-		eq = strchr(l, '=');
-		if (!eq)
-			continue;
-		*eq = 0;
-		if ((paren = strchr(l, '(')) != NULL)
-			*paren = 0;
-		if (ini->n == ini->cap) {
-			ini->cap = ini->cap ? 2 * ini->cap : 32;
-			ini->kv = realloc(ini->kv, ini->cap * sizeof(*ini->kv));
-			cr_assert_not_null(ini->kv);
-		}
-		kv = &ini->kv[ini->n++];
-		snprintf(kv->sec, sizeof(kv->sec), "%s", sec);
-		snprintf(kv->key, sizeof(kv->key), "%s", trim(l));
-		snprintf(kv->val, sizeof(kv->val), "%s", trim(eq + 1));
-	}
-	fclose(f);
-}
-
-static const char *ini_get(const struct ini *ini, const char *sec,
-			   const char *key)
-{
-	for (size_t i = 0; i < ini->n; i++)
-		if (!strcasecmp(ini->kv[i].sec, sec) &&
-		    !strcasecmp(ini->kv[i].key, key))
-			return ini->kv[i].val;
-	return NULL;
-}
-
-static uint64_t ini_num(const struct ini *ini, const char *sec,
-			const char *key, uint64_t dflt)
-{
-	const char *v = ini_get(ini, sec, key);
-
-	return v ? strtoull(v, NULL, 0) : dflt;
-}
-
-/* ---- snapshot: sources, memory dumps, the trace buffer ---- */
-
-#define SNAP_MAXSRC 16
-#define SNAP_MAXMEM 16
-
-struct snap {
-	struct sy_etm_source src[SNAP_MAXSRC];
-	char name[SNAP_MAXSRC][64];
-	size_t nsrc;
-	struct {
-		uint64_t addr;
-		uint8_t *data;
-		size_t len;
-	} mem[SNAP_MAXMEM];
-	size_t nmem;
-	uint8_t *trace;
-	size_t trace_len;
-	int formatted;
-	size_t reads;
-};
-
-static size_t snap_read(void *ctx, uint32_t ctxid, uint64_t addr,
-			uint8_t *buf, size_t len)
-{
-	struct snap *s = ctx;
-
-	(void)ctxid;
-	s->reads++;
-	for (size_t i = 0; i < s->nmem; i++) {
-		if (addr >= s->mem[i].addr &&
-		    addr - s->mem[i].addr < s->mem[i].len) {
-			size_t off = (size_t)(addr - s->mem[i].addr);
-			size_t n = s->mem[i].len - off < len ?
-				   s->mem[i].len - off : len;
-
-			memcpy(buf, s->mem[i].data + off, n);
-			return n;
-		}
-	}
-	return 0;
-}
-
-static void snap_device(struct snap *s, const char *dir, const char *file)
-{
-	char path[1024];
-	struct ini d;
-	const char *cls, *type;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	ini_load(path, &d);
-	cls = ini_get(&d, "device", "class");
-	type = ini_get(&d, "device", "type");
-	cr_assert(cls && type, "%s: no class/type", path);
-	if (!strcasecmp(cls, "core")) {
-		for (int k = 0; k < 64; k++) {
-			char sec[16];
-			const char *f;
-			uint64_t addr, len;
-			size_t flen;
-			int dup = 0;
-
-			snprintf(sec, sizeof(sec), "dump%d", k);
-			if (!(f = ini_get(&d, sec, "file")))
-				continue;
-			addr = ini_num(&d, sec, "address", 0);
-			len = ini_num(&d, sec, "length", UINT64_MAX);
-			for (size_t i = 0; i < s->nmem; i++)
-				dup |= s->mem[i].addr == addr;
-			if (dup)
-				continue;
-			cr_assert_lt(s->nmem, SNAP_MAXMEM);
-			snprintf(path, sizeof(path), "%s/%s", dir, f);
-			s->mem[s->nmem].data = sy_test_read_file(path, &flen);
-			cr_assert_not_null(s->mem[s->nmem].data, "%s", path);
-			s->mem[s->nmem].addr = addr;
-			s->mem[s->nmem].len = len < flen ? (size_t)len : flen;
-			s->nmem++;
-		}
-	} else if (!strcasecmp(cls, "trace_source")) {
-		struct sy_etm_source *e = &s->src[s->nsrc];
-
-		cr_assert_lt(s->nsrc, SNAP_MAXSRC);
-		cr_assert(!strcasecmp(type, "ETM4") || !strcasecmp(type, "ETE"),
-			  "%s: source type %s", path, type);
-		memset(e, 0, sizeof(*e));
-		e->ete = !strcasecmp(type, "ETE");
-		e->trcconfigr = (uint32_t)ini_num(&d, "regs", "TRCCONFIGR", 0);
-		e->trctraceidr = (uint32_t)ini_num(&d, "regs", "TRCTRACEIDR", 0);
-		e->trcidr0 = (uint32_t)ini_num(&d, "regs", "TRCIDR0", 0);
-		e->trcidr1 = (uint32_t)ini_num(&d, "regs", "TRCIDR1", 0);
-		e->trcidr2 = (uint32_t)ini_num(&d, "regs", "TRCIDR2", 0);
-		e->trcidr8 = (uint32_t)ini_num(&d, "regs", "TRCIDR8", 0);
-		e->trcauthstatus = (uint32_t)ini_num(&d, "regs", "TRCAUTHSTATUS",
-						     0);
-		e->trcdevarch = (uint32_t)ini_num(&d, "regs", "TRCDEVARCH", 0);
-		type = ini_get(&d, "device", "name");
-		cr_assert_not_null(type, "%s: no name", path);
-		snprintf(s->name[s->nsrc], sizeof(s->name[0]), "%.63s", type);
-		s->nsrc++;
-	}
-	free(d.kv);
-}
-
-static void snap_load(const char *dir, struct snap *s)
-{
-	char path[1024];
-	struct ini top, tr;
-	const char *bufs, *bfile, *fmt, *bname;
-	char bsec[64];
-	size_t keep = 0;
-
-	memset(s, 0, sizeof(*s));
-	snprintf(path, sizeof(path), "%s/snapshot.ini", dir);
-	ini_load(path, &top);
-	for (size_t i = 0; i < top.n; i++)
-		if (!strcasecmp(top.kv[i].sec, "device_list"))
-			snap_device(s, dir, top.kv[i].val);
-	snprintf(path, sizeof(path), "%s/%s", dir,
-		 ini_get(&top, "trace", "metadata"));
-	ini_load(path, &tr);
-	bufs = ini_get(&tr, "trace_buffers", "buffers");
-	cr_assert_not_null(bufs);
-	snprintf(bsec, sizeof(bsec), "%.*s", (int)strcspn(bufs, ", "), bufs);
-	bname = ini_get(&tr, bsec, "name");
-	bfile = ini_get(&tr, bsec, "file");
-	fmt = ini_get(&tr, bsec, "format");
-	cr_assert(bname && bfile && fmt);
-	s->formatted = !strcasecmp(fmt, "coresight");
-	snprintf(path, sizeof(path), "%s/%s", dir, bfile);
-	s->trace = sy_test_read_file(path, &s->trace_len);
-	cr_assert_not_null(s->trace, "%s", path);
-	/* Only the sources that write into this buffer. */
-	for (size_t k = 0; k < s->nsrc; k++) {
-		const char *b = ini_get(&tr, "source_buffers", s->name[k]);
-
-		if (b && !strcasecmp(b, bname)) {
-			s->src[keep] = s->src[k];
-			memmove(s->name[keep], s->name[k], sizeof(s->name[0]));
-			keep++;
-		}
-	}
-	s->nsrc = keep;
-	cr_assert_gt(s->nsrc, 0);
-	free(top.kv);
-	free(tr.kv);
-}
-
-static void snap_free(struct snap *s)
-{
-	for (size_t i = 0; i < s->nmem; i++)
-		free(s->mem[i].data);
-	free(s->trace);
-}
 
 /* ---- the listing's generic elements ---- */
 
@@ -2720,7 +2684,7 @@ static void listing_load(const char *path, struct llist *l)
 
 struct lstate {
 	struct expect *x;
-	struct snap *mem;
+	struct sy_snap *mem;
 	int started, pending, pend_direct, pend_a64, have_last, have_next;
 	int ovf, nacc, have_ctx;
 	uint8_t pend_br;
@@ -2778,7 +2742,7 @@ static void l_gap(struct lstate *s)
 	s->pending = 0;
 	s->have_next = 0;
 	if (s->pend_direct && s->pend_a64 &&
-	    snap_read(s->mem, 0, s->pend_from, b, 4) == 4 &&
+	    sy_snap_read(s->mem, 0, s->pend_from, b, 4) == 4 &&
 	    a64_target(sy_le32(b), s->pend_from, &to))
 		l_branch(s, to);
 }
@@ -2825,7 +2789,7 @@ static uint8_t l_kind(const struct lel *e)
 	return e->eret ? SY_BR_ERET : SY_BR_IND_JUMP;
 }
 
-static void listing_expect(const struct llist *l, uint8_t id, struct snap *mem,
+static void listing_expect(const struct llist *l, uint8_t id, struct sy_snap *mem,
 			   struct expect *x)
 {
 	struct lstate s;
@@ -2941,7 +2905,7 @@ static void listing_expect(const struct llist *l, uint8_t id, struct snap *mem,
 static uint64_t real_snapshot(const char *sub, const char *name)
 {
 	char dir[1024], lst[1200], why[1024];
-	struct snap s;
+	struct sy_snap s;
 	int n;
 	struct llist l;
 	struct sy_dec_params p;
@@ -2955,7 +2919,7 @@ static uint64_t real_snapshot(const char *sub, const char *name)
 	n = snprintf(dir + strlen(dir), sizeof(dir) - strlen(dir), "/%s/%s",
 		     sub, name);
 	cr_assert(n > 0);
-	snap_load(dir, &s);
+	sy_snap_load(dir, &s);
 	listing_load(lst, &l);
 	cr_assert_gt(l.n, 0, "%s: empty listing", lst);
 	for (size_t k = 0; k < s.nsrc; k++) {
@@ -2968,7 +2932,7 @@ static uint64_t real_snapshot(const char *sub, const char *name)
 		listing_expect(&l, id, &s, &want);
 		memset(&p, 0, sizeof(p));
 		p.kind = SY_TRACE_ETM;
-		p.read_mem = snap_read;
+		p.read_mem = sy_snap_read;
 		p.mem_ctx = &s;
 		p.u.etm.formatted = s.formatted;
 		p.u.etm.sources = s.src;
@@ -2978,6 +2942,7 @@ static uint64_t real_snapshot(const char *sub, const char *name)
 			/* and once through the WAIT path without the cache */
 			o.ring = variant ? 2 : 0;
 			o.no_cache = variant;
+			o.full_dbg = variant;
 			run_decoder(&p, s.trace, s.trace_len, &o, &got, &g);
 			memset(&gx, 0, sizeof(gx));
 			to_expect(&got, &gx);
@@ -2994,14 +2959,14 @@ static uint64_t real_snapshot(const char *sub, const char *name)
 		x_free(&want);
 	}
 	free(l.v);
-	snap_free(&s);
+	sy_snap_free(&s);
 	return total;
 }
 
 Test(etm_real, juno_uname_etmv4_six_ids)
 {
 	char dir[1024];
-	struct snap s;
+	struct sy_snap s;
 	struct llist l;
 	struct expect want;
 	uint64_t listed = 0;
@@ -3040,99 +3005,4 @@ Test(etm_real, ete_ts_bit64_set)
 Test(etm_real, ete_src_addr)
 {
 	cr_assert_gt(real_snapshot("snapshots-ete", "src_addr"), 0);
-}
-
-/* The code-page cache against read_mem itself: mappings that start and
- * end mid-page, adjacent mappings read_mem reports one at a time, two
- * context IDs with different bytes at one address, unmapped pages.  Every
- * byte it returns is right, it returns at least what read_mem would, and
- * nothing where read_mem has nothing. */
-struct fake_map {
-	uint32_t ctx;
-	uint64_t lo, hi;
-	uint8_t seed;
-};
-
-static const struct fake_map fake_maps[] = {
-	{ 1, 0x10800, 0x13000, 1 },	/* starts mid-page */
-	{ 1, 0x13000, 0x13400, 2 },	/* adjacent, ends mid-page */
-	{ 1, 0x13800, 0x14000, 3 },	/* same page, after a hole */
-	{ 2, 0x10000, 0x14000, 4 },	/* other process, same addresses */
-	{ 1, 0xffffffffffffe000ull, 0xfffffffffffff000ull, 5 },
-};
-
-static uint8_t fake_byte(const struct fake_map *m, uint64_t a)
-{
-	return (uint8_t)(a * 7 + m->seed * 31 + (a >> 8));
-}
-
-static size_t fake_read(void *ctx, uint32_t ctxid, uint64_t addr,
-			uint8_t *buf, size_t len)
-{
-	size_t *calls = ctx;
-
-	(*calls)++;
-	for (size_t k = 0; k < SY_ARRAY_SIZE(fake_maps); k++) {
-		const struct fake_map *m = &fake_maps[k];
-		size_t n;
-
-		if (m->ctx != ctxid || addr < m->lo || addr >= m->hi)
-			continue;
-		n = m->hi - addr < len ? (size_t)(m->hi - addr) : len;
-		for (size_t i = 0; i < n; i++)
-			buf[i] = fake_byte(m, addr + i);
-		return n;
-	}
-	return 0;
-}
-
-Test(etm_decode, page_cache_semantics)
-{
-	struct sy_etm_mcache *c = malloc(sizeof(*c));
-	struct rng r = { 3 };
-	size_t calls = 0, direct_calls = 0, nonzero = 0;
-	uint8_t got[600], want[600];
-
-	cr_assert_not_null(c);
-	sy_etm_mcache_init(c, fake_read, &calls);
-	for (int i = 0; i < 20000; i++) {
-		uint32_t ctx = 1 + (uint32_t)rnd(&r, 3);
-		uint64_t addr = rnd(&r, 8) == 0 ?
-				0xffffffffffffd000ull + rnd(&r, 0x3000) :
-				0xf000 + rnd(&r, 0x6000);
-		size_t len = rnd(&r, 4) ? 4 : 1 + rnd(&r, sizeof(got));
-		size_t n, dn;
-
-		if (rnd(&r, 500) == 0)
-			sy_etm_mcache_clear(c);
-		n = sy_etm_mcache_read(c, ctx, addr, got, len);
-		dn = fake_read(&direct_calls, ctx, addr, want, len);
-		cr_assert_leq(n, len);
-		cr_assert_geq(n, dn, "0x%" PRIx64 "+%zu ctx %u: %zu < %zu", addr,
-			      len, ctx, n, dn);
-		cr_assert_eq(n == 0, dn == 0);
-		cr_assert_eq(memcmp(got, want, dn), 0, "0x%" PRIx64, addr);
-		/* beyond read_mem's answer: the next mapping's true bytes */
-		for (size_t k = dn; k < n; k++) {
-			uint8_t b;
-
-			cr_assert_eq(fake_read(&direct_calls, ctx, addr + k, &b,
-					       1), 1);
-			cr_assert_eq(got[k], b);
-		}
-		nonzero += n != 0;
-	}
-	cr_assert_gt(nonzero, 5000);
-	/* And it is a cache: instruction fetches in mapped code. */
-	sy_etm_mcache_clear(c);
-	calls = 0;
-	for (int i = 0; i < 20000; i++) {
-		uint32_t ctx = 1 + (uint32_t)rnd(&r, 2);
-		uint64_t addr = (ctx == 1 ? 0x10800 : 0x10000) +
-				4 * rnd(&r, (0x13000 - 0x10800) / 4);
-
-		cr_assert_eq(sy_etm_mcache_read(c, ctx, addr, got, 4), 4);
-	}
-	cr_assert_lt(calls, 100, "%zu read_mem calls", calls);
-	free(c);
 }

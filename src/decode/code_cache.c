@@ -1,25 +1,24 @@
-/* Code-page cache in front of the caller's read_mem (see etm.h). */
-#include <string.h>
+/* The decoders' code-byte cache (see code_cache.h). */
+#include "code_cache.h"
 
-#include "etm.h"
-
-void sy_etm_mcache_init(struct sy_etm_mcache *c, sy_read_mem_fn read_mem,
+void sy_code_cache_init(struct sy_code_cache *c, sy_read_mem_fn read_mem,
 			void *mem_ctx)
 {
 	c->read_mem = read_mem;
 	c->mem_ctx = mem_ctx;
-	sy_etm_mcache_clear(c);
+	c->on = 1;
+	sy_code_cache_clear(c);
 }
 
-void sy_etm_mcache_clear(struct sy_etm_mcache *c)
+void sy_code_cache_clear(struct sy_code_cache *c)
 {
-	for (unsigned i = 0; i < SY_ETM_PAGES; i++)
-		c->page[i].valid = 0;
+	for (unsigned i = 0; i < SY_CODE_PAGES; i++)
+		c->page[i].base = SY_CODE_NO_PAGE;
 	memset(c->dead, 0, sizeof(c->dead));
 	c->calls = 0;
 }
 
-static size_t fetch(struct sy_etm_mcache *c, uint32_t ctxid, uint64_t addr,
+static size_t fetch(struct sy_code_cache *c, uint32_t ctxid, uint64_t addr,
 		    uint8_t *buf, size_t len)
 {
 	size_t got;
@@ -32,17 +31,17 @@ static size_t fetch(struct sy_etm_mcache *c, uint32_t ctxid, uint64_t addr,
 }
 
 /* Makes @p hold page @base of @ctxid from offset @off on, if mapped. */
-static void fill(struct sy_etm_mcache *c, struct sy_etm_page *p,
+static void fill(struct sy_code_cache *c, struct sy_code_page *p,
 		 uint32_t ctxid, uint64_t base, unsigned off)
 {
-	unsigned d = (unsigned)(((base >> 12) + 7ull * ctxid) % SY_ETM_DEAD);
+	unsigned d = (unsigned)(((base >> 12) + 7ull * ctxid) % SY_CODE_DEAD);
 	size_t got;
 
-	if ((!p->valid || p->base != base || p->ctxid != ctxid) &&
+	if ((p->base != base || p->ctxid != ctxid) &&
 	    !(c->dead[d] == (base | 1) && c->dead_ctx[d] == ctxid)) {
 		/* Whole page first: the common case is code well inside a
 		 * mapping. */
-		got = fetch(c, ctxid, base, p->data, SY_ETM_PAGE);
+		got = fetch(c, ctxid, base, p->data, SY_CODE_PAGE);
 		if (!got) {
 			c->dead[d] = base | 1;
 			c->dead_ctx[d] = ctxid;
@@ -51,42 +50,36 @@ static void fill(struct sy_etm_mcache *c, struct sy_etm_page *p,
 		p->ctxid = ctxid;
 		p->lo = 0;
 		p->hi = (uint16_t)got;
-		p->valid = 1;
 		if (off < got || off == 0)
 			return;
 	}
 	/* The page start is unmapped (a mapping starting mid-page) or the
 	 * mapping ended before @off (the next one may start there): read from
 	 * @off itself.  The entry then describes that part only. */
-	got = fetch(c, ctxid, base + off, p->data + off, SY_ETM_PAGE - off);
+	got = fetch(c, ctxid, base + off, p->data + off, SY_CODE_PAGE - off);
 	p->base = base;
 	p->ctxid = ctxid;
-	p->valid = 1;
 	p->lo = (uint16_t)off;
 	p->hi = (uint16_t)(off + got);
 }
 
-size_t sy_etm_mcache_read(struct sy_etm_mcache *c, uint32_t ctxid,
-			  uint64_t addr, uint8_t *buf, size_t len)
+size_t sy_code_cache_read_slow(struct sy_code_cache *c, uint32_t ctxid,
+			       uint64_t addr, uint8_t *buf, size_t len)
 {
 	size_t done = 0;
 
+	if (!c->on)
+		return fetch(c, ctxid, addr, buf, len);
 	while (len) {
-		uint64_t base = addr & ~(uint64_t)(SY_ETM_PAGE - 1);
+		uint64_t base = addr & ~(uint64_t)(SY_CODE_PAGE - 1);
 		unsigned off = (unsigned)(addr - base);
-		size_t n = SY_ETM_PAGE - off, avail;
-		/* Direct-mapped on the page number, so that up to 16
-		 * consecutive pages never evict each other, shifted by the
-		 * context so that two processes' copies of the same pages do
-		 * not either (for context IDs one apart). */
-		unsigned slot = (unsigned)(((base >> 12) + 7ull * ctxid) %
-					   SY_ETM_PAGES);
-		struct sy_etm_page *p = &c->page[slot];
+		size_t n = SY_CODE_PAGE - off, avail;
+		struct sy_code_page *p = sy_code_cache_slot(c, ctxid, base);
 
 		if (n > len)
 			n = len;
-		if (!p->valid || p->base != base || p->ctxid != ctxid ||
-		    off < p->lo || off + n > p->hi)
+		if (p->base != base || p->ctxid != ctxid || off < p->lo ||
+		    off + n > p->hi)
 			fill(c, p, ctxid, base, off);
 		avail = off >= p->lo && off < p->hi ? p->hi - off : 0;
 		if (avail > n)

@@ -1,0 +1,197 @@
+/* The ETM fast path's driver (see etm_fast.h).
+ *
+ * The packet tree is built like the full decoder's (same deformatter flags,
+ * same sources, etm_ocsd.c) and fed the same window (etm_feed.c), so the
+ * packets and their indexes are those the full decoder sees.  The packet
+ * sink hands each packet to its source's walk.
+ *
+ * The walks' elements reach the converter only when the span that made
+ * them has been parsed to its end.  The full decoder's guard (etm_guard.c)
+ * cuts a formatted window at the start of the frame that holds a packet
+ * OpenCSD would crash on: packets earlier in that frame, and packets that
+ * end in it, never reach OpenCSD.  The walk meets the packet after them and
+ * gives the window up; holding the span back means none of their items
+ * went out, so the full decoder's items, decoding the window again, are
+ * the continuation of ours.  A span is ETM_FAST_SPAN bytes, which bounds
+ * what waits.  When a walk gives up, the sink answers a fatal response so
+ * that OpenCSD stops at once.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "etm_fast.h"
+#include "etm_ocsd.h"
+
+static void hold(void *ctx, struct etm_src *src, uint64_t off,
+		 const struct etm_elem *e)
+{
+	struct etm_fast *f = ctx;
+	struct etm_held *h;
+
+	if (f->nheld == f->held_cap) {
+		size_t cap = f->held_cap ? 2 * f->held_cap : 1024;
+		struct etm_held *v = realloc(f->held, cap * sizeof(*v));
+
+		if (!v) {
+			f->why = ETM_WHY_NOMEM;
+			return;
+		}
+		f->held = v;
+		f->held_cap = cap;
+	}
+	h = &f->held[f->nheld++];
+	h->e = *e;
+	h->off = off;
+	h->src = src;
+}
+
+/* The span is parsed: its elements go to the converter. */
+static void release(struct etm_fast *f)
+{
+	if (!f->why)
+		for (size_t i = 0; i < f->nheld; i++)
+			etm_conv_elem(f->cv, f->held[i].src, f->held[i].off,
+				      &f->held[i].e);
+	f->nheld = 0;
+}
+
+static ocsd_datapath_resp_t sink(const void *ctx, const ocsd_datapath_op_t op,
+				 const ocsd_trc_index_t idx, const void *pkt)
+{
+	struct etm_walk *w = (struct etm_walk *)(uintptr_t)ctx;
+	struct etm_fast *f = w->emit_ctx;
+	enum etm_why why;
+
+	if (f->why)
+		return OCSD_RESP_FATAL_SYS_ERR;
+	why = etm_walk_op(w, op, idx, pkt);
+	if (why && !f->why) {
+		f->why = why;
+		f->why_off = op == OCSD_OP_DATA ? etm_offset_of(f->feed.pos, idx)
+						: f->feed.pos;
+	}
+	return f->why ? OCSD_RESP_FATAL_SYS_ERR : OCSD_RESP_CONT;
+}
+
+int etm_fast_init(struct etm_fast *f, struct etm_conv *cv,
+		  struct sy_etm_debug *dbg, uint64_t *bytes, int formatted,
+		  const struct sy_etm_source *const *src, size_t n)
+{
+	int err = 0;
+
+	memset(f, 0, sizeof(*f));
+	f->cv = cv;
+	f->dbg = dbg;
+	f->bytes = bytes;
+	f->feed.formatted = formatted;
+	f->done = 1;
+	f->dt = C_API_INVALID_TREE_HANDLE;
+	if ((err = etm_blocks_init(&f->blocks, cv->code)) < 0)
+		return err;
+	f->walk = calloc(n ? n : 1, sizeof(*f->walk));
+	if (!f->walk)
+		return -SY_E_NOMEM;
+	etm_ocsd_lock();
+	f->dt = etm_ocsd_tree(formatted);
+	if (f->dt == C_API_INVALID_TREE_HANDLE) {
+		err = -SY_E_NOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct etm_walk_cfg wc;
+		ocsd_etmv4_cfg c;
+
+		etm_ocsd_decoder_cfg(src[i], cv->src[i].id, &c);
+		etm_walk_cfg_from(&wc, &c);
+		etm_walk_init(&f->walk[i], &cv->src[i], hold, f, &f->blocks,
+			      &f->feed.pos, cv->ctxid, &wc);
+		if (etm_ocsd_add_pkt_proc(f->dt, src[i], cv->src[i].id, sink,
+					  &f->walk[i]) != OCSD_OK) {
+			err = -SY_E_DECODE;
+			goto out;
+		}
+	}
+out:
+	etm_ocsd_unlock();
+	return err;
+}
+
+void etm_fast_fini(struct etm_fast *f)
+{
+	etm_ocsd_lock();
+	etm_ocsd_tree_free(&f->dt);
+	etm_ocsd_unlock();
+	for (size_t i = 0; f->walk && i < f->cv->nsrc; i++)
+		etm_walk_fini(&f->walk[i]);
+	free(f->walk);
+	f->walk = NULL;
+	free(f->held);
+	f->held = NULL;
+	etm_blocks_fini(&f->blocks);
+}
+
+void etm_fast_reset(struct etm_fast *f, const struct sy_dec_chunk *chunks,
+		    size_t nchunks)
+{
+	f->why = ETM_WHY_NONE;
+	f->nheld = 0;
+	ocsd_dt_process_data(f->dt, OCSD_OP_RESET, 0, 0, NULL, NULL);
+	etm_feed_reset(&f->feed, chunks, nchunks, f->feed.formatted);
+	etm_blocks_clear(&f->blocks);
+	f->eot_sent = 0;
+	f->done = 0;
+}
+
+/* A response that does not let the walk go on gives the window up. */
+static void check_resp(struct etm_fast *f, ocsd_datapath_resp_t r, int moved)
+{
+	if (f->why)
+		return;
+	if (!OCSD_DATA_RESP_IS_CONT(r) || !moved) {
+		f->why = f->cv->ring.fatal ? ETM_WHY_NOMEM : ETM_WHY_TREE;
+		f->why_off = f->feed.pos;
+	}
+}
+
+static void feed(struct etm_fast *f)
+{
+	const uint8_t *p;
+	uint32_t n, used = 0;
+	ocsd_datapath_resp_t r;
+
+	n = etm_feed_span(&f->feed, &p, ETM_FAST_SPAN);
+	if (!n)
+		return;
+	r = ocsd_dt_process_data(f->dt, OCSD_OP_DATA,
+				 (ocsd_trc_index_t)f->feed.pos, n, p, &used);
+	if (used > n)
+		used = n;
+	check_resp(f, r, used != 0);
+	release(f);
+	/* given up: the full decoder counts what this span held */
+	if (!f->why)
+		*f->bytes += etm_feed_used(&f->feed, used);
+}
+
+void etm_fast_pump(struct etm_fast *f)
+{
+	ocsd_datapath_resp_t r;
+
+	if (etm_feed_left(&f->feed)) {
+		feed(f);
+		return;
+	}
+	if (!f->eot_sent) {
+		f->eot_sent = 1;
+		r = ocsd_dt_process_data(f->dt, OCSD_OP_EOT, 0, 0, NULL, NULL);
+		check_resp(f, r, 1);
+		release(f);
+		return;
+	}
+	for (size_t i = 0; i < f->cv->nsrc; i++)
+		etm_conv_end(f->cv, &f->cv->src[i], f->feed.pos);
+	for (size_t i = 0; i < f->cv->nsrc; i++)
+		f->dbg->packets += f->walk[i].packets;
+	f->dbg->blocks += f->blocks.misses;
+	f->done = 1;
+}

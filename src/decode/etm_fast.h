@@ -1,0 +1,63 @@
+/* The ETM fast path: OpenCSD parses packets (a tree of packet processors,
+ * OCSD_CREATE_FLG_PACKET_PROC, no decoder), the walk (etm_walk.c) makes the
+ * full decoder's elements of them over a block cache (etm_blocks.c), and
+ * the converter makes items of those, as for the full decoder.
+ *
+ * Private to the ETM backend (etm.c), which owns the converter, the code
+ * cache and the counters, and decodes a window with the full decoder
+ * instead when f->why says this path gave it up. */
+#ifndef SY_ETM_FAST_H
+#define SY_ETM_FAST_H
+
+#include <opencsd/c_api/opencsd_c_api.h>
+
+#include "etm_blocks.h"
+#include "etm_conv.h"
+#include "etm_debug.h"
+#include "etm_feed.h"
+#include "etm_walk.h"
+
+/* Fast-path span: the elements of one span wait until it is done. */
+#define ETM_FAST_SPAN 2048u
+
+/* An element the walk sent, waiting for the end of its span. */
+struct etm_held {
+	struct etm_elem e;
+	uint64_t off;
+	struct etm_src *src;
+};
+
+struct etm_fast {
+	struct etm_conv *cv;
+	struct sy_etm_debug *dbg;
+	uint64_t *bytes;	/* trace bytes consumed, for the statistics */
+	dcd_tree_handle_t dt;
+	struct etm_feed feed;
+	struct etm_blocks blocks;
+	struct etm_walk *walk;	/* one per source, as cv->src */
+	struct etm_held *held;	/* this span's elements */
+	size_t nheld, held_cap;
+	int eot_sent;
+	int done;		/* every item is out */
+	enum etm_why why;	/* gave the window up */
+	uint64_t why_off;	/* ... at this window offset */
+};
+
+/* Builds the packet tree for the @n sources @src, whose flow states are
+ * cv->src[0..n).  Returns 0, -SY_E_NOMEM or -SY_E_DECODE; on failure call
+ * etm_fast_fini(). */
+int etm_fast_init(struct etm_fast *f, struct etm_conv *cv,
+		  struct sy_etm_debug *dbg, uint64_t *bytes, int formatted,
+		  const struct sy_etm_source *const *src, size_t n);
+void etm_fast_fini(struct etm_fast *f);
+
+/* Starts the window @chunks (the caller resets the converter and clears the
+ * code cache). */
+void etm_fast_reset(struct etm_fast *f, const struct sy_dec_chunk *chunks,
+		    size_t nchunks);
+
+/* One call into OpenCSD, or the end of the window (f->done); f->why when
+ * the walk gave up. */
+void etm_fast_pump(struct etm_fast *f);
+
+#endif

@@ -1,0 +1,205 @@
+/* Which packets OpenCSD 1.3.3's ETMv4/ETE decoder must never see.
+ *
+ * Three packet sequences make the 1.3.3 decoder touch invalid memory (found
+ * by tests/fuzz/fuzz_etm_decode.c and fuzz_etm_fastpath.c, each reproduced
+ * with the C API alone):
+ *
+ * 1. A Commit packet while an Exception packet still waits for its
+ *    address packet: TrcPktDecodeEtmV4I::processException() pops the
+ *    exception element (and a context element) and reads the next one
+ *    without checking that the stack has one.  The architecture puts the
+ *    address right after the exception, so this is never valid trace.
+ *
+ * 2. TrcPktDecodeEtmV4I::mispredictAtom() walks the P0 element stack from
+ *    the newest element to the first atom and erases every address element
+ *    on the way with EtmV4P0Stack::erase_curr_from_front(), which in 1.3.3
+ *    leaves the walk's iterator dangling (and leaks the element).  So a
+ *    Mispredict packet, or a Cancel with a mispredict (Cancel F1-mispred,
+ *    F2, F3), after an address packet that no atom followed, makes OpenCSD
+ *    read freed or invalid memory.  OpenCSD fixed the function after 1.3.3.
+ *
+ * 3. With the return stack on (TRCCONFIGR.RS), committing an exception
+ *    while a taken indirect branch left a pop pending: commitElements()
+ *    pops the return stack first, an empty one is an error that resets
+ *    the decoder (and empties the element stack), and processException()
+ *    then runs anyway on the empty stack.  Two packets do it (a taken
+ *    return, then an exception, right after a Trace Info); valid trace
+ *    does it when an exception is taken at the target of such a branch
+ *    before the stack holds a return address, or, on a unit that
+ *    speculates, when a Trace Info (which empties the stack when decoded)
+ *    comes before the branch's commit.  Whether the pop is pending and the
+ *    stack empty depends on the code: the walk (etm_walk.c) knows; the rule
+ *    here, from the packets alone, is what the guard falls back to where
+ *    the walk cannot follow, and a speculating unit's.
+ *
+ * No option of 1.3.3 turns these paths off, so the decoder must never see
+ * such a packet.  The rules are conservative: they only ask whether an
+ * address packet came since the last atom, not whether its element is
+ * still uncommitted.  An exception's own address packet does not count
+ * (it is committed with the exception) when the trace unit does not
+ * speculate.  A-Sync and Trace Info do not clear it: a synchronised decoder
+ * keeps its element stack across them (the first version of the guard
+ * assumed otherwise, and the fuzzer found the crash again).  With
+ * TRCIDR8.MAXSPEC == 0 every such packet is invalid anyway; with
+ * speculation a rare valid sequence is cut, rather than crashing the
+ * process.
+ */
+#include <string.h>
+
+#include "etm_verdict.h"
+
+static int is_atom(int t)
+{
+	return t == ETM4_PKT_I_ATOM_F1 || t == ETM4_PKT_I_ATOM_F2 ||
+	       t == ETM4_PKT_I_ATOM_F3 || t == ETM4_PKT_I_ATOM_F4 ||
+	       t == ETM4_PKT_I_ATOM_F5 || t == ETM4_PKT_I_ATOM_F6;
+}
+
+/* Packets that push an address element (ETMv4 addresses, with or without
+ * context; ETE source addresses push another kind). */
+static int is_addr(int t)
+{
+	switch (t) {
+	case ETM4_PKT_I_ADDR_CTXT_L_32IS0: case ETM4_PKT_I_ADDR_CTXT_L_32IS1:
+	case ETM4_PKT_I_ADDR_CTXT_L_64IS0: case ETM4_PKT_I_ADDR_CTXT_L_64IS1:
+	case ETM4_PKT_I_ADDR_MATCH: case ETM4_PKT_I_ADDR_S_IS0:
+	case ETM4_PKT_I_ADDR_S_IS1: case ETM4_PKT_I_ADDR_L_32IS0:
+	case ETM4_PKT_I_ADDR_L_32IS1: case ETM4_PKT_I_ADDR_L_64IS0:
+	case ETM4_PKT_I_ADDR_L_64IS1:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static int is_src_addr(int t)
+{
+	return t >= ETE_PKT_I_SRC_ADDR_MATCH && t <= ETE_PKT_I_SRC_ADDR_L_64IS1;
+}
+
+static int is_mispredict(int t)
+{
+	return t == ETM4_PKT_I_MISPREDICT || t == ETM4_PKT_I_CANCEL_F1_MISPRED ||
+	       t == ETM4_PKT_I_CANCEL_F2 || t == ETM4_PKT_I_CANCEL_F3;
+}
+
+/* A unit without speculation: the stack empties at every atom. */
+static int verdict_plain(struct etm_verdict *g, int t)
+{
+	if (is_atom(t)) {
+		g->addr_pending = g->after_exc = 0;
+	} else if (t == ETM4_PKT_I_EXCEPT) {
+		g->after_exc = 1;
+	} else if (is_addr(t) || is_src_addr(t)) {
+		if (g->after_exc)
+			g->after_exc = 0;
+		else
+			g->addr_pending = 1;
+	} else if (t == ETM4_PKT_I_COMMIT ? g->after_exc
+		   : is_mispredict(t) && g->addr_pending) {
+		g->addr_pending = g->after_exc = 0;
+		return 1;
+	}
+	return 0;
+}
+
+/* A unit that speculates: elements stay on the stack across atoms, but
+ * mispredictAtom() only walks the elements newer than the newest atom,
+ * and erasing the newest one is safe; it crashes on an address element
+ * that a newer element buries. */
+static int verdict_spec(struct etm_verdict *g, const ocsd_etmv4_i_pkt *k)
+{
+	int t = (int)k->type;
+
+	if (t == ETM4_PKT_I_EXCEPT)
+		g->after_exc = 1;
+	else if (is_addr(t) || is_src_addr(t))
+		g->after_exc = 0;
+	if (t == ETM4_PKT_I_COMMIT && g->after_exc) {
+		g->after_exc = 0;
+		return 1;
+	}
+	if (is_mispredict(t)) {
+		/* A cancel goes first and may remove the newest atoms,
+		 * exposing older elements: cut every one. */
+		if (t != ETM4_PKT_I_MISPREDICT) {
+			g->addr_seen = g->addr_buried = 0;
+			return 1;
+		}
+		/* atoms of its own stop the walk at once */
+		if (g->addr_buried && !k->atom.num) {
+			g->addr_seen = g->addr_buried = 0;
+			return 1;
+		}
+		if (k->atom.num)
+			g->addr_seen = g->addr_buried = 0;
+		return 0;
+	}
+	switch (t) {
+	case ETM4_PKT_I_ASYNC: case ETM4_PKT_I_TRACE_INFO:
+	case ETM4_PKT_I_IGNORE: case ETM4_PKT_I_COMMIT:
+	case ETM4_PKT_I_CANCEL_F1:
+		break;
+	case ETM4_PKT_I_OVERFLOW: case ETM4_PKT_I_DISCARD:
+	case ETM4_PKT_I_BAD_SEQUENCE: case ETM4_PKT_I_BAD_TRACEMODE:
+	case ETM4_PKT_I_RESERVED: case ETM4_PKT_I_RESERVED_CFG:
+		g->addr_seen = g->addr_buried = 0;	/* the stack empties */
+		break;
+	default:
+		if (is_atom(t)) {
+			g->addr_seen = g->addr_buried = 0;
+		} else if (is_addr(t)) {
+			g->addr_seen = 1;
+		} else if (g->addr_seen) {
+			g->addr_buried = 1;
+		}
+		break;
+	}
+	return 0;
+}
+
+void etm_verdict_init(struct etm_verdict *v, int spec, int rs)
+{
+	memset(v, 0, sizeof(*v));
+	v->spec = spec != 0;
+	v->rs = rs != 0;
+}
+
+int etm_verdict_packet(struct etm_verdict *v, const ocsd_etmv4_i_pkt *k)
+{
+	return v->spec ? verdict_spec(v, k) : verdict_plain(v, (int)k->type);
+}
+
+int etm_verdict_rs(struct etm_verdict *v, const ocsd_etmv4_i_pkt *k)
+{
+	int t = (int)k->type, risk;
+
+	if (!v->rs)
+		return 0;
+	if (t == ETM4_PKT_I_EXCEPT) {
+		/* its commit takes the pending pop, if any */
+		risk = v->rs_risk;
+		v->rs_risk = 0;
+		return risk;
+	}
+	if (is_atom(t)) {
+		/* A pop is left pending by a taken indirect branch: the
+		 * newest atom when the atoms commit in order; a speculating
+		 * unit may cancel or mispredict them later. */
+		unsigned n = k->atom.num;
+
+		v->rs_risk = v->spec || (n && ((k->atom.En_bits >> (n - 1)) & 1));
+	} else if (is_src_addr(t) || is_mispredict(t) ||
+		   t == ETM4_PKT_I_CANCEL_F1) {
+		v->rs_risk = 1;
+	} else if (is_addr(t) || t == ETM4_PKT_I_TRACE_ON) {
+		/* committed before the exception: an address takes the
+		 * pop's place, Trace On empties the return stack */
+		v->rs_risk = 0;
+	} else if (t == ETM4_PKT_I_TRACE_INFO && !v->spec) {
+		/* empties the return stack when decoded, after the older
+		 * atoms (all committed unless the unit speculates) */
+		v->rs_risk = 0;
+	}
+	return 0;
+}
