@@ -40,6 +40,7 @@ enum {
 	SY_OPT_COMM,
 	SY_OPT_TIME,
 	SY_OPT_VERSION,
+	SY_OPT_DECODER,
 	SY_OPT_VMLINUX,
 	SY_OPT_KCORE,
 	SY_OPT_CMD_BASE = 512, /* command-specific options start here */

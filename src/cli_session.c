@@ -31,6 +31,7 @@ const struct option sy_session_longopts[] = {
 	{ "time", required_argument, NULL, SY_OPT_TIME },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "version", no_argument, NULL, SY_OPT_VERSION },
+	{ "decoder", required_argument, NULL, SY_OPT_DECODER },
 	{ "vmlinux", required_argument, NULL, SY_OPT_VMLINUX },
 	{ "kcore", required_argument, NULL, SY_OPT_KCORE },
 	{ NULL, 0, NULL, 0 },
@@ -45,6 +46,10 @@ const char sy_session_help[] =
 	"      --window MIN:MAX   window length bounds (either may be empty)\n"
 	"      --window-unit U    insns (default), branches or ns\n"
 	"      --min-branches N   windows with fewer branches are few-branches\n"
+	"      --decoder D        ETM: fast (default: OpenCSD's packets walked\n"
+	"                         over a block cache, the full decode where it\n"
+	"                         cannot follow) or full (OpenCSD's full\n"
+	"                         decode everywhere; the same output)\n"
 	"      --binary PATH      use this binary for its build-id / basename\n"
 	"                         (repeatable)\n"
 	"      --symfs DIR        look binaries up under DIR\n"
@@ -89,6 +94,8 @@ static const char *sy_opt_hint(int opt)
 		return " (MIN:MAX, either may be empty)";
 	case SY_OPT_WINDOW_UNIT:
 		return " (insns, branches or ns)";
+	case SY_OPT_DECODER:
+		return " (fast or full)";
 	case SY_OPT_DEPTH:
 		return " (1 to 16777216, or all)";
 	default:
@@ -262,6 +269,14 @@ int sy_cli_session_opt(struct sy_cli_session *c, int opt, const char *arg)
 		return 1;
 	case 'v':
 		c->verbose = 1;
+		return 1;
+	case SY_OPT_DECODER:
+		if (!strcmp(arg, "fast"))
+			c->o.etm_decoder = SY_ETM_DECODER_AUTO;
+		else if (!strcmp(arg, "full"))
+			c->o.etm_decoder = SY_ETM_DECODER_FULL;
+		else
+			goto bad;
 		return 1;
 	case SY_OPT_VERSION:
 		return SY_CLI_DONE;

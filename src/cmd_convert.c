@@ -484,7 +484,7 @@ int sy_cmd_convert(int argc, char **argv)
 	if (!c.quiet)
 		sy_convert_summary(&c, s, stderr, 0);
 	if (c.cs.verbose)
-		sy_convert_verbose(&c);
+		sy_convert_verbose(&c, s);
 	if (!c.samples) {
 		/* nothing to convert: no empty profile that llvm-profgen
 		 * would reject, and no JSON of it */

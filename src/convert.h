@@ -47,6 +47,6 @@ void sy_convert_summary(struct sy_convert *c, struct sy_session *s, FILE *f,
 /* Why a run wrote no sample, and what to try: one line. */
 void sy_convert_why_nothing(struct sy_convert *c, struct sy_session *s);
 /* --verbose: the binaries used for the written samples. */
-void sy_convert_verbose(struct sy_convert *c);
+void sy_convert_verbose(struct sy_convert *c, const struct sy_session *s);
 
 #endif

@@ -56,6 +56,8 @@ static void sy_summary_json(struct sy_convert *c, struct sy_session *s,
 		"  \"branches\": %" PRIu64 ",\n"
 		"  \"damaged_records\": %" PRIu64 ",\n"
 		"  \"bogus_sample_rate\": %.6f,\n"
+		"  \"etm_units\": {\"fast\": %" PRIu64 ", \"full\": %" PRIu64
+		", \"fallbacks\": %" PRIu64 "},\n"
 		"  \"threads\": %u,\n  \"seconds\": %.3f,\n"
 		"  \"missing_binaries\": [",
 		c->samples, c->unique,
@@ -66,7 +68,8 @@ static void sy_summary_json(struct sy_convert *c, struct sy_session *s,
 		sum->inner_samples, sum->placed, sum->unplaced,
 		c->filtered, sum->decode_errors, sum->overflows,
 		sum->bytes, sum->insns, sum->branches, sum->damage,
-		sy_summary_bogus_rate(sum), sum->threads, sum->seconds);
+		sy_summary_bogus_rate(sum), sum->fast_units, sum->full_units,
+		sum->fallbacks, sum->threads, sum->seconds);
 	for (size_t i = 0; i < nmiss; i++) {
 		fprintf(f, "%s\n    {\"path\": ", i ? "," : "");
 		sy_json_str(f, miss[i].path);
@@ -204,8 +207,17 @@ void sy_convert_why_nothing(struct sy_convert *c, struct sy_session *s)
 	free(miss);
 }
 
-void sy_convert_verbose(struct sy_convert *c)
+void sy_convert_verbose(struct sy_convert *c, const struct sy_session *s)
 {
+	const struct sy_session_summary *sum = sy_session_summary(s);
+
+	if (sum->fast_units || sum->full_units)
+		fprintf(stderr, "strobe-synth: %s: ETM decode units: %" PRIu64
+				" by the fast path, %" PRIu64 " by OpenCSD's full "
+				"decode (%" PRIu64 " handed over by the fast "
+				"path)\n",
+			c->input, sum->fast_units, sum->full_units,
+			sum->fallbacks);
 	for (size_t i = 0; i < c->nr_bins; i++)
 		fprintf(stderr, "strobe-synth: %s: binary %s: read from %s "
 				"(%" PRIu64 " %s)\n",
