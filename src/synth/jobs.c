@@ -233,6 +233,42 @@ static void sy_job_context(struct sy_job *j, const struct sy_jobmem *m,
 	}
 }
 
+/* The end of the data: a piece that got to its seam with a stretch
+ * running leaves it to the next piece (SY_SF_SEAM). */
+static int sy_seam_finish(struct sy_job *j, const struct sy_decoder *d,
+			  struct sy_stretcher *st)
+{
+	struct sy_dec_seam sm = { 0 };
+	int running = st->open;
+	int err = sy_stretcher_finish(st);
+
+	if (err || j->seam_sync == SY_DEC_NO_SEAM ||
+	    sy_decoder_seam(d, &sm) || !sm.reached)
+		return err;
+	j->seam_reached = 1;
+	if (running && st->nr)
+		st->v[st->nr - 1].flags |= SY_SF_SEAM;
+	return 0;
+}
+
+/* The join rule of pieces cut at a seam (sy_decode.h): the piece after
+ * drops its items up to its first START or ERROR and the ones right behind
+ * it from earlier bytes; then its flow goes on with the stretch the piece
+ * before left running.  Returns 1 to drop @it, 0 to keep it, or an error. */
+static int sy_drop_head(struct sy_job *j, struct sy_stretcher *st,
+			const struct sy_dec_item *it, uint64_t *first)
+{
+	if (*first == UINT64_MAX) {
+		if (it->kind == SY_DEC_START || it->kind == SY_DEC_ERROR)
+			*first = it->offset;
+		return 1;
+	}
+	if (it->offset < *first)
+		return 1;
+	j->drop_head = 0;
+	return sy_stretcher_continue(st, *first);
+}
+
 /* The decode loop: items of @d into @st until the data ends, or until the
  * item at the job's limit. */
 static int sy_decode_loop(const struct sy_jobs *js, struct sy_job *j,
@@ -240,15 +276,25 @@ static int sy_decode_loop(const struct sy_jobs *js, struct sy_job *j,
 			  const struct sy_jobmem *m)
 {
 	struct sy_dec_item it;
-	int err = 0;
+	uint64_t first = UINT64_MAX;
+	int err = 0, r;
 
 	if (j->fresh) {
 		sy_stretcher_reset(st);
 		sy_decoder_set_context(d, j->ctxid);
+		if (j->dp->kind == SY_TRACE_ETM)
+			sy_decoder_set_seam(d, j->seam_sync);
 		err = sy_decoder_reset(d, j->chunks, j->nr_chunks,
 				       j->report_from);
 	}
 	while (!err && (err = sy_decoder_next(d, &it)) == 0) {
+		if (j->drop_head && (r = sy_drop_head(j, st, &it, &first))) {
+			if (r < 0) {
+				err = r;
+				break;
+			}
+			continue;
+		}
 		if (j->ext_from && it.kind == SY_DEC_TIME &&
 		    it.offset >= j->ext_from && !st->open)
 			continue;
@@ -262,7 +308,7 @@ static int sy_decode_loop(const struct sy_jobs *js, struct sy_job *j,
 			break;
 	}
 	if (err == -SY_E_EOS)
-		err = sy_stretcher_finish(st);
+		err = sy_seam_finish(j, d, st);
 	return err;
 }
 
@@ -312,8 +358,13 @@ static void sy_job_run(void *ctx, struct sy_work *work)
 
 /* --- the queue of jobs ---------------------------------------------------- */
 
+/* Jobs' worth of trace in flight per worker thread: enough to keep each
+ * busy while the walk collects. */
+#define SY_BYTES_PER_THREAD 2
+
 int sy_jobs_init(struct sy_jobs *js, unsigned threads,
-		 struct sy_image_cache *images, uint32_t depth, int items)
+		 struct sy_image_cache *images, uint32_t depth, int items,
+		 uint64_t job_bytes)
 {
 	int err;
 
@@ -322,6 +373,8 @@ int sy_jobs_init(struct sy_jobs *js, unsigned threads,
 	js->depth = depth;
 	js->items = items;
 	js->limit = (threads > 1 ? threads : 1) * SY_INFLIGHT_PER_THREAD;
+	js->bytes_limit = (threads > 1 ? threads : 1) * SY_BYTES_PER_THREAD *
+			  job_bytes;
 	err = sy_pool_init(&js->pool, threads > 1 ? threads : 0, sy_wctx_new,
 			   sy_wctx_free, js);
 	if (err)
@@ -347,6 +400,7 @@ void sy_jobs_submit(struct sy_jobs *js, struct sy_job *j)
 		js->head = j;
 	js->tail = j;
 	js->inflight++;
+	js->bytes_inflight += j->bytes;
 	sy_pool_submit(&js->pool, &j->work);
 }
 
@@ -366,12 +420,14 @@ struct sy_job *sy_jobs_pop(struct sy_jobs *js, int block)
 	if (!js->head)
 		js->tail = NULL;
 	js->inflight--;
+	js->bytes_inflight -= j->bytes;
 	return j;
 }
 
 int sy_jobs_full(const struct sy_jobs *js)
 {
-	return js->inflight > js->limit;
+	return js->inflight > js->limit ||
+	       (js->bytes_limit && js->bytes_inflight > js->bytes_limit);
 }
 
 void sy_job_release(struct sy_job *j)

@@ -89,6 +89,15 @@ struct sy_job {
 	 * this offset on, a timestamp while no stretch is open is the next
 	 * piece's (0: none) */
 	uint64_t ext_from;
+	/* ETM pieces cut at seams (sy_decode.h): the A-Sync (job offset) the
+	 * decode runs through into the next piece (SY_DEC_NO_SEAM: none),
+	 * set on a fresh decoder (the slice whose data ends there sees it
+	 * reached); and whether the piece follows a seam, so that its items
+	 * up to its first START or ERROR, and those behind it from earlier
+	 * bytes, are the previous piece's */
+	uint64_t seam_sync;
+	int drop_head;
+	uint64_t bytes;		/* trace bytes it decodes, for the budget */
 	/* output, set by the decode loop */
 	struct sy_stretch *st;
 	size_t nr_st;
@@ -97,6 +106,7 @@ struct sy_job {
 	 * fallback thread, or (without one) not at all; one of them */
 	uint64_t ctx_remapped, ctx_unknown;
 	uint32_t ctx_example;
+	int seam_reached;	/* its last stretch goes on in the next piece */
 	int err;
 };
 
@@ -106,16 +116,21 @@ struct sy_jobs {
 	struct sy_job *head, *tail;
 	size_t inflight;
 	size_t limit;		/* inflight before the caller should wait */
+	/* and trace bytes in flight: a job's stretches hold its branches
+	 * until it is collected (all of them without pause samples), so
+	 * what waits is bounded in bytes too */
+	uint64_t bytes_inflight, bytes_limit;
 	/* what every worker needs */
 	struct sy_image_cache *images;
 	uint32_t depth;
 	int items;		/* keep decoder items as text with stretches */
 };
 
-/* Starts @threads workers (0 or 1: jobs run in the collecting thread).
- * Returns 0 or -SY_E_NOMEM. */
+/* Starts @threads workers (0 or 1: jobs run in the collecting thread),
+ * about @job_bytes of trace per job.  Returns 0 or -SY_E_NOMEM. */
 int sy_jobs_init(struct sy_jobs *js, unsigned threads,
-		 struct sy_image_cache *images, uint32_t depth, int items);
+		 struct sy_image_cache *images, uint32_t depth, int items,
+		 uint64_t job_bytes);
 /* Waits for running jobs, stops the workers; jobs still queued are freed
  * by the caller (sy_jobs_pop with block). */
 void sy_jobs_fini(struct sy_jobs *js);

@@ -40,6 +40,7 @@ static struct sy_qjob *sy_qjob_new(struct sy_session *s, struct sy_queue *q,
 	j->job.dp = &q->dp;
 	j->job.ctxid = ctxid;
 	j->job.fresh = 1;
+	j->job.seam_sync = SY_DEC_NO_SEAM;
 	n = sy_auxmap_chunks(&q->aux, s->r, a, b, &j->job.chunks, &j->lost);
 	if (n < 0) {
 		free(j);
@@ -47,6 +48,7 @@ static struct sy_qjob *sy_qjob_new(struct sy_session *s, struct sy_queue *q,
 	}
 	j->job.nr_chunks = (size_t)n;
 	j->job.own_chunks = 1;
+	j->job.bytes = b - a;
 	j->job.snap = sy_proc_table_snapshot(s->procs);
 	sy_qjob_fallback(s, j);
 	return j;
@@ -210,13 +212,17 @@ static int sy_units_next_job(struct sy_session *s, struct sy_queue *q,
 		j->job.fresh = t.first;
 		j->job.has_limit = !t.final;
 		j->job.limit = t.limit;
+		j->job.bytes = s->cfg.unit_bytes;
 		j->lost = t.piece->lost;
+		j->job.seam_sync = t.seam_sync;
 	} else {
 		j = sy_qjob_new(s, q, t.lo, t.hi, q->last_tid);
 		if (!j)
 			return -SY_E_NOMEM;
 		j->job.ext_from = t.ext_from;
+		j->job.seam_sync = t.seam_sync;
 	}
+	j->job.drop_head = t.drop_head;
 	j->t_lo = t.t_lo;
 	j->has_task = 1;
 	j->task = t;
@@ -232,7 +238,12 @@ static void sy_units_on_end(struct sy_session *s, struct sy_queue *q)
 
 static int sy_stream_job_done(struct sy_session *s, struct sy_qjob *j)
 {
+	int err;
+
 	sy_units_done(&j->q->units, &j->task);
+	if ((err = sy_units_join(&j->q->units, &j->job.st, &j->job.nr_st,
+				 s->cfg.depth)))
+		return err;
 	return sy_match_job(s, j);
 }
 
@@ -250,7 +261,10 @@ const struct sy_mode_ops sy_mode_stream = {
 static int sy_whole_job_done(struct sy_session *s, struct sy_qjob *j)
 {
 	sy_units_done(&j->q->units, &j->task);
-	return sy_windows_whole(s, j);
+	/* each stretch a window: the walk makes and hands them out one by
+	 * one (sy_windows_whole) */
+	return sy_units_join(&j->q->units, &j->job.st, &j->job.nr_st,
+			     s->cfg.depth);
 }
 
 const struct sy_mode_ops sy_mode_whole = {

@@ -292,7 +292,8 @@ static int sy_pre_setup_queues(struct sy_session *s, const struct sy_prewalk *pw
 							    s->cfg.sink ==
 								    SY_SINK_ETR);
 		if (!err)
-			err = sy_units_plan(&q->units, &q->aux, &s->cfg, s->r);
+			err = sy_units_plan(&q->units, &q->aux, &s->cfg,
+					    &q->dp, s->r);
 		if (err)
 			return err;
 	}

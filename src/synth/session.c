@@ -301,7 +301,7 @@ int sy_session_run(struct sy_session *s, sy_window_fn fn, void *ctx)
 		return err;
 	/* one thread: jobs run when collected, no pool threads at all */
 	if ((err = sy_jobs_init(&s->jobs, s->sum.threads, s->images,
-				s->cfg.depth, s->cfg.items)))
+				s->cfg.depth, s->cfg.items, s->cfg.unit_bytes)))
 		return err;
 	err = sy_session_walk(s);
 	sy_progress(s, 0, 1);

@@ -117,10 +117,11 @@ static inline struct sy_queue *sy_session_queue(struct sy_session *s,
 int sy_prepass(struct sy_session *s);
 
 /* windows.c: windows of @q that matching resolved (with @final, all of
- * them), validated and placed; windows of a whole-trace job, one per
- * stretch.  Return 0 or -SY_E_NOMEM. */
+ * them), validated and placed; the window of stretch @i of a whole-trace
+ * job (each stretch is one; the walk hands each out as it is made).
+ * Return 0 or -SY_E_NOMEM. */
 int sy_windows_resolve(struct sy_session *s, struct sy_queue *q, int final);
-int sy_windows_whole(struct sy_session *s, struct sy_qjob *j);
+int sy_windows_whole(struct sy_session *s, struct sy_qjob *j, size_t i);
 
 /* walk.c: the record walk.  sy_walk_record handles one record; sy_walk_end
  * finishes every queue after the last one and hands out every window. */

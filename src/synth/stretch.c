@@ -83,10 +83,28 @@ uint32_t sy_stretch_stack(const struct sy_stretch *s, struct sy_br *out,
 	return n;
 }
 
+/* A ring that grew by doubling and never wrapped (head == len) keeps only
+ * what it holds: a job's stretches wait, all of them, until it is
+ * collected. */
+static void sy_ring_fit(struct sy_stretch *s)
+{
+	struct sy_br *n;
+
+	if (!s->ring || s->len == s->cap || s->head != s->len || !s->len)
+		return;
+	n = realloc(s->ring, (size_t)s->len * sizeof(*n));
+	if (!n)
+		return;	/* the larger one will do */
+	s->ring = n;
+	s->cap = s->len;
+	s->head = 0;
+}
+
 static int sy_close(struct sy_stretcher *st)
 {
 	if (!st->open)
 		return 0;
+	sy_ring_fit(&st->cur);
 	if (st->nr == st->cap) {
 		size_t ncap = st->cap ? st->cap * 2 : 8;
 		struct sy_stretch *n = realloc(st->v, ncap * sizeof(*n));
@@ -260,6 +278,9 @@ int sy_stretcher_push(struct sy_stretcher *st, const struct sy_dec_item *it)
 			start.to = it->from;
 			sy_open(st, &start);
 			s->insns = it->ninsn;
+		} else if ((s->flags & SY_SF_CONT) && !s->start_addr &&
+			   !s->branches) {
+			s->start_addr = it->from;
 		}
 		s->branches++;
 		s->last_from = it->from;
@@ -303,6 +324,20 @@ int sy_stretcher_finish(struct sy_stretcher *st)
 	if (!err && st->lone)
 		err = sy_lone_stretch(st);
 	return err;
+}
+
+int sy_stretcher_continue(struct sy_stretcher *st, uint64_t off)
+{
+	struct sy_dec_item it;
+	int err = sy_close(st);
+
+	if (err)
+		return err;
+	memset(&it, 0, sizeof(it));
+	it.offset = off;
+	sy_open(st, &it);
+	st->cur.flags |= SY_SF_CONT;
+	return 0;
 }
 
 struct sy_stretch *sy_stretcher_take(struct sy_stretcher *st, size_t *nr)
@@ -354,4 +389,83 @@ int sy_stretch_stops_after_start(const struct sy_stretch *s)
 {
 	return (s->flags & SY_SF_T0_START) && !(s->flags & SY_SF_NOTHING) &&
 	       s->t1 == s->t0 && (s->insns || s->branches);
+}
+
+/* @s's branches, oldest first, into @out (room for s->len). */
+static void sy_ring_linear(const struct sy_stretch *s, struct sy_br *out)
+{
+	for (uint32_t i = 0; i < s->len; i++)
+		out[i] = s->ring[(s->head + s->cap - s->len + i) % s->cap];
+}
+
+/* @a's ring followed by @b's, the newest @depth kept (0: all). */
+static int sy_ring_join(struct sy_stretch *a, const struct sy_stretch *b,
+			uint32_t depth)
+{
+	uint64_t total = (uint64_t)a->len + b->len;
+	uint32_t keep = depth && total > depth ? depth : (uint32_t)total;
+	struct sy_br *all, *ring;
+
+	if (!b->len)
+		return 0;
+	all = malloc((size_t)total * sizeof(*all));
+	ring = malloc((size_t)(keep ? keep : 1) * sizeof(*ring));
+	if (!all || !ring) {
+		free(all);
+		free(ring);
+		return -SY_E_NOMEM;
+	}
+	sy_ring_linear(a, all);
+	sy_ring_linear(b, all + a->len);
+	memcpy(ring, all + (total - keep), (size_t)keep * sizeof(*ring));
+	free(all);
+	free(a->ring);
+	a->ring = ring;
+	a->cap = a->len = keep;
+	a->head = 0;
+	return 0;
+}
+
+int sy_stretch_append(struct sy_stretch *a, struct sy_stretch *b,
+		      uint32_t depth)
+{
+	int err;
+
+	if (b->has_ctx && a->has_ctx && b->ctxid != a->ctxid) {
+		/* another thread went on after the seam: not ours */
+		a->flags |= SY_SF_CONTEXT | SY_SF_CUT;
+		a->len = a->head = 0;
+	}
+	if ((err = sy_ring_join(a, b, depth)) ||
+	    (err = sy_text_move(&a->items, &b->items)))
+		return err;
+	a->flags = (a->flags & ~SY_SF_SEAM) | (b->flags & ~SY_SF_CONT);
+	a->end_addr = b->end_addr;
+	a->stop_reason = b->stop_reason;
+	a->stop_exc = b->stop_exc;
+	if (b->last_from)
+		a->last_from = b->last_from;
+	if (b->has_time) {
+		if (!a->has_time) {
+			a->t0 = b->t0;
+			a->t0_stand_in = b->t0_stand_in;
+		}
+		a->has_time = 1;
+		a->t1 = b->t1;
+	}
+	a->insns += b->insns;
+	a->branches += b->branches;
+	if (b->errors && !a->errors) {
+		a->first_error = b->first_error;
+		a->first_error_off = b->first_error_off;
+		a->first_error_addr = b->first_error_addr;
+	}
+	a->errors += b->errors;
+	a->off1 = b->off1;
+	if (b->has_ctx) {
+		a->has_ctx = 1;
+		a->ctxid = b->ctxid;
+	}
+	sy_stretch_release(b);
+	return 0;
 }

@@ -31,6 +31,10 @@
 #define SY_SF_STOPPED 0x10u	/* it ended with a STOP item (end_addr valid) */
 #define SY_SF_CUT 0x20u		/* branches before a context change dropped */
 #define SY_SF_NOTHING 0x40u	/* trace was enabled but nothing ran */
+#define SY_SF_SEAM 0x100u	/* its piece ended at a seam while it ran: it
+				 * goes on in the next piece (units.h) */
+#define SY_SF_CONT 0x200u	/* begun where the previous piece's seam
+				 * left a stretch running */
 #define SY_SF_T0_START 0x80u	/* t0 was taken when its trace started (ETM:
 				 * the Timestamp after its START; PT: the TSC
 				 * of the timing packets before its TIP.PGE),
@@ -83,6 +87,12 @@ int sy_stretch_joins(const struct sy_stretch *prev,
  * both one value. */
 int sy_stretch_stops_after_start(const struct sy_stretch *s);
 
+/* Appends @b (which goes on where @a stops: a piece's CONT stretch after the
+ * previous piece's SEAM one) to @a, keeping the newest @depth branches (0:
+ * all); @b is released.  Returns 0 or -SY_E_NOMEM (@a unchanged). */
+int sy_stretch_append(struct sy_stretch *a, struct sy_stretch *b,
+		      uint32_t depth);
+
 /* Copies up to @max branches, newest first, into @out; returns how many. */
 uint32_t sy_stretch_stack(const struct sy_stretch *s, struct sy_br *out,
 			  uint32_t max);
@@ -117,6 +127,12 @@ void sy_stretcher_fini(struct sy_stretcher *st);
 void sy_stretcher_reset(struct sy_stretcher *st);
 /* Feeds one item.  Returns 0 or -SY_E_NOMEM. */
 int sy_stretcher_push(struct sy_stretcher *st, const struct sy_dec_item *it);
+/* The items that follow go on with a stretch the previous piece left
+ * running at its seam: a stretch flagged SY_SF_CONT opens now, without a
+ * START (its start is the previous piece's; alone, its first branch's
+ * source, as after a resynchronisation). */
+int sy_stretcher_continue(struct sy_stretcher *st, uint64_t off);
+
 /* Text about an item, kept with the stretch open now or, when none is,
  * with the next one opened: the caller adds it before pushing the item,
  * but after pushing a START (whose text belongs to the stretch it opens). */

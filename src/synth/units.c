@@ -14,6 +14,8 @@ void sy_units_init(struct sy_units *u, const struct sy_synth_config *cfg)
 void sy_units_fini(struct sy_units *u)
 {
 	sy_decstate_fini(&u->stream.ds);
+	if (u->has_carry)
+		sy_stretch_release(&u->carry);
 	for (size_t i = 0; i < u->nr_pieces; i++)
 		free(u->pieces[i].chunks);
 	free(u->pieces);
@@ -24,6 +26,8 @@ static int sy_add_piece(struct sy_units *u, const struct sy_auxmap *m,
 			uint64_t lo, uint64_t hi, uint64_t dec_hi, size_t first,
 			size_t last)
 {
+	int after = u->nr_pieces && u->pieces[u->nr_pieces - 1].has_seam &&
+		    u->pieces[u->nr_pieces - 1].hi == lo;
 	struct sy_piece *p;
 	size_t r_lo = sy_auxmap_rec_at(m, first, last, lo);
 
@@ -39,6 +43,7 @@ static int sy_add_piece(struct sy_units *u, const struct sy_auxmap *m,
 	p->last_rec = dec_hi > lo ? sy_auxmap_rec_at(m, first, last, dec_hi - 1) :
 				    last;
 	p->t_lo = r_lo ? m->recs[r_lo - 1].time : 0;
+	p->after_seam = after;
 	return 0;
 }
 
@@ -78,8 +83,90 @@ static uint64_t sy_psb_before(const struct sy_auxmap *m,
 	return 0;
 }
 
+/* A piece longer than this many units is decoded in slices (no seam to cut
+ * it at: memory would follow its length). */
+#define SY_SLICE_ABOVE 4
+
+/* ETM: the first seam at or after AUX offset @at of unit [ulo, end): the
+ * cut (*cut, a frame boundary of formatted data), the A-Sync (*sync) and
+ * where the piece before stops (*seam).  Returns 0, 1 when none is found
+ * in the payload holding @at, or -1 when the trace unit allows none
+ * (speculation, formatted data of several trace IDs). */
+static int sy_seam_at(const struct sy_auxmap *m, const struct sy_perf_reader *r,
+		      const struct sy_dec_params *dp, uint64_t ulo,
+		      uint64_t at, uint64_t end, uint64_t *cut,
+		      uint64_t *sync, uint64_t *seam)
+{
+	uint64_t align = dp->u.etm.formatted ? 16 : 1;
+	uint64_t c = ulo + (at - ulo + align - 1) / align * align;
+
+	for (int tries = 0; tries < 64 && c < end; tries++) {
+		size_t i = sy_auxmap_first_buf(m, c);
+		const struct sy_auxbuf *b;
+		const uint8_t *p;
+		uint64_t s, e, bend;
+		int err;
+
+		while (i < m->nr_bufs && sy_auxmap_buf_end(m, i) <= c)
+			i++;
+		if (i >= m->nr_bufs || m->bufs[i].aux_off > c)
+			break;
+		b = &m->bufs[i];
+		bend = sy_auxmap_buf_end(m, i) < end ? sy_auxmap_buf_end(m, i) :
+							end;
+		p = sy_perf_bytes(r, b->file_off + (c - b->aux_off), bend - c);
+		if (!p)
+			break;
+		err = sy_decode_etm_seam(dp, p, (size_t)(bend - c), 0, &s, &e);
+		if (err == -SY_E_UNSUPPORTED || err == -SY_E_INVALID)
+			return -1;
+		if (err == -SY_E_DECODE) {
+			/* not the sequence that joins: after that A-Sync */
+			c += (s + align) / align * align;
+			continue;
+		}
+		if (err)
+			break;
+		*cut = c;
+		*sync = c + s;
+		*seam = c + e;
+		return 0;
+	}
+	return 1;
+}
+
+/* ETM: cuts unit [lo, end) of records [first, last] at seams about @bytes
+ * apart; the last piece goes to the end. */
+static int sy_plan_etm(struct sy_units *u, const struct sy_auxmap *m,
+		       const struct sy_dec_params *dp,
+		       const struct sy_perf_reader *r, uint64_t bytes,
+		       uint64_t lo, uint64_t end, size_t first, size_t last)
+{
+	uint64_t ulo = lo, at = lo + bytes, cut, sync, seam;
+	int err, found;
+
+	while (at < end &&
+	       (found = sy_seam_at(m, r, dp, ulo, at, end, &cut, &sync,
+				   &seam)) >= 0) {
+		if (found) {
+			at += bytes;
+			continue;
+		}
+		if ((err = sy_add_piece(u, m, lo, cut, seam, first, last)))
+			return err;
+		u->pieces[u->nr_pieces - 1].has_seam = 1;
+		u->pieces[u->nr_pieces - 1].seam_sync = sync;
+		lo = cut;
+		/* the next cut comes after this seam: the piece from here
+		 * decodes through it */
+		at = cut + bytes > seam ? cut + bytes : seam;
+	}
+	return sy_add_piece(u, m, lo, end, end, first, last);
+}
+
 int sy_units_plan(struct sy_units *u, const struct sy_auxmap *m,
 		  const struct sy_synth_config *cfg,
+		  const struct sy_dec_params *dp,
 		  const struct sy_perf_reader *r)
 {
 	uint64_t bytes = cfg->unit_bytes;
@@ -90,6 +177,13 @@ int sy_units_plan(struct sy_units *u, const struct sy_auxmap *m,
 		uint64_t lo = m->recs[first].aux_off;
 		uint64_t end = m->recs[last].aux_off + m->recs[last].size;
 
+		if (cfg->kind == SY_TRACE_ETM) {
+			err = sy_plan_etm(u, m, dp, r, bytes, lo, end, first,
+					  last);
+			if (err)
+				return err;
+			continue;
+		}
 		if (cfg->kind == SY_TRACE_PT) {
 			for (uint64_t at = lo + bytes; at < end; at += bytes) {
 				uint64_t psb_end;
@@ -109,6 +203,11 @@ int sy_units_plan(struct sy_units *u, const struct sy_auxmap *m,
 		if (err)
 			return err;
 	}
+	/* ETM pieces without a seam nearby: slices of the queue's own
+	 * decoder, so that memory does not follow their length */
+	for (size_t i = 0; cfg->kind == SY_TRACE_ETM && i < u->nr_pieces; i++)
+		u->pieces[i].sliced = u->pieces[i].dec_hi - u->pieces[i].lo >
+				      SY_SLICE_ABOVE * bytes;
 	return 0;
 }
 
@@ -127,13 +226,14 @@ void sy_units_walk_end(struct sy_units *u, const struct sy_auxmap *m)
 	u->walked = m->nr_recs;
 }
 
-/* PT: the next piece, once the walk read its last record. */
-static int sy_units_next_piece(struct sy_units *u, struct sy_unit_task *t)
+/* The next piece decoded whole, once the walk read its last record. */
+static int sy_units_next_piece(struct sy_units *u,
+			       const struct sy_synth_config *cfg,
+			       struct sy_unit_task *t)
 {
 	const struct sy_piece *p;
 
-	if (u->next_piece >= u->nr_pieces ||
-	    u->pieces[u->next_piece].last_rec >= u->walked)
+	if (u->pieces[u->next_piece].last_rec >= u->walked)
 		return 0;
 	p = &u->pieces[u->next_piece++];
 	u->pending++;
@@ -141,10 +241,12 @@ static int sy_units_next_piece(struct sy_units *u, struct sy_unit_task *t)
 	t->lo = p->lo;
 	t->hi = p->dec_hi;
 	t->aux_lo = p->lo;
-	if (p->dec_hi > p->hi)
+	if (cfg->kind == SY_TRACE_PT && p->dec_hi > p->hi)
 		t->ext_from = p->hi - p->lo;
 	t->t_lo = p->t_lo;
 	t->final = 1;
+	t->seam_sync = p->has_seam ? p->seam_sync - p->lo : SY_DEC_NO_SEAM;
+	t->drop_head = p->after_seam;
 	return 1;
 }
 
@@ -158,7 +260,7 @@ static uint64_t sy_slice_limit(const struct sy_units *u,
 	uint64_t limit;
 
 	if (u->walked > p->last_rec) {
-		limit = p->hi;
+		limit = p->dec_hi;
 	} else {
 		/* one record behind the walk */
 		if (u->walked < 2)
@@ -167,8 +269,8 @@ static uint64_t sy_slice_limit(const struct sy_units *u,
 		limit = r->aux_off + r->size;
 		/* a damaged record may claim bytes far past the piece:
 		 * slices never go beyond it, or they would never end */
-		if (limit > p->hi || limit < r->aux_off)
-			limit = p->hi;
+		if (limit > p->dec_hi || limit < r->aux_off)
+			limit = p->dec_hi;
 		if (limit <= p->lo + st->sent ||
 		    limit - p->lo - st->sent < unit)
 			return 0;
@@ -189,8 +291,6 @@ static int sy_units_next_slice(struct sy_units *u, const struct sy_auxmap *m,
 	struct sy_piece *p;
 	uint64_t limit;
 
-	if (u->next_piece >= u->nr_pieces)
-		return 0;
 	p = &u->pieces[u->next_piece];
 	limit = sy_slice_limit(u, m, p, cfg->unit_bytes);
 	if (!limit)
@@ -203,14 +303,16 @@ static int sy_units_next_slice(struct sy_units *u, const struct sy_auxmap *m,
 	t->stream = st;
 	t->piece = p;
 	t->lo = p->lo;
-	t->hi = p->hi;
+	t->hi = p->dec_hi;
 	t->first = !st->started;
-	t->final = limit == p->hi;
+	t->final = limit == p->dec_hi;
+	t->seam_sync = p->has_seam ? p->seam_sync - p->lo : SY_DEC_NO_SEAM;
+	t->drop_head = t->first && p->after_seam;
 	t->limit = limit - p->lo;
 	t->aux_lo = p->lo;
 	t->t_lo = st->started ? st->t_lo : p->t_lo;
 	if (!st->started) {
-		int n = sy_auxmap_chunks(m, r, p->lo, p->hi, &p->chunks,
+		int n = sy_auxmap_chunks(m, r, p->lo, p->dec_hi, &p->chunks,
 					 &p->lost);
 
 		if (n < 0)
@@ -242,9 +344,50 @@ int sy_units_next(struct sy_units *u, const struct sy_auxmap *m,
 		  const struct sy_synth_config *cfg,
 		  const struct sy_perf_reader *r, struct sy_unit_task *t)
 {
-	if (cfg->kind == SY_TRACE_PT)
-		return sy_units_next_piece(u, t);
+	if (u->next_piece >= u->nr_pieces)
+		return 0;
+	if (!u->pieces[u->next_piece].sliced)
+		return sy_units_next_piece(u, cfg, t);
 	return sy_units_next_slice(u, m, cfg, r, t);
+}
+
+/* Whether jobs of @u are still to come. */
+static int sy_units_more(const struct sy_units *u)
+{
+	return u->pending || u->next_piece < u->nr_pieces;
+}
+
+int sy_units_join(struct sy_units *u, struct sy_stretch **v, size_t *n,
+		  uint32_t depth)
+{
+	struct sy_stretch *nv;
+	int err;
+
+	if (u->has_carry && *n && ((*v)[0].flags & SY_SF_CONT)) {
+		/* the running stretch goes on in this piece's first */
+		if ((err = sy_stretch_append(&u->carry, &(*v)[0], depth)))
+			return err;
+		(*v)[0] = u->carry;
+		u->has_carry = 0;
+	} else if (u->has_carry && (*n || !sy_units_more(u))) {
+		/* this piece did not go on with it (a job without stretches
+		 * leaves it waiting; none comes after the last): it ends
+		 * there */
+		nv = realloc(*v, (*n + 1) * sizeof(**v));
+		if (!nv)
+			return -SY_E_NOMEM;
+		memmove(nv + 1, nv, *n * sizeof(*nv));
+		u->carry.flags &= ~SY_SF_SEAM;
+		nv[0] = u->carry;
+		*v = nv;
+		(*n)++;
+		u->has_carry = 0;
+	}
+	if (*n && ((*v)[*n - 1].flags & SY_SF_SEAM) && sy_units_more(u)) {
+		u->carry = (*v)[--*n];
+		u->has_carry = 1;
+	}
+	return 0;
 }
 
 void sy_units_done(struct sy_units *u, const struct sy_unit_task *t)

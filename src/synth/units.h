@@ -44,8 +44,16 @@ struct sy_piece {
 	size_t first_rec;	/* the AUX record holding lo */
 	size_t last_rec;	/* decodable once the walk read this record */
 	uint64_t t_lo;		/* its data came after this perf time */
-	/* ETM: the whole piece's chunks, made with its first slice, freed
-	 * when its last slice is done */
+	/* ETM pieces cut at seams (sy_decode.h): the A-Sync the decode runs
+	 * through into the next piece (AUX offset; has_seam), and whether
+	 * the piece itself starts at such a cut (its head is the previous
+	 * piece's) */
+	int has_seam;
+	uint64_t seam_sync;
+	int after_seam;
+	int sliced;		/* ETM: too long for one job, decoded in slices */
+	/* a sliced piece's chunks, made with its first slice, freed when its
+	 * last slice is done */
 	struct sy_dec_chunk *chunks;
 	size_t nr_chunks;
 	int lost;
@@ -68,13 +76,21 @@ struct sy_units {
 	struct sy_piece *pieces;
 	size_t nr_pieces, cap_pieces, next_piece;
 	struct sy_stream stream;
+	/* the stretch a piece's seam left running, for the next piece's
+	 * first (SY_SF_SEAM, SY_SF_CONT) */
+	int has_carry;
+	struct sy_stretch carry;
 	size_t walked;		/* AUX records the walk has read */
 	uint64_t pending;	/* pieces submitted or started, not done */
 };
 
-/* What may be decoded now: a whole piece (PT) or a slice (ETM). */
+/* What may be decoded now: a whole piece or a slice of one. */
 struct sy_unit_task {
 	int slice;
+	/* the piece's seam (job offset; SY_DEC_NO_SEAM: none) and whether
+	 * the task drops the piece's head (jobs.h) */
+	uint64_t seam_sync;
+	int drop_head;
 	uint64_t lo, hi;	/* AUX range of the chunks (a slice: the piece) */
 	uint64_t aux_lo;	/* AUX offset of the chunks' first byte */
 	uint64_t ext_from;	/* PT: see struct sy_job */
@@ -89,11 +105,20 @@ struct sy_unit_task {
 void sy_units_init(struct sy_units *u, const struct sy_synth_config *cfg);
 void sy_units_fini(struct sy_units *u);
 
-/* Cuts the map's stream units into pieces (PT at PSBs, using the bytes
- * of @r).  Returns 0 or -SY_E_NOMEM. */
+/* Cuts the map's stream units into pieces of about cfg->unit_bytes (PT at
+ * PSBs; ETM at seams, when the trace unit allows them), using the bytes of
+ * @r and the queue's decoder parameters @dp.  Returns 0 or -SY_E_NOMEM. */
 int sy_units_plan(struct sy_units *u, const struct sy_auxmap *m,
 		  const struct sy_synth_config *cfg,
+		  const struct sy_dec_params *dp,
 		  const struct sy_perf_reader *r);
+
+/* A finished job's stretches *@v (@n of them, owned; after sy_units_done
+ * for its task): the stretch the previous piece's seam left running goes
+ * on in the first (or goes first), and one running at this piece's seam
+ * waits for the next piece's first.  Returns 0 or -SY_E_NOMEM. */
+int sy_units_join(struct sy_units *u, struct sy_stretch **v, size_t *n,
+		  uint32_t depth);
 
 /* The walk read the AUX record at file offset @rec_off. */
 void sy_units_walked(struct sy_units *u, const struct sy_auxmap *m,

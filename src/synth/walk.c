@@ -97,6 +97,7 @@ static int sy_feed(struct sy_session *s, struct sy_queue *q)
 static int sy_job_done(struct sy_session *s, struct sy_qjob *j)
 {
 	struct sy_job *job = &j->job;
+	int err;
 
 	if (job->err && job->err != -SY_E_EOS) {
 		sy_warn(&s->warn, job->err, 0, "cpu %d: decoder failed: %s",
@@ -120,7 +121,16 @@ static int sy_job_done(struct sy_session *s, struct sy_qjob *j)
 		job->st[i].off0 += j->aux_lo;
 		job->st[i].off1 += j->aux_lo;
 	}
-	return s->mode->job_done(s, j);
+	if ((err = s->mode->job_done(s, j)))
+		return err;
+	/* without pause samples each stretch is a window: made and handed
+	 * out one at a time, so that the job's branches go as they come */
+	for (size_t i = 0; s->cfg.whole_trace && i < job->nr_st; i++) {
+		if ((err = sy_windows_whole(s, j, i)))
+			return err;
+		sy_emit_ready(s);
+	}
+	return 0;
 }
 
 int sy_walk_pump(struct sy_session *s, int block)

@@ -32,31 +32,27 @@ int sy_windows_resolve(struct sy_session *s, struct sy_queue *q, int final)
 	return 0;
 }
 
-int sy_windows_whole(struct sy_session *s, struct sy_qjob *j)
+int sy_windows_whole(struct sy_session *s, struct sy_qjob *j, size_t i)
 {
 	struct sy_job *job = &j->job;
+	struct sy_win *w = calloc(1, sizeof(*w));
 
-	for (size_t i = 0; i < job->nr_st; i++) {
-		struct sy_win *w = calloc(1, sizeof(*w));
-
-		if (!w)
-			return -SY_E_NOMEM;
-		w->pub.cpu = j->q->cpu;
-		w->pub.pid = w->pub.tid = job->st[i].has_ctx ?
-						  job->st[i].ctxid :
-						  job->ctxid;
-		w->st = malloc(sizeof(*w->st));
-		if (!w->st) {
-			free(w);
-			return -SY_E_NOMEM;
-		}
-		w->st[0] = job->st[i];
-		sy_stretch_moved(&job->st[i]);
-		w->nr_st = 1;
-		w->snap = sy_proc_snap_get(job->snap);
-		sy_outq_append(&s->out, w);
-		sy_validate(&s->val, w);
-		w->ready = 1;
+	if (!w)
+		return -SY_E_NOMEM;
+	w->pub.cpu = j->q->cpu;
+	w->pub.pid = w->pub.tid = job->st[i].has_ctx ? job->st[i].ctxid :
+						       job->ctxid;
+	w->st = malloc(sizeof(*w->st));
+	if (!w->st) {
+		free(w);
+		return -SY_E_NOMEM;
 	}
+	w->st[0] = job->st[i];
+	sy_stretch_moved(&job->st[i]);
+	w->nr_st = 1;
+	w->snap = sy_proc_snap_get(job->snap);
+	sy_outq_append(&s->out, w);
+	sy_validate(&s->val, w);
+	w->ready = 1;
 	return 0;
 }
