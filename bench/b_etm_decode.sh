@@ -1,7 +1,8 @@
 #!/bin/sh
-# ETMv4 window decode: strobe-synth's decoder against a bare OpenCSD decode
-# tree loop over the same windows (bench/bench_etm_decode.c), with and
-# without the code-page cache in front of read_mem.
+# ETMv4 window decode: strobe-synth's decoder (the fast path, and forced to
+# OpenCSD's full decoder) against a bare OpenCSD decode tree loop over the
+# same windows (bench/bench_etm_decode.c), with and without the code-page
+# cache in front of read_mem.  Real-shaped trace: b_etm_real.sh.
 # Arguments of the binary: repetitions of the recorded run, rounds.
 set -eu
 bin="${SY_BUILD:-build}/bench/bench_etm_decode"

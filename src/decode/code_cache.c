@@ -30,18 +30,20 @@ static size_t fetch(struct sy_code_cache *c, uint32_t ctxid, uint64_t addr,
 	return got > len ? len : got;
 }
 
-/* Makes @p hold page @base of @ctxid from offset @off on, if mapped. */
-static void fill(struct sy_code_cache *c, struct sy_code_page *p,
-		 uint32_t ctxid, uint64_t base, unsigned off)
+/* Makes slot @i hold page @base of @ctxid from offset @off on, if
+ * mapped. */
+static void fill(struct sy_code_cache *c, unsigned i, uint32_t ctxid,
+		 uint64_t base, unsigned off)
 {
 	unsigned d = (unsigned)(((base >> 12) + 7ull * ctxid) % SY_CODE_DEAD);
+	struct sy_code_page *p = &c->page[i];
 	size_t got;
 
 	if ((p->base != base || p->ctxid != ctxid) &&
 	    !(c->dead[d] == (base | 1) && c->dead_ctx[d] == ctxid)) {
 		/* Whole page first: the common case is code well inside a
 		 * mapping. */
-		got = fetch(c, ctxid, base, p->data, SY_CODE_PAGE);
+		got = fetch(c, ctxid, base, c->data[i], SY_CODE_PAGE);
 		if (!got) {
 			c->dead[d] = base | 1;
 			c->dead_ctx[d] = ctxid;
@@ -56,7 +58,8 @@ static void fill(struct sy_code_cache *c, struct sy_code_page *p,
 	/* The page start is unmapped (a mapping starting mid-page) or the
 	 * mapping ended before @off (the next one may start there): read from
 	 * @off itself.  The entry then describes that part only. */
-	got = fetch(c, ctxid, base + off, p->data + off, SY_CODE_PAGE - off);
+	got = fetch(c, ctxid, base + off, c->data[i] + off,
+		    SY_CODE_PAGE - off);
 	p->base = base;
 	p->ctxid = ctxid;
 	p->lo = (uint16_t)off;
@@ -74,17 +77,18 @@ size_t sy_code_cache_read_slow(struct sy_code_cache *c, uint32_t ctxid,
 		uint64_t base = addr & ~(uint64_t)(SY_CODE_PAGE - 1);
 		unsigned off = (unsigned)(addr - base);
 		size_t n = SY_CODE_PAGE - off, avail;
-		struct sy_code_page *p = sy_code_cache_slot(c, ctxid, base);
+		unsigned i = sy_code_cache_slot(ctxid, base);
+		const struct sy_code_page *p = &c->page[i];
 
 		if (n > len)
 			n = len;
 		if (p->base != base || p->ctxid != ctxid || off < p->lo ||
 		    off + n > p->hi)
-			fill(c, p, ctxid, base, off);
+			fill(c, i, ctxid, base, off);
 		avail = off >= p->lo && off < p->hi ? p->hi - off : 0;
 		if (avail > n)
 			avail = n;
-		memcpy(buf, p->data + off, avail);
+		memcpy(buf, c->data[i] + off, avail);
 		done += avail;
 		if (avail < n || addr + n < addr)
 			break;

@@ -31,24 +31,26 @@
 #define SY_CODE_PAGES 16u
 #define SY_CODE_DEAD 256u
 
+/* Which page a slot holds (its bytes are in sy_code_cache.data): the keys
+ * lie together, a few cache lines that a hit reads before the bytes. */
 struct sy_code_page {
 	uint64_t base;		/* page address; SY_CODE_NO_PAGE: empty */
 	uint32_t ctxid;
 	uint16_t lo, hi;	/* bytes [lo, hi) of the page are valid */
-	uint8_t data[SY_CODE_PAGE];
 };
 
 /* Never a page address (page addresses have their low 12 bits clear). */
 #define SY_CODE_NO_PAGE UINT64_MAX
 
 struct sy_code_cache {
+	int on;			/* 0: every read goes to read_mem */
+	struct sy_code_page page[SY_CODE_PAGES];
 	sy_read_mem_fn read_mem;
 	void *mem_ctx;
-	int on;			/* 0: every read goes to read_mem */
 	uint64_t calls;		/* read_mem calls since the last clear */
 	uint64_t dead[SY_CODE_DEAD];	/* page | 1, 0 = empty */
 	uint32_t dead_ctx[SY_CODE_DEAD];
-	struct sy_code_page page[SY_CODE_PAGES];
+	uint8_t data[SY_CODE_PAGES][SY_CODE_PAGE];
 };
 
 /* Binds @c to @read_mem, turns it on and empties it. */
@@ -60,11 +62,10 @@ void sy_code_cache_clear(struct sy_code_cache *c);
 size_t sy_code_cache_read_slow(struct sy_code_cache *c, uint32_t ctxid,
 			       uint64_t addr, uint8_t *buf, size_t len);
 
-static inline struct sy_code_page *sy_code_cache_slot(struct sy_code_cache *c,
-						      uint32_t ctxid,
-						      uint64_t base)
+/* The slot of page @base of @ctxid. */
+static inline unsigned sy_code_cache_slot(uint32_t ctxid, uint64_t base)
 {
-	return &c->page[((base >> 12) + 7ull * ctxid) % SY_CODE_PAGES];
+	return (unsigned)(((base >> 12) + 7ull * ctxid) % SY_CODE_PAGES);
 }
 
 /* Reads up to @len bytes at @addr of @ctxid; returns the bytes read
@@ -76,11 +77,12 @@ static inline size_t sy_code_cache_read(struct sy_code_cache *c,
 {
 	uint64_t base = addr & ~(uint64_t)(SY_CODE_PAGE - 1);
 	unsigned off = (unsigned)(addr - base);
-	const struct sy_code_page *p = sy_code_cache_slot(c, ctxid, base);
+	unsigned i = sy_code_cache_slot(ctxid, base);
+	const struct sy_code_page *p = &c->page[i];
 
 	if (p->base == base && p->ctxid == ctxid && off >= p->lo &&
 	    len <= p->hi && off <= p->hi - len && c->on) {
-		memcpy(buf, p->data + off, len);
+		memcpy(buf, c->data[i] + off, len);
 		return len;
 	}
 	return sy_code_cache_read_slow(c, ctxid, addr, buf, len);

@@ -5,16 +5,18 @@
  * packets and their indexes are those the full decoder sees.  The packet
  * sink hands each packet to its source's walk.
  *
- * The walks' elements reach the converter only when the span that made
- * them has been parsed to its end.  The full decoder's guard (etm_guard.c)
- * cuts a formatted window at the start of the frame that holds a packet
- * OpenCSD would crash on: packets earlier in that frame, and packets that
- * end in it, never reach OpenCSD.  The walk meets the packet after them and
- * gives the window up; holding the span back means none of their items
- * went out, so the full decoder's items, decoding the window again, are
- * the continuation of ours.  A span is ETM_FAST_SPAN bytes, which bounds
- * what waits.  When a walk gives up, the sink answers a fatal response so
- * that OpenCSD stops at once.
+ * In a formatted window the walks' elements reach the converter only when
+ * the span that made them has been parsed to its end.  The full decoder's
+ * guard (etm_guard.c) cuts a formatted window at the start of the frame
+ * that holds a packet OpenCSD would crash on: packets earlier in that
+ * frame, and packets that end in it, never reach OpenCSD.  The walk meets
+ * the packet after them and gives the window up; holding the span back
+ * means none of their items went out, so the full decoder's items,
+ * decoding the window again, are the continuation of ours.  A span is
+ * ETM_FAST_SPAN bytes, which bounds what waits.  A raw window is cut at
+ * the packet itself: its elements go to the converter at once.  When a
+ * walk gives up, the sink answers a fatal response so that OpenCSD stops
+ * at once.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +30,11 @@ static void hold(void *ctx, struct etm_src *src, uint64_t off,
 	struct etm_fast *f = ctx;
 	struct etm_held *h;
 
+	if (!f->feed.formatted) {
+		/* a raw stream is cut at the very packet: nothing waits */
+		etm_conv_elem(f->cv, src, off, e);
+		return;
+	}
 	if (f->nheld == f->held_cap) {
 		size_t cap = f->held_cap ? 2 * f->held_cap : 1024;
 		struct etm_held *v = realloc(f->held, cap * sizeof(*v));

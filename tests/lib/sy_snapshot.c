@@ -1,5 +1,4 @@
 /* OpenCSD snapshot directories for the ETM tests (see sy_snapshot.h). */
-#include <criterion/criterion.h>
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,7 +6,25 @@
 #include <strings.h>
 
 #include "sy_snapshot.h"
+
+#ifdef SY_SNAP_STANDALONE
+/* Compiled into a program outside the test suite (bench/bench_etm_real.c
+ * includes this file after defining sy_test_read_file()): a bad snapshot
+ * ends it. */
+#define SNAP_CHECK(c, ...)                                                    \
+	do {                                                                  \
+		if (!(c)) {                                                   \
+			fprintf(stderr, "snapshot: " __VA_ARGS__);            \
+			fputc('\n', stderr);                                  \
+			exit(1);                                              \
+		}                                                             \
+	} while (0)
+#else
+#include <criterion/criterion.h>
+
 #include "sy_test.h"
+#define SNAP_CHECK(c, ...) cr_assert(c, __VA_ARGS__)
+#endif
 
 /* ---- a small .ini reader: [section], key=value; a key's "(0x004)"
  * register offset suffix is dropped; names compare case-insensitively */
@@ -39,7 +56,7 @@ static void ini_load(const char *path, struct ini *ini)
 	char line[1024], sec[64] = "";
 	FILE *f = fopen(path, "r");
 
-	cr_assert_not_null(f, "cannot open %s", path);
+	SNAP_CHECK(f, "cannot open %s", path);
 	memset(ini, 0, sizeof(*ini));
 	while (fgets(line, sizeof(line), f)) {
 		char *l = trim(line), *eq, *paren;
@@ -50,7 +67,7 @@ static void ini_load(const char *path, struct ini *ini)
 		if (*l == '[') {
 			char *end = strchr(l, ']');
 
-			cr_assert_not_null(end, "%s: bad section", path);
+			SNAP_CHECK(end, "%s: bad section", path);
 			*end = 0;
 			snprintf(sec, sizeof(sec), "%s", trim(l + 1));
 			continue;
@@ -64,7 +81,7 @@ static void ini_load(const char *path, struct ini *ini)
 		if (ini->n == ini->cap) {
 			ini->cap = ini->cap ? 2 * ini->cap : 32;
 			ini->kv = realloc(ini->kv, ini->cap * sizeof(*ini->kv));
-			cr_assert_not_null(ini->kv);
+			SNAP_CHECK(ini->kv, "%s: no memory", path);
 		}
 		kv = &ini->kv[ini->n++];
 		snprintf(kv->sec, sizeof(kv->sec), "%s", sec);
@@ -127,7 +144,7 @@ static void snap_device(struct sy_snap *s, const char *dir, const char *file)
 	ini_load(path, &d);
 	cls = ini_get(&d, "device", "class");
 	type = ini_get(&d, "device", "type");
-	cr_assert(cls && type, "%s: no class/type", path);
+	SNAP_CHECK(cls && type, "%s: no class/type", path);
 	if (!strcasecmp(cls, "core")) {
 		for (int k = 0; k < 64; k++) {
 			char sec[16];
@@ -145,10 +162,10 @@ static void snap_device(struct sy_snap *s, const char *dir, const char *file)
 				dup |= s->mem[i].addr == addr;
 			if (dup)
 				continue;
-			cr_assert_lt(s->nmem, SNAP_MAXMEM);
+			SNAP_CHECK(s->nmem < SNAP_MAXMEM, "%s: too many dumps", path);
 			snprintf(path, sizeof(path), "%s/%s", dir, f);
 			s->mem[s->nmem].data = sy_test_read_file(path, &flen);
-			cr_assert_not_null(s->mem[s->nmem].data, "%s", path);
+			SNAP_CHECK(s->mem[s->nmem].data, "%s", path);
 			s->mem[s->nmem].addr = addr;
 			s->mem[s->nmem].len = len < flen ? (size_t)len : flen;
 			s->nmem++;
@@ -156,9 +173,9 @@ static void snap_device(struct sy_snap *s, const char *dir, const char *file)
 	} else if (!strcasecmp(cls, "trace_source")) {
 		struct sy_etm_source *e = &s->src[s->nsrc];
 
-		cr_assert_lt(s->nsrc, SNAP_MAXSRC);
-		cr_assert(!strcasecmp(type, "ETM4") || !strcasecmp(type, "ETE"),
-			  "%s: source type %s", path, type);
+		SNAP_CHECK(s->nsrc < SNAP_MAXSRC, "%s: too many sources", path);
+		SNAP_CHECK(!strcasecmp(type, "ETM4") || !strcasecmp(type, "ETE"),
+			   "%s: source type %s", path, type);
 		memset(e, 0, sizeof(*e));
 		e->ete = !strcasecmp(type, "ETE");
 		e->trcconfigr = (uint32_t)ini_num(&d, "regs", "TRCCONFIGR", 0);
@@ -171,7 +188,7 @@ static void snap_device(struct sy_snap *s, const char *dir, const char *file)
 						     0);
 		e->trcdevarch = (uint32_t)ini_num(&d, "regs", "TRCDEVARCH", 0);
 		type = ini_get(&d, "device", "name");
-		cr_assert_not_null(type, "%s: no name", path);
+		SNAP_CHECK(type, "%s: no name", path);
 		snprintf(s->name[s->nsrc], sizeof(s->name[0]), "%.63s", type);
 		s->nsrc++;
 	}
@@ -196,16 +213,16 @@ void sy_snap_load(const char *dir, struct sy_snap *s)
 		 ini_get(&top, "trace", "metadata"));
 	ini_load(path, &tr);
 	bufs = ini_get(&tr, "trace_buffers", "buffers");
-	cr_assert_not_null(bufs);
+	SNAP_CHECK(bufs, "%s: no trace_buffers", path);
 	snprintf(bsec, sizeof(bsec), "%.*s", (int)strcspn(bufs, ", "), bufs);
 	bname = ini_get(&tr, bsec, "name");
 	bfile = ini_get(&tr, bsec, "file");
 	fmt = ini_get(&tr, bsec, "format");
-	cr_assert(bname && bfile && fmt);
+	SNAP_CHECK(bname && bfile && fmt, "%s: no buffer", path);
 	s->formatted = !strcasecmp(fmt, "coresight");
 	snprintf(path, sizeof(path), "%s/%s", dir, bfile);
 	s->trace = sy_test_read_file(path, &s->trace_len);
-	cr_assert_not_null(s->trace, "%s", path);
+	SNAP_CHECK(s->trace, "%s", path);
 	/* Only the sources that write into this buffer. */
 	for (size_t k = 0; k < s->nsrc; k++) {
 		const char *b = ini_get(&tr, "source_buffers", s->name[k]);
@@ -217,7 +234,7 @@ void sy_snap_load(const char *dir, struct sy_snap *s)
 		}
 	}
 	s->nsrc = keep;
-	cr_assert_gt(s->nsrc, 0);
+	SNAP_CHECK(s->nsrc > 0, "%s: no source", dir);
 	free(top.kv);
 	free(tr.kv);
 }

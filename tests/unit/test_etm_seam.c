@@ -26,6 +26,7 @@
 #include "sy_auxtrace.h"
 #include "sy_bytes.h"
 #include "sy_decode.h"
+#include "sy_etm_sources.h"
 #include "sy_image.h"
 #include "sy_perf.h"
 #include "sy_perf_event.h"
@@ -413,23 +414,7 @@ static uint8_t *real_trace(const char *path, uint32_t cpu, size_t *len,
 		memcpy(buf + *len, rec.aux, rec.aux_size);
 		*len += rec.aux_size;
 	}
-	for (uint32_t i = 0; i < info.u.etm.nr_cpu; i++) {
-		const struct sy_etm_cpu *c = &info.u.etm.cpus[i];
-		struct sy_etm_source *s = &src[(*nsrc)++];
-
-		memset(s, 0, sizeof(*s));
-		s->cpu = c->cpu;
-		s->ete = c->kind == SY_ETM_KIND_ETE;
-		s->trace_id = (uint8_t)(c->trctraceidr & 0x7f);
-		s->trcconfigr = (uint32_t)c->trcconfigr;
-		s->trctraceidr = (uint32_t)c->trctraceidr;
-		s->trcidr0 = (uint32_t)c->trcidr0;
-		s->trcidr1 = (uint32_t)c->trcidr1;
-		s->trcidr2 = (uint32_t)c->trcidr2;
-		s->trcidr8 = (uint32_t)c->trcidr8;
-		s->trcauthstatus = (uint32_t)c->trcauthstatus;
-		s->trcdevarch = (uint32_t)c->trcdevarch;
-	}
+	*nsrc = sy_test_etm_sources(&info.u.etm, src, 16);
 	sy_auxtrace_info_fini(&info);
 	sy_perf_close(r);
 	return buf;
