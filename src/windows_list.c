@@ -178,12 +178,19 @@ static void sy_wl_json_summary(struct sy_wl *c,
 		fprintf(f, "%s\n    \"%s\": %" PRIu64, i ? "," : "",
 			sy_status_name(i), by[i]);
 	fprintf(f, "\n  },\n  \"percentiles\": {");
+	/* null, not zeros, for a length nothing measured (times without
+	 * resume and pause samples) */
 	for (size_t i = 0; i < 4; i++)
-		fprintf(f, "%s\n    \"%s\": {\"p5\": %" PRIu64
-			   ", \"p50\": %" PRIu64 ", \"p95\": %" PRIu64
-			   ", \"max\": %" PRIu64 "}",
-			i ? "," : "", sy_dist_keys[i], sy_pct(d[i], 5),
-			sy_pct(d[i], 50), sy_pct(d[i], 95), sy_pct(d[i], 100));
+		if (!d[i]->nr)
+			fprintf(f, "%s\n    \"%s\": null", i ? "," : "",
+				sy_dist_keys[i]);
+		else
+			fprintf(f, "%s\n    \"%s\": {\"p5\": %" PRIu64
+				   ", \"p50\": %" PRIu64 ", \"p95\": %" PRIu64
+				   ", \"max\": %" PRIu64 "}",
+				i ? "," : "", sy_dist_keys[i], sy_pct(d[i], 5),
+				sy_pct(d[i], 50), sy_pct(d[i], 95),
+				sy_pct(d[i], 100));
 	fprintf(f, "\n  },\n  \"resume_period\": %" PRIu64
 		   ",\n  \"pause_period\": %" PRIu64
 		   ",\n  \"pause_samples\": %" PRIu64
@@ -262,10 +269,15 @@ void sy_wl_summary(struct sy_wl *c, struct sy_session *s)
 	fprintf(f, "length of windows with trace:  %10s %10s %10s %10s\n", "p5",
 		"p50", "p95", "max");
 	for (size_t i = 0; i < 4; i++)
-		fprintf(f, "  %-28s %10" PRIu64 " %10" PRIu64 " %10" PRIu64
-			   " %10" PRIu64 "\n",
-			sy_dist_names[i], sy_pct(d[i], 5), sy_pct(d[i], 50),
-			sy_pct(d[i], 95), sy_pct(d[i], 100));
+		if (!d[i]->nr)
+			fprintf(f, "  %-28s %10s %10s %10s %10s\n",
+				sy_dist_names[i], "-", "-", "-", "-");
+		else
+			fprintf(f, "  %-28s %10" PRIu64 " %10" PRIu64
+				   " %10" PRIu64 " %10" PRIu64 "\n",
+				sy_dist_names[i], sy_pct(d[i], 5),
+				sy_pct(d[i], 50), sy_pct(d[i], 95),
+				sy_pct(d[i], 100));
 	sy_histogram(c, f);
 	sy_periods(c, sum, f);
 }
