@@ -26,31 +26,9 @@ done
 command -v python3 >/dev/null 2>&1 || { echo "b_convert: needs python3" >&2; exit 1; }
 mkdir -p "$T" || exit 1
 
-# measure CMD...: runs CMD (stdout and stderr to /dev/null) and prints
-# "SECONDS ANON_KB MAXRSS_KB STATUS": wall time, the peak of RssAnon (polled
-# every 5 ms; the heap, unlike ru_maxrss, which also counts the mmap'd input
-# file's pages) and ru_maxrss.
-measure() {
-	python3 - "$@" <<'EOF'
-import resource, subprocess, sys, time
-t0 = time.monotonic()
-p = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL,
-                     stderr=subprocess.DEVNULL)
-anon = 0
-while p.poll() is None:
-    try:
-        with open('/proc/%d/status' % p.pid) as f:
-            for line in f:
-                if line.startswith('RssAnon:'):
-                    anon = max(anon, int(line.split()[1]))
-    except OSError:
-        pass
-    time.sleep(0.005)
-dt = time.monotonic() - t0
-ru = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-print('%.3f %d %d %d' % (dt, anon, ru, p.returncode))
-EOF
-}
+# measure CMD...: "SECONDS ANON_KB MAXRSS_KB STATUS" (tests/measure, shared
+# with the memory tests)
+measure() { "$ROOT/tests/measure" "$@"; }
 
 # gen NAME REPS: sy-fixturegen --scale; prints "FILE TRACE_BYTES GEN_SECONDS"
 gen() {
