@@ -61,7 +61,8 @@ enum sy_dec_kind {
 	 * timer counts; PT: TSC). */
 	SY_DEC_TIME,
 	/* The traced context changed: @code is the new context ID (ETM
-	 * CONTEXTIDR, i.e. the pid on Linux). */
+	 * CONTEXTIDR, i.e. the pid on Linux; PT: what params.ctx_at said,
+	 * before the START of the stretch it runs). */
 	SY_DEC_CONTEXT,
 };
 
@@ -90,6 +91,16 @@ struct sy_dec_item {
  * nothing is mapped there.  Called from the decoding thread only. */
 typedef size_t (*sy_read_mem_fn)(void *ctx, uint32_t ctxid, uint64_t addr,
 				 uint8_t *buf, size_t len);
+
+/* The context that runs from trace time @time on (the trace's own clock:
+ * PT TSC), when the trace does not name it: a per-CPU Intel PT trace
+ * belongs to whichever thread the CPU runs, which only the recording's
+ * context switches tell.  Returns 1 with *@ctxid set, 0 when the caller
+ * does not know (the context stays what it was).  Called from the decoding
+ * thread, with params.mem_ctx, where a stretch starts: before any of its
+ * code is read; the decoder then reports a SY_DEC_CONTEXT item before the
+ * stretch's SY_DEC_START. */
+typedef int (*sy_ctx_at_fn)(void *ctx, uint64_t time, uint32_t *ctxid);
 
 /* One trace unit of an ETM recording (register values from AUXTRACE_INFO). */
 struct sy_etm_source {
@@ -139,6 +150,8 @@ struct sy_dec_params {
 	enum sy_trace_kind kind;
 	sy_read_mem_fn read_mem;
 	void *mem_ctx;
+	sy_ctx_at_fn ctx_at;	/* NULL: contexts only from the trace (PT:
+				 * none, sy_decoder_set_context's stays) */
 	union {
 		struct sy_etm_params etm;
 		struct sy_pt_params pt;

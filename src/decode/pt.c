@@ -35,6 +35,10 @@
  *                         to its FUP: then from = the instruction before
  *                         the FUP IP, to = the FUP IP.  Same before an
  *                         OVF.)
+ *   stretch starts        CONTEXT first, with the thread params.ctx_at
+ *   (TIP.PGE, PSB+ with   names for the time (a per-CPU trace's thread
+ *   FUP, OVF resume)      comes from the recording, not the trace), and
+ *                         the code of the stretch is read in it
  *   TSC                   TIME with the raw TSC when it changes, from the
  *                         tick events libipt sends when asked to
  *                         (enable_tick_events) and from every event that
@@ -89,7 +93,6 @@
 enum {
 	SY_PT_NCLASS = 1024,		/* last instructions of blocks */
 	SY_PT_QUEUE = 16,
-	SY_PT_PSB_SIZE = 16,
 	/* Instructions the block decoder may walk without reading trace
 	 * before we call it stuck (see the top of this file). */
 	SY_PT_MAX_IDLE_INSNS = 1 << 18,
@@ -292,6 +295,26 @@ static void sy_pt_start(struct sy_pt *pt, uint64_t ip, uint64_t off)
 	pt->pending = 0;
 }
 
+/* A stretch starts at trace time @tsc (@have_time: known): the context the
+ * caller says runs then is read from here on, and a CONTEXT item says so
+ * before the START.  It counts no instructions. */
+static void sy_pt_context(struct sy_pt *pt, int have_time, uint64_t tsc,
+			  uint64_t off)
+{
+	const struct sy_dec_params *p = &pt->d->params;
+	uint64_t ninsn = pt->ninsn;
+	struct sy_dec_item *it;
+	uint32_t ctxid;
+
+	if (!p->ctx_at || !have_time || !p->ctx_at(p->mem_ctx, tsc, &ctxid))
+		return;
+	pt->d->ctxid = ctxid;
+	it = sy_pt_push(pt, SY_DEC_CONTEXT, off);
+	it->code = ctxid;
+	it->ninsn = 0;
+	pt->ninsn = ninsn;
+}
+
 static void sy_pt_stop(struct sy_pt *pt, enum sy_stop_reason why,
 		       uint64_t to, uint64_t off)
 {
@@ -492,6 +515,9 @@ static void sy_pt_event(struct sy_pt *pt, const struct pt_event *ev,
 			else
 				sy_pt_report_on(pt, off);
 		}
+		/* a status update comes right after the sync that asked */
+		if (!pt->tracing && !ev->status_update)
+			sy_pt_context(pt, pt->have_time, pt->time, off);
 		sy_pt_start(pt, ev->variant.enabled.ip, off);
 		break;
 	case ptev_disabled:
@@ -525,8 +551,10 @@ static void sy_pt_event(struct sy_pt *pt, const struct pt_event *ev,
 		pt->tracing = 0;
 		sy_pt_push(pt, SY_DEC_OVERFLOW, off)->to =
 			ev->ip_suppressed ? 0 : ev->variant.overflow.ip;
-		if (!ev->ip_suppressed)
+		if (!ev->ip_suppressed) {
+			sy_pt_context(pt, pt->have_time, pt->time, off);
 			sy_pt_start(pt, ev->variant.overflow.ip, off);
+		}
 		break;
 	case ptev_stop:
 		sy_pt_stop(pt, SY_STOP_DISABLE, 0, off);
@@ -581,6 +609,21 @@ static int sy_pt_stuck(struct sy_pt *pt, uint64_t pos)
 	pt->have_sync_off = 1;
 	pt->sync_off = pos;
 	return 0;
+}
+
+/* After a sync at the PSB at @off, trace may run on from the PSB+ (its
+ * FUP): the first block is read right away, so the context of the PSB+'s
+ * time is set now.  That is its TSC packet's: libipt applies it only once
+ * it reads on.  Nothing is reported for the time itself, and where the
+ * trace is not enabled there, the TIP.PGE that enables it asks again. */
+static void sy_pt_sync_context(struct sy_pt *pt, uint64_t off)
+{
+	uint64_t end, tsc = 0;
+	int has_tsc = 0;
+
+	if (pt->d->params.ctx_at &&
+	    !sy_pt_psb_header(pt->trace, pt->len, off, &end, &has_tsc, &tsc))
+		sy_pt_context(pt, has_tsc, tsc, off);
 }
 
 static void sy_pt_sync(struct sy_pt *pt)
@@ -640,6 +683,7 @@ static void sy_pt_sync(struct sy_pt *pt)
 	pt->pending = 0;
 	pt->idle_insns = 0;
 	pt->idle_off = pos;
+	sy_pt_sync_context(pt, pos);
 }
 
 static void sy_pt_time_check(struct sy_pt *pt, uint64_t off)
@@ -979,83 +1023,4 @@ const struct sy_pt_mem_stats *sy_pt_mem_stats(const struct sy_decoder *d)
 	pt = sy_pt_of(d);
 	pt->mem.read_mem = pt->code.calls;
 	return &pt->mem;
-}
-
-/* ------------------------------------------------------------------------
- * Synchronisation points.
- * ---------------------------------------------------------------------- */
-
-/* A PSB is 02 82 repeated eight times.  Where the pattern runs longer,
- * libipt's sync takes the last 16 bytes of the run (pt_sync.c,
- * pt_find_psb), so the bytes before belong to an earlier packet; only
- * that position counts here too. */
-static int sy_pt_psb_at(const uint8_t *p, size_t len, size_t s)
-{
-	size_t i;
-
-	for (i = 0; i < SY_PT_PSB_SIZE; i += 2)
-		if (p[s + i] != 0x02 || p[s + i + 1] != 0x82)
-			return 0;
-	if (s + SY_PT_PSB_SIZE + 2 <= len && p[s + SY_PT_PSB_SIZE] == 0x02 &&
-	    p[s + SY_PT_PSB_SIZE + 1] == 0x82)
-		return 0;
-	return 1;
-}
-
-int sy_pt_find_sync(const uint8_t *data, size_t len, uint64_t offset,
-		    uint64_t *sync)
-{
-	size_t s;
-
-	if (len < SY_PT_PSB_SIZE)
-		return -SY_E_EOS;
-	s = len - SY_PT_PSB_SIZE;
-	if (offset < s)
-		s = (size_t)offset;
-	for (;;) {
-		if (data[s] == 0x02 && sy_pt_psb_at(data, len, s)) {
-			*sync = s;
-			return 0;
-		}
-		if (!s)
-			return -SY_E_EOS;
-		s--;
-	}
-}
-
-/* A PSB+ header holds a handful of packets; anything longer is not one. */
-#define SY_PT_PSB_PLUS_MAX_PACKETS 32
-
-int sy_pt_sync_end(const uint8_t *data, size_t len, uint64_t sync,
-		   uint64_t *end)
-{
-	struct pt_packet_decoder *pd;
-	struct pt_packet pkt;
-	struct pt_config cfg;
-	uint64_t off;
-	int err = -SY_E_EOS;
-
-	pt_config_init(&cfg);
-	cfg.begin = (uint8_t *)(uintptr_t)data;
-	cfg.end = cfg.begin + len;
-	pd = pt_pkt_alloc_decoder(&cfg);
-	if (!pd)
-		return -SY_E_NOMEM;
-	if (pt_pkt_sync_set(pd, sync) < 0)
-		goto out;
-	for (int i = 0; i < SY_PT_PSB_PLUS_MAX_PACKETS; i++) {
-		if (pt_pkt_next(pd, &pkt, sizeof(pkt)) < 0 ||
-		    (i == 0 && pkt.type != ppt_psb))
-			break;
-		if (pkt.type == ppt_psbend) {
-			if (pt_pkt_get_offset(pd, &off) >= 0) {
-				*end = off;
-				err = 0;
-			}
-			break;
-		}
-	}
-out:
-	pt_pkt_free_decoder(pd);
-	return err;
 }

@@ -3,6 +3,7 @@
 #ifndef SY_PT_PRIV_H
 #define SY_PT_PRIV_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct sy_decoder;
@@ -17,5 +18,12 @@ void sy_pt_set_code_cache(struct sy_decoder *d, int on);
 
 /* Code-read counters since the last reset; NULL for other kinds. */
 const struct sy_pt_mem_stats *sy_pt_mem_stats(const struct sy_decoder *d);
+
+/* The PSB+ header at byte @sync of @data (pt_sync.c): where it ends, past
+ * its PSBEND (*end), and its TSC when it has one (*has_tsc).  Returns 0,
+ * -SY_E_EOS when @data does not hold the whole header (or @sync is no
+ * PSB), -SY_E_NOMEM. */
+int sy_pt_psb_header(const uint8_t *data, size_t len, uint64_t sync,
+		     uint64_t *end, int *has_tsc, uint64_t *tsc);
 
 #endif

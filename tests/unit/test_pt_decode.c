@@ -42,6 +42,12 @@
  *   code_cache          same items with and without the code cache, far
  *                       fewer read_mem calls, the context ID reaches
  *                       read_mem, a mapping starting mid-line works;
+ *   ctx_at_names_each_stretch
+ *                       with params.ctx_at (a per-CPU trace's thread from
+ *                       the recording), each stretch's code is read in
+ *                       the context it names for the stretch's start
+ *                       time, a CONTEXT item with it comes before the
+ *                       START, and the items are otherwise those without;
  *   find_sync_*         sy_decode_find_sync finds the PSBs libipt's packet
  *                       decoder finds, at every offset, and handles runs
  *                       of the PSB pattern as libipt does;
@@ -1148,6 +1154,179 @@ Test(pt_decode, code_cache)
 	items_free(&want);
 	fx_buf_fini(&buf);
 	sy_decoder_free(d);
+}
+
+/* ------------------------------------------------------------------------
+ * Contexts from the caller (params.ctx_at).
+ * ---------------------------------------------------------------------- */
+
+/* The "recording": window k of the stream runs in thread 1000 + k from the
+ * TSC of its first instruction on; code is readable only in the thread the
+ * last answer named. */
+struct threads_mem {
+	const struct stream *st;
+	uint32_t answer;	/* UINT32_MAX: none yet */
+	uint64_t asked, reads, bad_reads;
+};
+
+static uint64_t window_tsc(const struct stream *st, size_t k)
+{
+	struct fx_pt_linear_time lt = st->lt;
+
+	return fx_pt_time_linear(&lt, st->w[k].first_idx);
+}
+
+static int threads_ctx_at(void *ctx, uint64_t time, uint32_t *ctxid)
+{
+	struct threads_mem *m = ctx;
+	size_t k = m->st->nw;
+
+	m->asked++;
+	while (k > 0 && window_tsc(m->st, k - 1) > time)
+		k--;
+	if (!k)
+		return 0;
+	m->answer = 1000 + (uint32_t)(k - 1);
+	*ctxid = m->answer;
+	return 1;
+}
+
+static size_t threads_read_mem(void *ctx, uint32_t ctxid, uint64_t addr,
+			       uint8_t *buf, size_t len)
+{
+	struct threads_mem *m = ctx;
+
+	m->reads++;
+	if (ctxid != m->answer) {
+		m->bad_reads++;
+		return 0;
+	}
+	return t_read_mem(NULL, ctxid, addr, buf, len);
+}
+
+/* The stream from byte @from on as one job (a per-CPU queue's piece), with
+ * or without ctx_at. */
+static void decode_stream(const struct stream *st, size_t from,
+			  struct threads_mem *m, int with_ctx_at,
+			  struct items *l)
+{
+	struct sy_dec_chunk ch = { st->buf.data + from, st->buf.len - from };
+	struct sy_dec_params p;
+	struct sy_decoder *d;
+
+	pt_params(&p, NULL);
+	p.read_mem = with_ctx_at ? threads_read_mem : t_read_mem;
+	p.ctx_at = with_ctx_at ? threads_ctx_at : NULL;
+	p.mem_ctx = with_ctx_at ? m : NULL;
+	cr_assert_eq(sy_decoder_alloc(&d, &p), 0);
+	sy_decoder_set_context(d, 7);	/* no thread of the stream */
+	cr_assert_eq(sy_decoder_reset(d, &ch, 1, 0), 0);
+	drain(d, l, 64 + 16 * st->buf.len);
+	sy_decoder_free(d);
+}
+
+/* Pieces that start at a PSB inside a window (where a stream unit is cut):
+ * the code after the sync is read in the window's thread from the first
+ * block on, the PSB+'s TSC naming it.  Returns how many were checked. */
+static size_t ctx_at_from_psbs(const struct stream *st)
+{
+	struct pkts p;
+	size_t n = 0, w = 0;
+
+	pkts_scan(st->buf.data, st->buf.len, &p);
+	for (size_t i = 0; i < p.npsb; i++) {
+		struct threads_mem m = { .st = st, .answer = UINT32_MAX };
+		struct items got = { 0 };
+		uint32_t cur = UINT32_MAX;
+
+		while (w < st->nw && st->info[w].end <= p.psb[i])
+			w++;
+		if (w == st->nw || p.psb[i] <= st->info[w].begin)
+			continue;
+		decode_stream(st, (size_t)p.psb[i], &m, 1, &got);
+		cr_assert_eq(m.bad_reads, 0, "from PSB at %" PRIu64, p.psb[i]);
+		for (size_t k = 0; k < got.n; k++) {
+			cr_assert_neq(got.e[k].kind, SY_DEC_ERROR);
+			if (got.e[k].kind == SY_DEC_CONTEXT)
+				cur = got.e[k].code;
+			if (got.e[k].kind != SY_DEC_START)
+				continue;
+			cr_assert_eq(cur, 1000 + w, "from PSB at %" PRIu64,
+				     p.psb[i]);
+			break;
+		}
+		items_free(&got);
+		n++;
+	}
+	pkts_free(&p);
+	return n;
+}
+
+Test(pt_decode, ctx_at_names_each_stretch)
+{
+	struct knobs k = { .ret_compress = 1, .time = 1, .p_nopsb = 50,
+			   .psb_insns = 250, .max_len = 1500, .max_gap = 300 };
+	size_t starts = 0, contexts = 0, mid_psbs = 0;
+
+	for (uint64_t seed = 1; seed <= 6; seed++) {
+		struct stream *st = malloc(sizeof(*st));
+		struct threads_mem m = { .answer = UINT32_MAX };
+		struct items got = { 0 }, plain = { 0 };
+		uint64_t base = 0;
+		uint32_t cur = UINT32_MAX;
+		size_t w = 0, j = 0;
+
+		cr_assert_not_null(st);
+		stream_build(st, &k, seed);
+		m.st = st;
+		decode_stream(st, 0, &m, 1, &got);
+		decode_stream(st, 0, NULL, 0, &plain);
+		cr_expect_eq(m.bad_reads, 0,
+			     "seed %" PRIu64 ": %" PRIu64 " of %" PRIu64
+			     " code reads in another thread",
+			     seed, m.bad_reads, m.reads);
+		for (size_t i = 0; i < got.n; i++) {
+			const struct sy_dec_item *it = &got.e[i];
+
+			cr_assert_neq(it->kind, SY_DEC_ERROR, "seed %" PRIu64,
+				      seed);
+			if (it->kind == SY_DEC_CONTEXT) {
+				cur = it->code;
+				contexts++;
+				cr_assert_eq(it->ninsn, 0);
+				continue;
+			}
+			/* every traced instruction counts: the window a
+			 * START is in follows from its count */
+			while (w + 1 < st->nw &&
+			       got.count[i] >= base + st->w[w].n)
+				base += st->w[w++].n;
+			if (it->kind == SY_DEC_START) {
+				starts++;
+				cr_assert_eq(cur, 1000 + w,
+					     "seed %" PRIu64 " window %zu "
+					     "started in thread %u",
+					     seed, w, cur);
+			}
+			/* the rest is what the decoder gives without */
+			cr_assert_lt(j, plain.n);
+			cr_assert(!memcmp(it, &plain.e[j], sizeof(*it)),
+				  "seed %" PRIu64 " item %zu", seed, i);
+			j++;
+		}
+		cr_assert_eq(j, plain.n);
+		cr_assert_eq(w + 1, st->nw, "seed %" PRIu64, seed);
+		cr_assert_geq(m.asked, st->nw);
+		items_free(&got);
+		items_free(&plain);
+		mid_psbs += ctx_at_from_psbs(st);
+		fx_buf_fini(&st->buf);
+		free(st);
+	}
+	cr_log_info("%zu stretches, %zu context items, %zu pieces from a "
+		    "PSB inside a window", starts, contexts, mid_psbs);
+	cr_expect_gt(starts, 100);
+	cr_expect_gt(mid_psbs, 20);
 }
 
 /* ------------------------------------------------------------------------
