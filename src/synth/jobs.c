@@ -106,6 +106,32 @@ static size_t sy_job_read_mem(void *ctx, uint32_t ctxid, uint64_t addr,
 	return sy_mem_read(m->mr, ctxid, addr, buf, len);
 }
 
+/* The thread the job's switch timeline says runs from trace time @time
+ * on (sy_ctx_at_fn). */
+static int sy_job_ctx_at(void *ctx, uint64_t time, uint32_t *ctxid)
+{
+	const struct sy_jobmem *m = ctx;
+	const struct sy_switch *e;
+
+	if (!m->threads || !m->threads->nr)
+		return 0;
+	e = sy_switches_at(m->threads, sy_timeconv_to_perf(m->tc, time));
+	if (!e)
+		return 0;
+	*ctxid = e->tid;
+	return 1;
+}
+
+/* The parameters a worker's decoder gets: @dp reading through @m. */
+static void sy_job_params(struct sy_dec_params *p,
+			  const struct sy_dec_params *dp, struct sy_jobmem *m)
+{
+	*p = *dp;
+	p->read_mem = sy_job_read_mem;
+	p->ctx_at = sy_job_ctx_at;
+	p->mem_ctx = m;
+}
+
 /* One decoder per parameter set (a queue's), per thread. */
 static struct sy_decoder *sy_wctx_decoder(struct sy_wctx *c,
 					  const struct sy_dec_params *dp,
@@ -121,9 +147,7 @@ static struct sy_decoder *sy_wctx_decoder(struct sy_wctx *c,
 		*err = -SY_E_NOMEM;
 		return NULL;
 	}
-	p = *dp;
-	p.read_mem = sy_job_read_mem;
-	p.mem_ctx = &c->mem;
+	sy_job_params(&p, dp, &c->mem);
 	*err = sy_decoder_alloc(&c->dec[c->nr_dec].d, &p);
 	if (*err)
 		return NULL;
@@ -143,9 +167,7 @@ static int sy_decstate_ready(struct sy_decstate *ds,
 		return err;
 	if (ds->d)
 		return 0;
-	p = *dp;
-	p.read_mem = sy_job_read_mem;
-	p.mem_ctx = &ds->mem;
+	sy_job_params(&p, dp, &ds->mem);
 	return sy_decoder_alloc(&ds->d, &p);
 }
 
@@ -233,6 +255,17 @@ static void sy_job_context(struct sy_job *j, const struct sy_jobmem *m,
 	}
 }
 
+/* A thread from the job's switch timeline: its process too, which the
+ * records name (the trace gives a thread id only). */
+static void sy_job_process(const struct sy_job *j, struct sy_stretcher *st,
+			   uint32_t tid)
+{
+	uint32_t pid;
+
+	if (sy_switches_pid(&j->threads, tid, &pid))
+		sy_stretcher_pid(st, pid);
+}
+
 /* The end of the data: a piece that got to its seam with a stretch
  * running leaves it to the next piece (SY_SF_SEAM). */
 static int sy_seam_finish(struct sy_job *j, const struct sy_decoder *d,
@@ -298,12 +331,16 @@ static int sy_decode_loop(const struct sy_jobs *js, struct sy_job *j,
 		if (j->ext_from && it.kind == SY_DEC_TIME &&
 		    it.offset >= j->ext_from && !st->open)
 			continue;
-		if (it.kind == SY_DEC_CONTEXT)
+		/* a thread the switch records named is one the recording
+		 * knows, whether it mapped code or not */
+		if (it.kind == SY_DEC_CONTEXT && !j->threads.nr)
 			sy_job_context(j, m, &it);
 		if ((err = sy_item_keep(js, j, st, &it, 0)) ||
 		    (err = sy_stretcher_push(st, &it)) ||
 		    (err = sy_item_keep(js, j, st, &it, 1)))
 			break;
+		if (it.kind == SY_DEC_CONTEXT && j->threads.nr)
+			sy_job_process(j, st, it.code);
 		if (j->has_limit && it.offset >= j->limit)
 			break;
 	}
@@ -344,10 +381,14 @@ static void sy_job_run(void *ctx, struct sy_work *work)
 	m->snap = j->snap;
 	m->has_fallback = j->has_fallback;
 	m->fallback = j->fallback_tid;
+	m->threads = &j->threads;
+	m->tc = &j->tc;
 	sy_mem_reader_begin(m->mr, j->snap);
 	j->err = sy_decode_loop(c->js, j, d, st, m);
 	sy_mem_reader_end(m->mr);
 	m->snap = NULL;
+	m->threads = NULL;
+	m->tc = NULL;
 	sy_stats_sub(&j->stats, sy_decoder_stats(d), prev);
 	j->st = sy_stretcher_take(st, &j->nr_st);
 	if (ds) {
@@ -442,4 +483,5 @@ void sy_job_release(struct sy_job *j)
 	j->nr_st = 0;
 	sy_proc_snap_put(j->snap);
 	j->snap = NULL;
+	sy_switches_fini(&j->threads);
 }

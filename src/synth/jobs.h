@@ -26,9 +26,11 @@
 #include <stdio.h>
 
 #include "stretch.h"
+#include "switches.h"
 #include "sy_decode.h"
 #include "sy_image.h"
 #include "sy_pool.h"
+#include "timeconv.h"
 
 struct sy_job;
 
@@ -36,12 +38,16 @@ struct sy_job;
  * address-space snapshot, and, for a per-thread queue, the queue's own
  * thread to read in when the trace names a thread the recording does not
  * know (a recording made in another pid namespace: perf then decodes with
- * the AUX queue's thread too). */
+ * the AUX queue's thread too); for a per-CPU PT queue without pause
+ * samples, the job's switch timeline, which says the thread of each
+ * stretch (sy_dec_params.ctx_at), and the trace clock's conversion. */
 struct sy_jobmem {
 	struct sy_mem_reader *mr;
 	const struct sy_proc_snap *snap;
 	int has_fallback;
 	uint32_t fallback;
+	const struct sy_switches *threads;
+	const struct sy_timeconv *tc;
 };
 
 /* A decoder that keeps its state across jobs (a stream's).  Its jobs are
@@ -82,6 +88,11 @@ struct sy_job {
 	 * context ID names none the recording knows */
 	int has_fallback;
 	uint32_t fallback_tid;
+	/* per-CPU PT without pause samples: the part of the queue's switch
+	 * timeline its bytes can need (owned; empty: ctxid throughout) and
+	 * the trace clock to perf time, to look a stretch's start up in it */
+	struct sy_switches threads;
+	struct sy_timeconv tc;
 	int fresh;		/* reset the decoder on the chunks first */
 	int has_limit;		/* stop after the item at offset limit */
 	uint64_t limit;
@@ -148,8 +159,8 @@ static inline int sy_jobs_idle(const struct sy_jobs *js)
 	return !js->head;
 }
 
-/* Frees what the job owns (chunks, stretches, snapshot reference), not
- * the job itself. */
+/* Frees what the job owns (chunks, stretches, snapshot reference, switch
+ * timeline), not the job itself. */
 void sy_job_release(struct sy_job *j);
 
 /* One decoder item as `windows --items` lists it, a line into @buf.

@@ -9,8 +9,12 @@
  *           into stream units decoded as the walk reads them (units.h);
  *           matching gives their stretches to the pause samples
  *   whole   no pause samples: stream units as above (an ETR buffer
- *           fragment is a unit of its own), every stretch a window
+ *           fragment is a unit of its own), every stretch a window; per
+ *           CPU, PT jobs take each stretch's thread from the queue's
+ *           context switch records (switches.h): nothing else names it
  */
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -161,6 +165,26 @@ const struct sy_mode_ops sy_mode_etr = {
 
 /* --- stream units --------------------------------------------------------- */
 
+/* Per-CPU PT without pause samples: the part of the queue's switch
+ * timeline a job's bytes (written after @t_lo) can need, its own copy; the
+ * queue keeps what later jobs need, nothing once none is to come. */
+static int sy_qjob_threads(struct sy_session *s, struct sy_queue *q,
+			   struct sy_qjob *j, uint64_t t_lo)
+{
+	int err;
+
+	if (!sy_queue_tracks_threads(&s->cfg))
+		return 0;
+	if ((err = sy_switches_copy(&q->sw, t_lo, &j->job.threads)))
+		return err;
+	j->job.tc = s->cfg.tc;
+	if (sy_queue_more_jobs(q))
+		sy_switches_trim(&q->sw, t_lo);
+	else
+		sy_switches_fini(&q->sw);
+	return 0;
+}
+
 static int sy_units_on_aux(struct sy_session *s, struct sy_queue *q,
 			   const struct sy_ev_aux *a, uint64_t time,
 			   uint64_t rec_off)
@@ -221,6 +245,11 @@ static int sy_units_next_job(struct sy_session *s, struct sy_queue *q,
 			return -SY_E_NOMEM;
 		j->job.ext_from = t.ext_from;
 		j->job.seam_sync = t.seam_sync;
+		if ((r = sy_qjob_threads(s, q, j, t.t_lo))) {
+			sy_job_release(&j->job);
+			free(j);
+			return r;
+		}
 	}
 	j->job.drop_head = t.drop_head;
 	j->t_lo = t.t_lo;
@@ -258,8 +287,43 @@ const struct sy_mode_ops sy_mode_stream = {
 
 /* --- whole trace ---------------------------------------------------------- */
 
+/* A stretch no switch record named the thread of (trace before the CPU's
+ * first one, or no time to look it up) was read in the queue's last known
+ * thread, as before there was a timeline: said once per run where its code
+ * was not found there. */
+static void sy_whole_unnamed(struct sy_session *s, struct sy_qjob *j)
+{
+	const struct sy_stretch *st = NULL;
+	char in[48] = "no thread (none is known)";
+
+	if (!sy_queue_tracks_threads(&s->cfg))
+		return;
+	for (size_t i = 0; i < j->job.nr_st && !st; i++)
+		if (!j->job.st[i].has_ctx && j->job.st[i].errors &&
+		    sy_dec_err_no_code(SY_TRACE_PT, j->job.st[i].first_error))
+			st = &j->job.st[i];
+	for (size_t i = 0; st && i < s->queues.nr; i++)
+		if (s->queues.v[i]->unnamed_warned)
+			return;
+	if (!st)
+		return;
+	j->q->unnamed_warned = 1;
+	if (j->job.ctxid)
+		snprintf(in, sizeof(in), "thread %u, the last one known",
+			 j->job.ctxid);
+	sy_warn(&s->warn, 0, 0,
+		"cpu %u: no context switch or ITRACE_START record names the "
+		"thread that ran at perf time %" PRIu64 "%s: its trace was "
+		"read in %s and did not decode; per-CPU Intel PT needs the "
+		"context switch records perf record -a writes",
+		j->q->cpu,
+		st->has_time ? sy_timeconv_to_perf(&s->cfg.tc, st->t0) : 0,
+		st->has_time ? "" : " (the trace has no time)", in);
+}
+
 static int sy_whole_job_done(struct sy_session *s, struct sy_qjob *j)
 {
+	sy_whole_unnamed(s, j);
 	sy_units_done(&j->q->units, &j->task);
 	/* each stretch a window: the walk makes and hands them out one by
 	 * one (sy_windows_whole) */

@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sy_perf_event.h"
+
 static struct sy_queue *sy_queue_new(uint32_t key,
 				     const struct sy_synth_config *cfg,
 				     size_t *held)
@@ -17,6 +19,7 @@ static struct sy_queue *sy_queue_new(uint32_t key,
 	sy_units_init(&q->units, cfg);
 	sy_matcher_init(&q->match, held);
 	sy_placer_init(&q->place);
+	sy_switches_init(&q->sw);
 	return q;
 }
 
@@ -28,8 +31,39 @@ static void sy_queue_free(struct sy_queue *q)
 	sy_units_fini(&q->units);
 	sy_matcher_fini(&q->match);
 	sy_placer_fini(&q->place);
+	sy_switches_fini(&q->sw);
 	free(q->sources);
 	free(q);
+}
+
+int sy_queue_more_jobs(const struct sy_queue *q)
+{
+	return q->units.next_piece < q->units.nr_pieces;
+}
+
+int sy_queue_thread_record(struct sy_queue *q, const struct sy_event *ev)
+{
+	const struct sy_ev_switch *sw = &ev->u.sw;
+	int err;
+
+	/* the jobs made so far have their copies: what no job will read is
+	 * not kept */
+	if (!ev->has_sid || !sy_queue_more_jobs(q))
+		return 0;
+	/* the trace starts on the CPU: perf takes its thread from here */
+	if (ev->type == SY_REC_ITRACE_START)
+		return sy_switches_add(&q->sw, ev->sid.time,
+				       ev->u.itrace_start.pid,
+				       ev->u.itrace_start.tid);
+	if (ev->type != SY_REC_SWITCH_CPU_WIDE)
+		return 0;
+	if (!sw->out)
+		return sy_switches_add(&q->sw, ev->sid.time, ev->sid.pid,
+				       ev->sid.tid);
+	if ((err = sy_switches_before(&q->sw, ev->sid.pid, ev->sid.tid)))
+		return err;
+	return sy_switches_add(&q->sw, ev->sid.time, sw->next_prev_pid,
+			       sw->next_prev_tid);
 }
 
 struct sy_queue *sy_queues_get(struct sy_queues *qs, uint32_t key, int create,

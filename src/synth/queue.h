@@ -12,7 +12,10 @@
 #include "match.h"
 #include "order.h"
 #include "place.h"
+#include "switches.h"
 #include "units.h"
+
+struct sy_event;
 
 struct sy_qjob;
 
@@ -36,6 +39,10 @@ struct sy_queue {
 	struct sy_etr_group group;
 	struct sy_matcher match;
 	struct sy_placer place;
+	/* per-CPU PT without pause samples: which thread runs when, for the
+	 * jobs still to come (sy_queue_tracks_threads) */
+	struct sy_switches sw;
+	int unnamed_warned;	/* said that a stretch had no thread */
 	/* what the samples say (the summary's view; windows come from the
 	 * trace) */
 	int seen;		/* a sample of this queue was read */
@@ -44,6 +51,23 @@ struct sy_queue {
 	uint64_t last_aux_time;	/* of the last AUX record walked */
 	struct sy_order order;	/* of its samples */
 };
+
+/* Whether the queues keep a switch timeline: per-CPU Intel PT converted
+ * whole.  The trace names no thread and no pause or resume sample says
+ * which one ran; ETM names its threads itself (context IDs), a per-thread
+ * queue is its thread's, and with pause samples the samples name it. */
+static inline int sy_queue_tracks_threads(const struct sy_synth_config *c)
+{
+	return c->kind == SY_TRACE_PT && c->whole_trace && !c->per_thread;
+}
+
+/* Whether @q has stream pieces not handed out as jobs yet. */
+int sy_queue_more_jobs(const struct sy_queue *q);
+
+/* A record @ev of @q's CPU that says which thread runs on it (ITRACE_START,
+ * SWITCH_CPU_WIDE; with a sample_id; others are ignored), into its
+ * timeline while jobs are still to come.  Returns 0 or -SY_E_NOMEM. */
+int sy_queue_thread_record(struct sy_queue *q, const struct sy_event *ev);
 
 /* The queues of a session, sorted by key. */
 struct sy_queues {

@@ -152,6 +152,7 @@ static void sy_open(struct sy_stretcher *st, const struct sy_dec_item *it)
 	s->flags = st->pending_flags;
 	s->has_ctx = st->has_ctx;
 	s->ctxid = st->ctxid;
+	s->pid = st->pid;
 	st->pending_flags = 0;
 }
 
@@ -255,10 +256,19 @@ static void sy_push_context(struct sy_stretcher *st,
 	}
 	st->has_ctx = 1;
 	st->ctxid = it->code;
+	st->pid = 0;
 	if (st->open) {
 		s->has_ctx = 1;
 		s->ctxid = it->code;
+		s->pid = 0;
 	}
+}
+
+void sy_stretcher_pid(struct sy_stretcher *st, uint32_t pid)
+{
+	st->pid = pid;
+	if (st->open)
+		st->cur.pid = pid;
 }
 
 int sy_stretcher_push(struct sy_stretcher *st, const struct sy_dec_item *it)
@@ -465,6 +475,7 @@ int sy_stretch_append(struct sy_stretch *a, struct sy_stretch *b,
 	if (b->has_ctx) {
 		a->has_ctx = 1;
 		a->ctxid = b->ctxid;
+		a->pid = b->pid;
 	}
 	sy_stretch_release(b);
 	return 0;

@@ -58,6 +58,8 @@ struct sy_stretch {
 	uint64_t off0, off1;	/* byte offsets of its first and last item */
 	int has_ctx;
 	uint32_t ctxid;
+	uint32_t pid;		/* the process of ctxid when the recording
+				 * names it (PT per CPU), 0: not known */
 	/* ring of the newest branches: ring[(head - 1 - i) % cap] is the
 	 * i-th newest; len <= cap */
 	struct sy_br *ring;
@@ -116,6 +118,7 @@ struct sy_stretcher {
 	uint64_t last_time;
 	int has_ctx;
 	uint32_t ctxid;
+	uint32_t pid;		/* of ctxid (sy_stretcher_pid), 0: unknown */
 	int lone;		/* a timestamp outside any stretch, pending */
 	uint64_t lone_time, lone_off;
 };
@@ -132,6 +135,10 @@ int sy_stretcher_push(struct sy_stretcher *st, const struct sy_dec_item *it);
  * START (its start is the previous piece's; alone, its first branch's
  * source, as after a resynchronisation). */
 int sy_stretcher_continue(struct sy_stretcher *st, uint64_t off);
+
+/* The process of the context the last CONTEXT item set (a decoder names
+ * a thread only; the recording may say whose it is). */
+void sy_stretcher_pid(struct sy_stretcher *st, uint32_t pid);
 
 /* Text about an item, kept with the stretch open now or, when none is,
  * with the next one opened: the caller adds it before pushing the item,

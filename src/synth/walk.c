@@ -384,9 +384,26 @@ static int sy_on_switch(struct sy_session *s, const struct sy_event *ev)
 	 * stamped with a pause sample's time but written after it (the
 	 * kernel switches after the interrupt) is not inside that window */
 	q = sy_session_queue(s, ev->sid.cpu, 0);
+	if (q && sy_queue_tracks_threads(&s->cfg) &&
+	    sy_queue_thread_record(q, ev))
+		return -SY_E_NOMEM;
 	return q ? sy_matcher_event(&q->match, SY_QEV_SWITCH, ev->sid.time,
 				    s->sample_seq) :
 		   0;
+}
+
+/* Per-CPU PT converted whole: the thread the trace starts in on a CPU. */
+static int sy_on_itrace_start(struct sy_session *s, const struct sy_event *ev)
+{
+	const struct sy_ev_itrace_start *it = &ev->u.itrace_start;
+	struct sy_queue *q;
+
+	if (!ev->has_sid)
+		return 0;
+	if (sy_learn_thread(s, it->pid, it->tid))
+		return -SY_E_NOMEM;
+	q = sy_session_queue(s, ev->sid.cpu, 0);
+	return q && sy_queue_thread_record(q, ev) ? -SY_E_NOMEM : 0;
 }
 
 static int sy_on_lost(struct sy_session *s, const struct sy_event *ev)
@@ -423,6 +440,10 @@ int sy_walk_record(struct sy_session *s, const struct sy_record *rec)
 	case SY_REC_LOST:
 	case SY_REC_LOST_SAMPLES:
 		break;
+	case SY_REC_ITRACE_START:
+		if (sy_queue_tracks_threads(&s->cfg))
+			break;
+		return 0;
 	default:
 		return 0;
 	}
@@ -439,6 +460,8 @@ int sy_walk_record(struct sy_session *s, const struct sy_record *rec)
 	case SY_REC_LOST:
 	case SY_REC_LOST_SAMPLES:
 		return sy_on_lost(s, &ev);
+	case SY_REC_ITRACE_START:
+		return sy_on_itrace_start(s, &ev);
 	case SY_REC_COMM:
 		if (sy_comms_set(&s->comms, ev.u.comm.pid, ev.u.comm.comm))
 			return -SY_E_NOMEM;

@@ -40,8 +40,9 @@ int sy_windows_whole(struct sy_session *s, struct sy_qjob *j, size_t i)
 	if (!w)
 		return -SY_E_NOMEM;
 	w->pub.cpu = j->q->cpu;
-	w->pub.pid = w->pub.tid = job->st[i].has_ctx ? job->st[i].ctxid :
-						       job->ctxid;
+	w->pub.tid = job->st[i].has_ctx ? job->st[i].ctxid : job->ctxid;
+	/* the process when the recording says it (the trace names threads) */
+	w->pub.pid = job->st[i].pid ? job->st[i].pid : w->pub.tid;
 	w->st = malloc(sizeof(*w->st));
 	if (!w->st) {
 		free(w);

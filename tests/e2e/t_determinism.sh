@@ -1,10 +1,12 @@
 # Output does not depend on the thread count or the thread schedule
 # (issue 14, section 3): recordings without pause samples (the whole trace
 # is converted, windows are single stretches) on several CPUs, where each
-# CPU's ETM stream is decoded in slices.  The SMP fixtures with aux_action
-# cleared (no pause samples) and the real multi-CPU perf_kernel.data are
-# converted and listed many times at -j 2 and -j 4; every run must give the
-# bytes of the -j 1 run.  session_check adds tiny stream jobs.
+# CPU's ETM stream is decoded in slices and each PT piece reads its
+# stretches in the threads of its own copy of the CPU's context switches.
+# The SMP fixtures with aux_action cleared (no pause samples) and the real
+# multi-CPU perf_kernel.data are converted and listed many times at -j 2
+# and -j 4; every run must give the bytes of the -j 1 run.  session_check
+# adds tiny stream jobs.
 . tests/e2e/lib.sh
 R=$SHARED/fixtures/real/simpleperf-etm
 require_path "$R/orig/perf_kernel.data"
@@ -12,9 +14,7 @@ RUNS=${DETERMINISM_RUNS:-8}
 
 
 inputs=""
-# (pt-smp is left out: without pause samples PT gives no thread to read
-# code for, see the closing note of issue 14; nothing is converted)
-for f in etm4-etr-smp ete-trbe-smp; do
+for f in etm4-etr-smp ete-trbe-smp pt-smp; do
 	tests/no-pause "tests/fixtures/generated/$f.data" "$T/$f.data" ||
 		fail "cannot rewrite $f"
 	inputs="$inputs $T/$f.data"
