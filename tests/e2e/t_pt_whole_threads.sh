@@ -10,13 +10,15 @@
 # markers, no branches); all threads together must equal perf's total, so
 # no branch goes to a thread perf does not know.  No window may be
 # decode-error, and each window's pid is its thread's process (the truth's
-# thread lines).  tests/unit/test_whole_threads.c checks the same
+# thread lines); llvm-profgen 19 builds the SMP program's profile from the
+# output.  tests/unit/test_whole_threads.c checks the same
 # conversions against the truth.  Without the records that name threads
 # (ITRACE_START and SWITCH_CPU_WIDE rewritten as SWITCH, which names none)
 # the SMP trace is read in no thread: nothing converts (exit 5) and one
 # note says why.
 . tests/e2e/lib.sh
 require_tool perf
+require_tool llvm-profgen-19
 export LC_ALL=C
 
 # perf's branches of FILE per thread (THREAD: FROM->TO:COUNT, hex as
@@ -97,6 +99,17 @@ for truth in tests/fixtures/generated/pt-*.truth; do
 		"$(wc -l <"$T/perf.cnt") distinct branches, as perf 6.1"
 done
 [ $n -ge 19 ] || fail "only $n fixtures compared"
+
+# what the output is for: llvm-profgen 19 builds an AutoFDO profile of the
+# SMP recording's program from it
+"$SY" convert -q -j 1 --format lbr --symfs . -o "$T/smp.lbr" "$T/pt-smp.data" ||
+	fail "pt-smp: convert failed"
+llvm-profgen-19 --perfscript="$T/smp.lbr" \
+	--binary=tests/fixtures/programs/bin/branchy-x86_64 --format=text \
+	--output="$T/smp.prof" >"$T/profgen.log" 2>&1 ||
+	{ cat "$T/profgen.log"; fail "llvm-profgen-19 refused the output"; }
+grep -q '^ *[0-9.]*: [1-9][0-9]* op_switch:' "$T/smp.prof" ||
+	{ head -20 "$T/smp.prof"; fail "the profile lacks the hot call"; }
 
 # no switch records: the trace names no thread, the recording neither
 python3 - "$T/pt-smp.data" "$T/noswitch.data" <<-'EOF' || fail "cannot rewrite pt-smp"
