@@ -321,9 +321,30 @@ static void sy_whole_unnamed(struct sy_session *s, struct sy_qjob *j)
 		st->has_time ? "" : " (the trace has no time)", in);
 }
 
+/* PT: a stretch the end of its piece cut (it ran through the next piece's
+ * PSB+ and stopped at its FUP, SY_STOP_END) goes on in the next piece's
+ * first stretch, which starts there: joined as an ETM seam's carry is
+ * (sy_units_join), so that the windows are those of the stream decoded
+ * uncut.  With pause samples, matching joins them instead. */
+static void sy_whole_pt_cuts(const struct sy_units *u, struct sy_qjob *j)
+{
+	struct sy_stretch *v = j->job.st;
+	size_t n = j->job.nr_st;
+
+	if (!n)
+		return;
+	if (u->has_carry && sy_stretch_joins(&u->carry, &v[0]))
+		v[0].flags |= SY_SF_CONT;
+	if (j->job.ext_from && (v[n - 1].flags & SY_SF_STOPPED) &&
+	    v[n - 1].stop_reason == SY_STOP_END)
+		v[n - 1].flags |= SY_SF_SEAM;
+}
+
 static int sy_whole_job_done(struct sy_session *s, struct sy_qjob *j)
 {
 	sy_whole_unnamed(s, j);
+	if (s->cfg.kind == SY_TRACE_PT)
+		sy_whole_pt_cuts(&j->q->units, j);
 	sy_units_done(&j->q->units, &j->task);
 	/* each stretch a window: the walk makes and hands them out one by
 	 * one (sy_windows_whole) */
