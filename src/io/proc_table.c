@@ -41,6 +41,7 @@ struct sy_proc_snap {
 	struct sy_tnode *procs;
 	struct sy_tnode *threads;
 	struct sy_aspace *kernel;
+	uint64_t serial;	/* sy_proc_snap_serial */
 };
 
 /* One entry of the BUILD_ID feature. */
@@ -57,6 +58,7 @@ struct sy_proc_table {
 	struct sy_tnode *threads; /* tid -> pid + 1 */
 	struct sy_aspace *kernel; /* pid -1 */
 	struct sy_proc_snap *snap; /* handed out, nothing changed since */
+	uint64_t snaps;		/* snapshots made */
 	struct sy_bid_ent *bids; /* sorted by name */
 	size_t nr_bids;
 };
@@ -547,6 +549,7 @@ struct sy_proc_snap *sy_proc_table_snapshot(struct sy_proc_table *t)
 		s->procs = sy_tnode_get(t->procs);
 		s->threads = sy_tnode_get(t->threads);
 		s->kernel = sy_aspace_get(t->kernel);
+		s->serial = ++t->snaps;
 		t->snap = s;
 	}
 	return sy_proc_snap_get(s);
@@ -578,6 +581,11 @@ const struct sy_aspace *sy_proc_snap_aspace(const struct sy_proc_snap *s,
 	if (id == UINT32_MAX)
 		return s->kernel;
 	return sy_space_of(s->procs, s->threads, id);
+}
+
+uint64_t sy_proc_snap_serial(const struct sy_proc_snap *s)
+{
+	return s ? s->serial : 0;
 }
 
 const struct sy_aspace *sy_proc_snap_kernel(const struct sy_proc_snap *s)

@@ -155,6 +155,9 @@ struct sy_pl_ctx {
 	const struct sy_win *w;
 	const struct sy_proc_snap *snap;
 	uint32_t id;
+	/* the window's process and the kernel, looked up once: a lookup by
+	 * id walks the snapshot's tries */
+	const struct sy_aspace *as, *kernel;
 	int proc_known;		/* the snapshot has the window's process */
 	/* calls of the current run whose returns are still to come */
 	uint64_t ras[SY_PL_STACK];
@@ -176,7 +179,9 @@ static const struct sy_map *sy_pl_map(struct sy_pl_ctx *c, uint64_t addr)
 		if (c->maps[i] && addr >= c->maps[i]->start &&
 		    addr < c->maps[i]->end)
 			return c->maps[i];
-	m = sy_proc_snap_find(c->snap, c->id, addr);
+	m = sy_aspace_find(c->as, addr);
+	if (!m)
+		m = sy_aspace_find(c->kernel, addr);
 	if (m)
 		c->maps[c->next_map++ % SY_PL_CACHE] = m;
 	return m;
@@ -759,7 +764,9 @@ int sy_plausible_window(struct sy_plausible *p, const struct sy_win *w,
 	c.w = w;
 	c.snap = w->snap;
 	c.id = w->pub.tid;
-	c.proc_known = sy_proc_snap_aspace(c.snap, c.id) != NULL;
+	c.as = sy_proc_snap_aspace(c.snap, c.id);
+	c.kernel = sy_proc_snap_kernel(c.snap);
+	c.proc_known = c.as != NULL;
 	for (size_t i = 0; i < w->nr_st; i++) {
 		const struct sy_stretch *st = &w->st[i];
 

@@ -242,6 +242,14 @@ static int sy_push_time(struct sy_stretcher *st, const struct sy_dec_item *it)
 	return 0;
 }
 
+void sy_stretcher_context(struct sy_stretcher *st, uint32_t ctxid)
+{
+	if (st->open)
+		return;
+	st->has_ctx = 1;
+	st->ctxid = ctxid;
+}
+
 static void sy_push_context(struct sy_stretcher *st,
 			    const struct sy_dec_item *it)
 {

@@ -132,6 +132,9 @@ int sy_stretcher_push(struct sy_stretcher *st, const struct sy_dec_item *it);
  * START (its start is the previous piece's; alone, its first branch's
  * source, as after a resynchronisation). */
 int sy_stretcher_continue(struct sy_stretcher *st, uint64_t off);
+/* The thread the trace runs in from here (a context learnt where no item
+ * of it is kept), unless a stretch is open. */
+void sy_stretcher_context(struct sy_stretcher *st, uint32_t ctxid);
 
 /* Text about an item, kept with the stretch open now or, when none is,
  * with the next one opened: the caller adds it before pushing the item,

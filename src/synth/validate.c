@@ -26,6 +26,25 @@ void sy_validator_fini(struct sy_validator *v)
 	sy_plausible_fini(&v->pl);
 }
 
+void *sy_validator_new(void *cfg)
+{
+	struct sy_validator *v = malloc(sizeof(*v));
+
+	if (v && sy_validator_init(v, cfg)) {
+		sy_validator_free(v);
+		v = NULL;
+	}
+	return v;
+}
+
+void sy_validator_free(void *v)
+{
+	if (!v)
+		return;
+	sy_validator_fini(v);
+	free(v);
+}
+
 static void sy_reason(struct sy_win *w, enum sy_status st, const char *fmt,
 		      ...) SY_PRINTF(3, 4);
 

@@ -74,6 +74,15 @@ else:
         if int(w["tid"]) != int(t["tid"]):
             bad.append("window %d: tid %s, truth %s" % (w["index"], w["tid"], t["tid"]))
         tw_ = tw.get(t["window"])
+        # a decode error is reported where it is in the AUX area, inside
+        # the bytes the truth wrote for the window (not counted from the
+        # piece or group that was decoded)
+        m = re.search(r"at trace byte (\d+)", w["reason"])
+        if m and tw_ and "+" in tw_.get("aux", ""):
+            lo, size = (int(x, 16) for x in tw_["aux"].split("+"))
+            if not lo <= int(m.group(1)) < lo + size:
+                bad.append("window %d: error at trace byte %s, outside its AUX bytes [%d, %d)"
+                           % (w["index"], m.group(1), lo, lo + size))
         if tw_ and tw_["resume"] != "none" and w["status"] not in ("paused", "empty") \
            and str(w["start_time"]) != tw_["start_time"]:
             bad.append("window %d: starts at %d, truth %s" % (w["index"], w["start_time"], tw_["start_time"]))

@@ -1,19 +1,24 @@
 /* session_check [-j N] [-u BYTES] [--symfs DIR] FILE...: runs the session
- * on each FILE once with one thread and once with N threads (default 4)
- * and stream jobs of BYTES bytes (default 64: many tiny jobs), and fails
- * unless both runs hand out the same windows in the same order.
+ * on each FILE with one thread and stream units too long to cut (the
+ * stream decoded in order), then with stream jobs of BYTES bytes (default
+ * 64: many tiny jobs, pieces cut at every seam) on one thread and on N
+ * threads (default 4), and fails unless all three runs hand out the same
+ * windows in the same order.
  *
  * Written for `make tsan` (criterion's runner does not start under
  * ThreadSanitizer) and as a determinism property: whatever the thread
- * count and the job size, every window, its status, counts, stacks and
- * placed samples are the same.  Without pause samples the whole-trace
- * mode is run.  Exit 0 when every file agrees, 1 otherwise. */
+ * count and the job size, every window, its status, thread, counts,
+ * stacks and placed samples are the same.  Without pause samples the
+ * whole-trace mode is run.  Exit 0 when every file agrees, 1 otherwise. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sy_synth.h"
+
+/* stream units this long are never cut: a whole recording's trace */
+#define UNCUT (1ULL << 40)
 
 struct digest {
 	uint64_t h, windows;
@@ -110,13 +115,21 @@ int main(int argc, char **argv)
 		}
 	}
 	for (; i < argc; i++) {
-		struct digest a, b;
+		struct digest u, a, b;
+		int eu = run(argv[i], symfs, 1, UNCUT, &u);
 		int ea = run(argv[i], symfs, 1, unit, &a);
 		int eb = run(argv[i], symfs, threads, unit, &b);
 
 		if (verbose)
-			printf("%s: %" PRIu64 " windows, exit %d / %d\n",
-			       argv[i], a.windows, ea, eb);
+			printf("%s: %" PRIu64 " windows, exit %d / %d / %d\n",
+			       argv[i], u.windows, eu, ea, eb);
+		if (eu != ea || u.h != a.h || u.windows != a.windows) {
+			printf("DIFF %s: uncut: %" PRIu64 " windows (%d), "
+			       "cut every %" PRIu64 " bytes: %" PRIu64
+			       " windows (%d)\n",
+			       argv[i], u.windows, eu, unit, a.windows, ea);
+			bad = 1;
+		}
 		if (ea != eb || a.h != b.h || a.windows != b.windows) {
 			printf("DIFF %s: 1 thread: %" PRIu64 " windows (%d), "
 			       "%u threads: %" PRIu64 " windows (%d)\n",
