@@ -28,6 +28,8 @@ for f in tests/fixtures/generated/*.data; do
 		if (lo != "" || hi != "") printf "--window %s:%s ", lo, hi
 		if (v["min_branches"]) printf "--min-branches %s", v["min_branches"]
 	}' "$truth")
+	# a kernel-mode fixture's code is its kernel image's
+	set -- "$@" $(awk '$1 == "kernel" { print "--vmlinux", $2 }' "$truth")
 	"$SY" windows --json --symfs . "$@" "$f" >"$T/w.json" 2>"$T/err" ||
 		{ cat "$T/err"; fail "$name: windows --json failed"; }
 	"$SY" windows --symfs . "$@" "$f" >"$T/w.txt" 2>"$T/err" ||
