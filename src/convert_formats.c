@@ -129,7 +129,9 @@ static int sy_conv_mmaps(struct sy_conv_out *o, const struct sy_window *w,
 			const uint8_t *bid = m ? m->build_id : NULL;
 			size_t blen = m ? m->build_id_size : 0;
 
-			if (!m || !m->img || (m->flags & SY_MAP_KERNEL))
+			/* a served kernel too: llvm-profgen --kernel finds
+			 * vmlinux by its "[kernel.kallsyms]_text" map */
+			if (!m || !m->img)
 				continue;
 			/* the binary's own id when the recording has none */
 			if (!blen)
