@@ -42,7 +42,9 @@
  *                  at the recording's KASLR offset, every context the
  *                  lister decodes at EL1; kernel_negative: a kernel map or
  *                  image a page off is caught (test_fx_kernel.c checks
- *                  their records);
+ *                  their records); a module fixture's module is given to
+ *                  perf as loaded, and perf_reads_modules_unrelocated
+ *                  shows what perf 6.1 makes of the module file;
  *   scaled_*       sy-fixturegen --scale: N repetitions of a scenario in one
  *                  streamed perf.data, proven against the fixture, perf,
  *                  strobe-synth, trc_pkt_lister and libipt (see the section
@@ -270,16 +272,45 @@ static const char *fx_mod(const struct fx *f)
 	return fx_is_kernel(f) ? "k" : "u";
 }
 
+/* The test's temporary directory (tmp_setup). */
+static char g_tmp[4096];
+
+/* The module of a kernel-mode fixture as it is in memory, at its recorded
+ * path under @dir (perf 6.1 reads a module file unrelocated:
+ * branchy-aarch64-loaded.ko is the same module with the program's linked
+ * code, which the generator checks against the kernel's relocation). */
+static void module_symfs(const struct fx *f, const char *root,
+			 const char *dir, const char *file)
+{
+	char cmd[9000];
+
+	snprintf(cmd, sizeof(cmd), "d='%s%s'; mkdir -p \"${d%%/*}\" && "
+		 "ln -sf '%s/tests/fixtures/programs/bin/%s' \"$d\"", dir,
+		 f->sc.maps[0].path, root, file);
+	cr_assert_eq(sy_test_run(cmd, NULL, NULL), 0, "%s", cmd);
+}
+
 /* Where perf reads the fixture's code: the programs under --symfs
  * @root (the repository root), a kernel-mode fixture's image with -k
- * (alone: perf would look for the image under the symfs too). */
+ * (alone: perf would look for the image under the symfs too), a module
+ * fixture's module as loaded under a --symfs of its own, without the
+ * kernel image (perf 6.1 takes arm64 modules, which lie below the
+ * kernel, for user space once it loaded one: cs_etm__cpu_mode against
+ * machine__kernel_start; the trace runs in the module only). */
 static const char *perf_image_opts(const struct fx *f, const char *root,
 				   char *buf, size_t len)
 {
-	if (fx_is_kernel(f))
+	if (fx_is_kernel(f) && f->sc.nmaps) {
+		char dir[4200];
+
+		snprintf(dir, sizeof(dir), "%s/msymfs", g_tmp);
+		module_symfs(f, root, dir, "branchy-aarch64-loaded.ko");
+		snprintf(buf, len, "--symfs='%s'", dir);
+	} else if (fx_is_kernel(f)) {
 		snprintf(buf, len, "-k '%s/%s'", root, f->sc.kernel);
-	else
+	} else {
 		snprintf(buf, len, "--symfs='%s'", root);
+	}
 	return buf;
 }
 
@@ -666,8 +697,6 @@ static void match_cpu(const struct fx *f, uint32_t cpu,
  * perf 6.1
  * ---------------------------------------------------------------------- */
 
-static char g_tmp[4096];
-
 static void tmp_setup(void)
 {
 	snprintf(g_tmp, sizeof(g_tmp), "%s", sy_test_mkdtemp());
@@ -966,11 +995,14 @@ static void img_add(struct img *m, const char *path, uint64_t base_dyn,
 /* The program and the objects of the repository mapped with it (libfx;
  * ld.so, a file of the traced system, never runs in a window); for a
  * kernel-mode fixture the kernel image where the recording's map puts it
- * (its _text, the first byte of its code segment, at the map's start). */
+ * (its _text, the first byte of its code segment, at the map's start),
+ * or the module's code. */
 static void img_open(struct img *m, const struct fx *f)
 {
 	memset(m, 0, sizeof(*m));
-	if (fx_is_kernel(f)) {
+	/* the run in a module (a map line): the program's linked code where
+	 * the module's is, which is the module relocated (fx_gen_module.c) */
+	if (fx_is_kernel(f) && !f->sc.nmaps) {
 		img_add(m, f->sc.kernel, 0, 1, f->sc.kernel_start);
 		return;
 	}
@@ -2961,8 +2993,8 @@ static void text_map(const struct fx *f, uint64_t *start, uint64_t *pgoff)
 static uint64_t map_abs(const struct fx *f, const char *dso, uint64_t rel,
 			uint64_t start, uint64_t pgoff)
 {
-	/* the kernel's entries are its addresses */
-	if (fx_is_kernel(f) && !strcmp(dso, "[kernel.kallsyms]"))
+	/* the kernel's and its modules' entries are their addresses */
+	if (fx_is_kernel(f))
 		return rel;
 	for (size_t k = 0; k < f->sc.nmaps; k++)
 		if (!strcmp(dso, f->sc.maps[k].path))
@@ -3536,6 +3568,84 @@ Test(fixturegen, kernel_negative, .init = tmp_setup, .fini = tmp_teardown)
 	free(b);
 	f.sc.kernel_start += 0x1000;
 	expect_caught(&f, lister_check, "the image a page off");
+	fx_close(&f);
+}
+
+/* Whether perf's items hold a branch @from -> @to. */
+static int perf_has(const struct items *l, uint64_t from, uint64_t to)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (l->v[i].kind == IT_DATA && l->v[i].a == from &&
+		    l->v[i].b == to)
+			return 1;
+	return 0;
+}
+
+/* perf 6.1 reads a module file unrelocated.  Given the module fixture's
+ * module as it is, it takes every executed branch whose instruction
+ * carries a relocation (llvm-readelf-19: the calls into the other
+ * object's functions) to the instruction itself, never where the truth
+ * went; given the module as loaded it decodes every window
+ * (perf_decodes_every_fixture).  convert(1), KERNEL AND MODULES. */
+Test(fixturegen, perf_reads_modules_unrelocated, .init = tmp_setup,
+     .fini = tmp_teardown)
+{
+	char root[4096], dir[4200], file[4200], cmd[16000], *out = NULL;
+	struct items got[FX_SCN_MAX_CPUS];
+	uint64_t rel[64];
+	size_t nrel = 0, seen = 0;
+	struct fx f;
+
+	sy_test_require_tool("perf");
+	sy_test_require_tool("llvm-readelf-19");
+	memset(got, 0, sizeof(got));
+	cr_assert_not_null(getcwd(root, sizeof(root)));
+	fx_open(&f, "etm4-etr-kernel-module");
+	cr_assert(fx_is_kernel(&f) && f.sc.nmaps == 1);
+	snprintf(cmd, sizeof(cmd), "llvm-readelf-19 -rW .%s | awk "
+		 "'/R_AARCH64_(CALL|JUMP)26/ { print $1 }'",
+		 f.sc.maps[0].path);
+	cr_assert_eq(sy_test_run(cmd, &out, NULL), 0, "%s", cmd);
+	for (char *p = out; p && *p && nrel < 64; p = strchr(p, '\n') + 1) {
+		rel[nrel++] = strtoull(p, NULL, 16);
+		if (!strchr(p, '\n'))
+			break;
+	}
+	free(out);
+	cr_assert_gt(nrel, 0, "no branch relocation in the module");
+	snprintf(dir, sizeof(dir), "%s/raw", g_tmp);
+	module_symfs(&f, root, dir, "branchy-aarch64.ko");
+	snprintf(file, sizeof(file), "%s/%s.data", g_tmp, f.name);
+	perf61_copy(&f, f.data, f.len, file);
+	snprintf(cmd, sizeof(cmd), T_PERF " --buildid-dir '%s/bid' script "
+		 "-i '%s' --symfs='%s' --itrace=bZ -F cpu,event,ip,addr "
+		 "2>/dev/null", g_tmp, file, dir);
+	cr_assert_eq(sy_test_run(cmd, &out, NULL), 0, "%s", cmd);
+	perf_parse(out, got, FX_SCN_MAX_CPUS, 0);
+	free(out);
+	for (size_t i = 0; i < f.nin; i++) {
+		const struct fx_insn *in = &f.in[i];
+
+		for (size_t k = 0; k < nrel; k++) {
+			if (in->pc != f.sc.maps[0].start + rel[k] ||
+			    !taken(in) || !perf_has(&got[0], in->pc, in->pc))
+				continue;
+			cr_expect(!perf_has(&got[0], in->pc, in->next),
+				  "perf went where the truth did from %#" PRIx64,
+				  in->pc);
+			seen++;
+		}
+	}
+	cr_expect_gt(seen, 0, "perf never decoded a relocated branch as "
+		     "unrelocated");
+	for (size_t k = 0; k < nrel; k++)
+		for (size_t i = 0; i < got[0].n; i++)
+			cr_expect(got[0].v[i].kind != IT_DATA ||
+					  got[0].v[i].a !=
+						  f.sc.maps[0].start + rel[k] ||
+					  got[0].v[i].b == got[0].v[i].a,
+				  "perf relocated %#" PRIx64, got[0].v[i].a);
+	it_free(&got[0]);
 	fx_close(&f);
 }
 
