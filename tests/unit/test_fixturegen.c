@@ -3586,11 +3586,13 @@ static int perf_has(const struct items *l, uint64_t from, uint64_t to)
  * carries a relocation (llvm-readelf-19: the calls into the other
  * object's functions) to the instruction itself, never where the truth
  * went; given the module as loaded it decodes every window
- * (perf_decodes_every_fixture).  convert(1), KERNEL AND MODULES. */
+ * (perf_decodes_every_fixture), but not once it also loaded the kernel
+ * image: then it takes the module, below the kernel, for user space and
+ * decodes nothing.  convert(1), KERNEL AND MODULES. */
 Test(fixturegen, perf_reads_modules_unrelocated, .init = tmp_setup,
      .fini = tmp_teardown)
 {
-	char root[4096], dir[4200], file[4200], cmd[16000], *out = NULL;
+	char root[4096], dir[4200], file[4200], cmd[24000], *out = NULL;
 	struct items got[FX_SCN_MAX_CPUS];
 	uint64_t rel[64];
 	size_t nrel = 0, seen = 0;
@@ -3645,6 +3647,22 @@ Test(fixturegen, perf_reads_modules_unrelocated, .init = tmp_setup,
 						  f.sc.maps[0].start + rel[k] ||
 					  got[0].v[i].b == got[0].v[i].a,
 				  "perf relocated %#" PRIx64, got[0].v[i].a);
+	it_free(&got[0]);
+	/* with the loaded module and the kernel image (perf joins the
+	 * symfs and -k's path: both relative, from inside the symfs) */
+	snprintf(dir, sizeof(dir), "%s/withk", g_tmp);
+	module_symfs(&f, root, dir, "branchy-aarch64-loaded.ko");
+	snprintf(cmd, sizeof(cmd), "cd '%s' && ln -s '%s/%s' vmlinux && "
+		 T_PERF " --buildid-dir '%s/bid' script -i '%s' --symfs=. "
+		 "-k vmlinux --itrace=bZ -F cpu,event,ip,addr 2>/dev/null", dir,
+		 root, f.sc.kernel, g_tmp, file);
+	cr_assert_eq(sy_test_run(cmd, &out, NULL), 0, "%s", cmd);
+	memset(got, 0, sizeof(got));
+	perf_parse(out, got, FX_SCN_MAX_CPUS, 0);
+	free(out);
+	cr_expect_eq(got[0].n, 0, "perf 6.1 with a kernel image decoded %zu "
+		     "items of the module (it took it for user space before)",
+		     got[0].n);
 	it_free(&got[0]);
 	fx_close(&f);
 }
