@@ -172,7 +172,9 @@ static int sy_conv_mmaps(struct sy_conv_out *o, const struct sy_window *w,
 			if (!m)
 				continue;
 			o->seen[o->seen_next++ % 4] = m;
-			if (!m->img || (m->flags & SY_MAP_KERNEL))
+			/* a served kernel too: llvm-profgen --kernel finds
+			 * vmlinux by its "[kernel.kallsyms]_text" map */
+			if (!m->img)
 				continue;
 			bid = m->build_id;
 			blen = m->build_id_size;

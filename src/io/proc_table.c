@@ -444,9 +444,13 @@ int sy_proc_table_comm(struct sy_proc_table *t, const struct sy_ev_comm *c)
 	struct sy_aspace *as;
 	int err;
 
-	if (!c->exec)
+	/* exec: the old image is gone, whatever was mapped.  Without exec
+	 * (perf synthesizes the COMM of a process that was there before the
+	 * recording) a process unknown so far is known with nothing mapped:
+	 * a kernel thread never maps anything */
+	if (!c->exec && (c->pid != c->tid ||
+			 sy_space_of(t->procs, t->threads, c->pid)))
 		return 0;
-	/* exec: the old image is gone, whatever was mapped */
 	as = sy_aspace_new();
 	if (!as)
 		return -SY_E_NOMEM;

@@ -275,7 +275,10 @@ int sy_stretcher_push(struct sy_stretcher *st, const struct sy_dec_item *it)
 
 	if (st->open) {
 		s->insns += it->ninsn;
-		s->off1 = it->offset;
+		/* items from bytes behind (timestamps OpenCSD held back for
+		 * an element) do not move the end back */
+		if (it->offset > s->off1)
+			s->off1 = it->offset;
 	}
 	switch (it->kind) {
 	case SY_DEC_BRANCH:
@@ -469,7 +472,8 @@ int sy_stretch_append(struct sy_stretch *a, struct sy_stretch *b,
 		a->first_error_addr = b->first_error_addr;
 	}
 	a->errors += b->errors;
-	a->off1 = b->off1;
+	if (b->off1 > a->off1)
+		a->off1 = b->off1;
 	if (b->has_ctx) {
 		a->has_ctx = 1;
 		a->ctxid = b->ctxid;

@@ -207,12 +207,41 @@ static int sy_learn_thread(struct sy_session *s, uint32_t pid, uint32_t tid)
 	return sy_proc_table_fork(s->procs, &k);
 }
 
-/* The user frames of a sample's callchain, leaf first, in a new array. */
-static int sy_user_chain(const struct sy_sample *sm, uint64_t **out,
-			 uint32_t *nr)
+/* Whether the trace covers the kernel only (cs_etm//k, intel_pt//k: a
+ * kernel profile of vmlinux): every trace attr excludes user space. */
+static int sy_trace_kernel_only(const struct sy_session *s)
 {
+	int any = 0;
+
+	for (uint32_t i = 0; i < s->nr_roles; i++) {
+		const struct sy_perf_attr *a = sy_perf_attr(s->r, i);
+
+		if (!(s->attr_role[i] & SY_ROLE_TRACE))
+			continue;
+		if (!sy_attr_flag(a, SY_ATTR_FLAG_EXCLUDE_USER) ||
+		    sy_attr_flag(a, SY_ATTR_FLAG_EXCLUDE_KERNEL))
+			return 0;
+		any = 1;
+	}
+	return any;
+}
+
+/* The frames of a sample's callchain that go with its window's branches,
+ * leaf first, in a new array: those of the context the trace covers.
+ * perf writes a sample taken in the kernel as its kernel frames
+ * (PERF_CONTEXT_KERNEL), then the user frames of the task it interrupted
+ * (PERF_CONTEXT_USER); one taken in user space has user frames only.  A
+ * kernel-only trace's branches are the kernel's, and so are its frames
+ * (a kernel thread has no others); any other trace takes the user
+ * frames, wherever the sample was taken. */
+static int sy_trace_chain(const struct sy_session *s,
+			  const struct sy_sample *sm, uint64_t **out,
+			  uint32_t *nr)
+{
+	uint64_t want = sy_trace_kernel_only(s) ? SY_CONTEXT_KERNEL :
+						  SY_CONTEXT_USER;
 	uint64_t n = 0;
-	int user = 0;
+	int in = 0;
 
 	*nr = 0;
 	*out = malloc((sm->callchain_nr ? sm->callchain_nr : 1) * 8);
@@ -222,10 +251,10 @@ static int sy_user_chain(const struct sy_sample *sm, uint64_t **out,
 		uint64_t ip = sy_sample_callchain(sm, i);
 
 		if (ip >= SY_CONTEXT_MAX) {
-			user = ip == SY_CONTEXT_USER;
+			in = ip == want;
 			continue;
 		}
-		if (user)
+		if (in)
 			(*out)[n++] = ip;
 	}
 	*nr = (uint32_t)n;
@@ -251,7 +280,7 @@ static int sy_on_other_sample(struct sy_session *s, struct sy_queue *q,
 		s->sum.unplaced += q->running;
 		return 0;
 	}
-	if (sy_user_chain(sm, &chain, &n))
+	if (sy_trace_chain(s, sm, &chain, &n))
 		return -SY_E_NOMEM;
 	r = sy_placer_add(&q->place, sm->time, sm->ip, sm->period, sm->pid,
 			  sm->tid, chain, n, !q->running);
@@ -285,7 +314,7 @@ static int sy_on_pause(struct sy_session *s, struct sy_queue *q,
 	w->seq = s->sample_seq++;
 	sy_outq_append(&s->out, w);
 	if (sm->type & SY_SAMPLE_CALLCHAIN) {
-		if (sy_user_chain(sm, &w->chain, &w->pub.nr_callchain))
+		if (sy_trace_chain(s, sm, &w->chain, &w->pub.nr_callchain))
 			return -SY_E_NOMEM;
 		w->pub.callchain = w->chain;
 	}
