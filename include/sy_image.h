@@ -383,6 +383,9 @@ void sy_proc_snap_put(struct sy_proc_snap *s);
 const struct sy_aspace *sy_proc_snap_aspace(const struct sy_proc_snap *s,
 					    uint32_t id);
 const struct sy_aspace *sy_proc_snap_kernel(const struct sy_proc_snap *s);
+/* A number no other snapshot of the table has (0 for NULL): what a cache
+ * keyed by snapshot compares, where an address could be a freed one's. */
+uint64_t sy_proc_snap_serial(const struct sy_proc_snap *s);
 /* The mapping at @addr for @id: its own space, then the kernel's. */
 const struct sy_map *sy_proc_snap_find(const struct sy_proc_snap *s,
 				       uint32_t id, uint64_t addr);

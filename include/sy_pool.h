@@ -1,5 +1,5 @@
 /* A fixed pool of worker threads running jobs in submission order of
- * start (not of completion).  Each thread owns a context made by the
+ * start (not of completion), urgent work before the rest.  Each thread owns a context made by the
  * caller's factory (decoders, code readers): no job touches another
  * thread's state.
  *
@@ -32,6 +32,8 @@ struct sy_pool {
 	pthread_cond_t more;	/* work queued or stopping */
 	pthread_cond_t done;	/* some work finished */
 	struct sy_work *head, *tail;
+	/* work taken before the rest (sy_pool_submit_urgent) */
+	struct sy_work *uhead, *utail;
 	int stop;
 };
 
@@ -42,6 +44,10 @@ int sy_pool_init(struct sy_pool *p, unsigned nr, void *(*ctx_new)(void *arg),
 /* Runs or waits for queued work, joins the threads, frees the contexts. */
 void sy_pool_fini(struct sy_pool *p);
 void sy_pool_submit(struct sy_pool *p, struct sy_work *w);
+/* The same, but @w starts before any work submitted the ordinary way
+ * (urgent work in its own submission order): for short work that frees
+ * what waits for it, which must not wait for long work queued earlier. */
+void sy_pool_submit_urgent(struct sy_pool *p, struct sy_work *w);
 /* Blocks until @w is done. */
 void sy_pool_wait(struct sy_pool *p, struct sy_work *w);
 /* Nonzero when @w is done.  Never blocks on other threads; without

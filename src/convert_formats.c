@@ -50,6 +50,12 @@ struct sy_conv_out {
 	int bolt_dir;		/* @path is a directory: a file per binary */
 	/* perf-data */
 	struct sy_pdo *pdo;
+	/* perfscript, lbr: the mappings whose MMAP2 lines were written, in
+	 * the process and snapshot of the last sample */
+	uint64_t seen_snap;	/* sy_proc_snap_serial */
+	uint32_t seen_pid;
+	const struct sy_map *seen[4];
+	unsigned seen_next;
 };
 
 int sy_conv_out_open(struct sy_conv_out **out, enum sy_conv_format fmt,
@@ -105,15 +111,45 @@ void sy_conv_out_abort(struct sy_conv_out *o)
 	free(o);
 }
 
+/* The mapping holding @addr among those written last; NULL if none. */
+static const struct sy_map *sy_conv_seen(const struct sy_conv_out *o,
+					 uint64_t addr)
+{
+	for (unsigned c = 0; c < 4; c++) {
+		const struct sy_map *m = o->seen[(o->seen_next - 1 - c) % 4];
+
+		if (m && addr >= m->start && addr < m->end)
+			return m;
+	}
+	return NULL;
+}
+
+/* Samples come by the thousand from the same process and snapshot, their
+ * addresses from a few mappings: the last ones written are kept. */
+static void sy_conv_seen_reset(struct sy_conv_out *o,
+			       const struct sy_window *w)
+{
+	uint64_t serial = sy_proc_snap_serial(w->snap);
+
+	if (o->seen_snap == serial && o->seen_pid == w->pid)
+		return;
+	o->seen_snap = serial;
+	o->seen_pid = w->pid;
+	memset(o->seen, 0, sizeof(o->seen));
+}
+
 /* MMAP2 lines for the binaries a sample touches, before the sample. */
 static int sy_conv_mmaps(struct sy_conv_out *o, const struct sy_window *w,
 			 const uint64_t *frames, uint32_t nr_frames,
 			 const struct sy_br *st, uint32_t nr)
 {
+	const struct sy_aspace *as = sy_proc_snap_aspace(w->snap, w->pid);
+	const struct sy_aspace *kernel = sy_proc_snap_kernel(w->snap);
 	uint64_t addrs[2];
 
 	if (!w->snap)
 		return 0;
+	sy_conv_seen_reset(o, w);
 	for (uint32_t i = 0; i < nr_frames + nr; i++) {
 		size_t na = 0;
 
@@ -124,13 +160,24 @@ static int sy_conv_mmaps(struct sy_conv_out *o, const struct sy_window *w,
 			addrs[na++] = st[i - nr_frames].to;
 		}
 		for (size_t k = 0; k < na; k++) {
-			const struct sy_map *m =
-				sy_proc_snap_find(w->snap, w->pid, addrs[k]);
-			const uint8_t *bid = m ? m->build_id : NULL;
-			size_t blen = m ? m->build_id_size : 0;
+			const struct sy_map *m;
+			const uint8_t *bid;
+			size_t blen;
 
-			if (!m || !m->img || (m->flags & SY_MAP_KERNEL))
+			if (sy_conv_seen(o, addrs[k]))
 				continue;
+			m = sy_aspace_find(as, addrs[k]);
+			if (!m)
+				m = sy_aspace_find(kernel, addrs[k]);
+			if (!m)
+				continue;
+			o->seen[o->seen_next++ % 4] = m;
+			/* a served kernel too: llvm-profgen --kernel finds
+			 * vmlinux by its "[kernel.kallsyms]_text" map */
+			if (!m->img)
+				continue;
+			bid = m->build_id;
+			blen = m->build_id_size;
 			/* the binary's own id when the recording has none */
 			if (!blen)
 				blen = sy_image_build_id(m->img, &bid);

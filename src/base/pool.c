@@ -10,6 +10,33 @@ struct sy_thread_arg {
 	void *ctx;
 };
 
+/* The next work to start, taken off its list; NULL when none. */
+static struct sy_work *sy_pool_take(struct sy_pool *p)
+{
+	struct sy_work **head = p->uhead ? &p->uhead : &p->head;
+	struct sy_work **tail = p->uhead ? &p->utail : &p->tail;
+	struct sy_work *w = *head;
+
+	if (!w)
+		return NULL;
+	*head = w->next;
+	if (!*head)
+		*tail = NULL;
+	return w;
+}
+
+static void sy_pool_append(struct sy_work **head, struct sy_work **tail,
+			   struct sy_work *w)
+{
+	w->next = NULL;
+	w->done = 0;
+	if (*tail)
+		(*tail)->next = w;
+	else
+		*head = w;
+	*tail = w;
+}
+
 static void *sy_worker(void *arg)
 {
 	struct sy_thread_arg *ta = arg;
@@ -21,14 +48,10 @@ static void *sy_worker(void *arg)
 	for (;;) {
 		struct sy_work *w;
 
-		while (!p->head && !p->stop)
+		while (!p->head && !p->uhead && !p->stop)
 			pthread_cond_wait(&p->more, &p->lock);
-		if (!p->head)
+		if (!(w = sy_pool_take(p)))
 			break;
-		w = p->head;
-		p->head = w->next;
-		if (!p->head)
-			p->tail = NULL;
 		pthread_mutex_unlock(&p->lock);
 		w->run(ctx, w);
 		pthread_mutex_lock(&p->lock);
@@ -92,12 +115,9 @@ fail:
  * (all of it when NULL). */
 static void sy_pool_run_inline(struct sy_pool *p, struct sy_work *upto)
 {
-	while (p->head && (!upto || !upto->done)) {
-		struct sy_work *w = p->head;
+	struct sy_work *w;
 
-		p->head = w->next;
-		if (!p->head)
-			p->tail = NULL;
+	while ((!upto || !upto->done) && (w = sy_pool_take(p))) {
 		w->run(p->ctx[0], w);
 		w->done = 1;
 	}
@@ -125,26 +145,28 @@ void sy_pool_fini(struct sy_pool *p)
 	memset(p, 0, sizeof(*p));
 }
 
+static void sy_pool_queue(struct sy_pool *p, struct sy_work *w, int urgent)
+{
+	if (p->nr)
+		pthread_mutex_lock(&p->lock);
+	if (urgent)
+		sy_pool_append(&p->uhead, &p->utail, w);
+	else
+		sy_pool_append(&p->head, &p->tail, w);
+	if (p->nr) {
+		pthread_cond_signal(&p->more);
+		pthread_mutex_unlock(&p->lock);
+	}
+}
+
 void sy_pool_submit(struct sy_pool *p, struct sy_work *w)
 {
-	w->next = NULL;
-	w->done = 0;
-	if (!p->nr) {
-		if (p->tail)
-			p->tail->next = w;
-		else
-			p->head = w;
-		p->tail = w;
-		return;
-	}
-	pthread_mutex_lock(&p->lock);
-	if (p->tail)
-		p->tail->next = w;
-	else
-		p->head = w;
-	p->tail = w;
-	pthread_cond_signal(&p->more);
-	pthread_mutex_unlock(&p->lock);
+	sy_pool_queue(p, w, 0);
+}
+
+void sy_pool_submit_urgent(struct sy_pool *p, struct sy_work *w)
+{
+	sy_pool_queue(p, w, 1);
 }
 
 void sy_pool_wait(struct sy_pool *p, struct sy_work *w)

@@ -94,7 +94,9 @@ static ocsd_datapath_resp_t seam_sink(const void *ctx,
 		}
 		break;
 	}
-	return OCSD_RESP_CONT;
+	/* decided: stop OpenCSD here rather than let it parse the rest of
+	 * the block (up to a MiB a call, on the walk's thread) */
+	return sc->st >= S_DONE ? OCSD_RESP_WAIT : OCSD_RESP_CONT;
 }
 
 /* The one source a seam is for: the raw stream's, or params' trace ID. */

@@ -12,9 +12,11 @@
  *
  * Branches between the module's own code are relocated as the kernel
  * does (AArch64 CALL26/JUMP26, x86-64 PC32/PLT32 against defined
- * symbols): unrelocated, `b .text+0x140` reads as a branch to itself.
- * Calls into the kernel stay unrelocated (the kernel's symbols are not in
- * the recording); the trace's address packets say where those went.
+ * symbols): unrelocated, `b .text+0x140` reads as a branch to itself
+ * (what perf 6.1 decodes: convert(1), KERNEL AND MODULES).  Calls into
+ * the kernel stay unrelocated: their targets are in no file (on arm64
+ * often a veneer in the PLT the kernel builds at load time), and a direct
+ * call has no address packet, so a traced one decodes wrongly.
  * Not modelled: the size arm64 gives the .plt (NOBITS, a few entries) at
  * load: sections after it land where their alignment puts them, exact for
  * the usual page-aligned .text. */

@@ -41,6 +41,7 @@ struct sy_proc_snap {
 	struct sy_tnode *procs;
 	struct sy_tnode *threads;
 	struct sy_aspace *kernel;
+	uint64_t serial;	/* sy_proc_snap_serial */
 };
 
 /* One entry of the BUILD_ID feature. */
@@ -57,6 +58,7 @@ struct sy_proc_table {
 	struct sy_tnode *threads; /* tid -> pid + 1 */
 	struct sy_aspace *kernel; /* pid -1 */
 	struct sy_proc_snap *snap; /* handed out, nothing changed since */
+	uint64_t snaps;		/* snapshots made */
 	struct sy_bid_ent *bids; /* sorted by name */
 	size_t nr_bids;
 };
@@ -442,9 +444,13 @@ int sy_proc_table_comm(struct sy_proc_table *t, const struct sy_ev_comm *c)
 	struct sy_aspace *as;
 	int err;
 
-	if (!c->exec)
+	/* exec: the old image is gone, whatever was mapped.  Without exec
+	 * (perf synthesizes the COMM of a process that was there before the
+	 * recording) a process unknown so far is known with nothing mapped:
+	 * a kernel thread never maps anything */
+	if (!c->exec && (c->pid != c->tid ||
+			 sy_space_of(t->procs, t->threads, c->pid)))
 		return 0;
-	/* exec: the old image is gone, whatever was mapped */
 	as = sy_aspace_new();
 	if (!as)
 		return -SY_E_NOMEM;
@@ -547,6 +553,7 @@ struct sy_proc_snap *sy_proc_table_snapshot(struct sy_proc_table *t)
 		s->procs = sy_tnode_get(t->procs);
 		s->threads = sy_tnode_get(t->threads);
 		s->kernel = sy_aspace_get(t->kernel);
+		s->serial = ++t->snaps;
 		t->snap = s;
 	}
 	return sy_proc_snap_get(s);
@@ -578,6 +585,11 @@ const struct sy_aspace *sy_proc_snap_aspace(const struct sy_proc_snap *s,
 	if (id == UINT32_MAX)
 		return s->kernel;
 	return sy_space_of(s->procs, s->threads, id);
+}
+
+uint64_t sy_proc_snap_serial(const struct sy_proc_snap *s)
+{
+	return s ? s->serial : 0;
 }
 
 const struct sy_aspace *sy_proc_snap_kernel(const struct sy_proc_snap *s)

@@ -23,6 +23,18 @@ int sy_insn_decoder_init(struct sy_insn_decoder *d, enum sy_trace_kind arch)
 		cs_close(&d->cs);
 		return -SY_E_INTERNAL;
 	}
+	if (!a64) {
+		/* capstone 4's x86 printer sorts a static table of implicit
+		 * registers the first time it prints an instruction, with no
+		 * lock: do it here, on the thread that makes the workers'
+		 * decoders before they start (a NOP is enough) */
+		static const uint8_t nop = 0x90;
+		const uint8_t *p = &nop;
+		size_t len = 1;
+		uint64_t addr = 0;
+
+		cs_disasm_iter(d->cs, &p, &len, &addr, d->insn);
+	}
 	d->ok = 1;
 	return 0;
 }

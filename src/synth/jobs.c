@@ -64,7 +64,10 @@ struct sy_wctx {
 	struct sy_wdec *dec;
 	size_t nr_dec, cap_dec;
 	struct sy_stretcher st;
+	void *extra;		/* the caller's (sy_jobs_extra) */
 };
+
+static void sy_wctx_free(void *arg);
 
 static void *sy_wctx_new(void *arg)
 {
@@ -74,11 +77,13 @@ static void *sy_wctx_new(void *arg)
 	if (!c)
 		return NULL;
 	c->js = js;
-	if (sy_mem_reader_new(&c->mem.mr, js->images)) {
-		free(c);
+	sy_stretcher_init(&c->st, js->depth);
+	if (sy_mem_reader_new(&c->mem.mr, js->images) ||
+	    (js->extra.ctx_new &&
+	     !(c->extra = js->extra.ctx_new(js->extra.arg)))) {
+		sy_wctx_free(c);
 		return NULL;
 	}
-	sy_stretcher_init(&c->st, js->depth);
 	return c;
 }
 
@@ -88,6 +93,8 @@ static void sy_wctx_free(void *arg)
 
 	if (!c)
 		return;
+	if (c->extra)
+		c->js->extra.ctx_free(c->extra);
 	for (size_t i = 0; i < c->nr_dec; i++)
 		sy_decoder_free(c->dec[i].d);
 	free(c->dec);
@@ -215,12 +222,14 @@ static int sy_item_keep(const struct sy_jobs *js, const struct sy_job *j,
 			struct sy_stretcher *st, const struct sy_dec_item *it,
 			int after)
 {
+	struct sy_dec_item at = *it;
 	char line[512];
 	size_t n;
 
 	if (!js->items || after != (it->kind == SY_DEC_START))
 		return 0;
-	n = sy_item_format(line, sizeof(line), it, j->dp->kind);
+	at.offset += j->aux_lo;	/* where it is in the trace */
+	n = sy_item_format(line, sizeof(line), &at, j->dp->kind);
 	return sy_stretcher_text(st, line, n);
 }
 
@@ -241,17 +250,17 @@ static void sy_stats_sub(struct sy_dec_stats *out,
 /* A context change to a thread the recording does not know: the fallback
  * thread's (what the code was read in), else counted. */
 static void sy_job_context(struct sy_job *j, const struct sy_jobmem *m,
-			   struct sy_dec_item *it)
+			   struct sy_dec_item *it, int count)
 {
 	if (sy_proc_snap_aspace(m->snap, it->code))
 		return;
-	if (!j->ctx_remapped && !j->ctx_unknown)
+	if (count && !j->ctx_remapped && !j->ctx_unknown)
 		j->ctx_example = it->code;
 	if (m->has_fallback) {
-		j->ctx_remapped++;
+		j->ctx_remapped += count;
 		it->code = m->fallback;
 	} else {
-		j->ctx_unknown++;
+		j->ctx_unknown += count;
 	}
 }
 
@@ -284,22 +293,41 @@ static int sy_seam_finish(struct sy_job *j, const struct sy_decoder *d,
 	return 0;
 }
 
+/* The head of a piece after a seam, being dropped. */
+struct sy_head {
+	uint64_t first;		/* offset of its first START or ERROR */
+	int error;		/* that was an ERROR */
+};
+
 /* The join rule of pieces cut at a seam (sy_decode.h): the piece after
  * drops its items up to its first START or ERROR and the ones right behind
  * it from earlier bytes; then its flow goes on with the stretch the piece
- * before left running.  Returns 1 to drop @it, 0 to keep it, or an error. */
+ * before left running.  After an ERROR (the code there cannot be read)
+ * no flow goes on: the decode of the whole stream meets the same error
+ * there, which ends its stretch, and the piece before ends with it.  A
+ * context the head names is the thread running there, which the whole
+ * decode knows from before (it names it only when it changes): the
+ * stretcher takes it, as state, and the piece before counts it.  Returns
+ * 1 to drop @it, 0 to keep it, or an error. */
 static int sy_drop_head(struct sy_job *j, struct sy_stretcher *st,
-			const struct sy_dec_item *it, uint64_t *first)
+			const struct sy_jobmem *m, struct sy_dec_item *it,
+			struct sy_head *h)
 {
-	if (*first == UINT64_MAX) {
-		if (it->kind == SY_DEC_START || it->kind == SY_DEC_ERROR)
-			*first = it->offset;
+	if (h->first == UINT64_MAX) {
+		if (it->kind == SY_DEC_CONTEXT) {
+			sy_job_context(j, m, it, 0);
+			sy_stretcher_context(st, it->code);
+		}
+		if (it->kind == SY_DEC_START || it->kind == SY_DEC_ERROR) {
+			h->first = it->offset;
+			h->error = it->kind == SY_DEC_ERROR;
+		}
 		return 1;
 	}
-	if (it->offset < *first)
+	if (it->offset < h->first)
 		return 1;
 	j->drop_head = 0;
-	return sy_stretcher_continue(st, *first);
+	return h->error ? 0 : sy_stretcher_continue(st, h->first);
 }
 
 /* The decode loop: items of @d into @st until the data ends, or until the
@@ -309,7 +337,7 @@ static int sy_decode_loop(const struct sy_jobs *js, struct sy_job *j,
 			  const struct sy_jobmem *m)
 {
 	struct sy_dec_item it;
-	uint64_t first = UINT64_MAX;
+	struct sy_head head = { UINT64_MAX, 0 };
 	int err = 0, r;
 
 	if (j->fresh) {
@@ -321,7 +349,8 @@ static int sy_decode_loop(const struct sy_jobs *js, struct sy_job *j,
 				       j->report_from);
 	}
 	while (!err && (err = sy_decoder_next(d, &it)) == 0) {
-		if (j->drop_head && (r = sy_drop_head(j, st, &it, &first))) {
+		if (j->drop_head &&
+		    (r = sy_drop_head(j, st, m, &it, &head))) {
 			if (r < 0) {
 				err = r;
 				break;
@@ -334,7 +363,7 @@ static int sy_decode_loop(const struct sy_jobs *js, struct sy_job *j,
 		/* a thread the switch records named is one the recording
 		 * knows, whether it mapped code or not */
 		if (it.kind == SY_DEC_CONTEXT && !j->threads.nr)
-			sy_job_context(j, m, &it);
+			sy_job_context(j, m, &it, 1);
 		if ((err = sy_item_keep(js, j, st, &it, 0)) ||
 		    (err = sy_stretcher_push(st, &it)) ||
 		    (err = sy_item_keep(js, j, st, &it, 1)))
@@ -405,11 +434,13 @@ static void sy_job_run(void *ctx, struct sy_work *work)
 
 int sy_jobs_init(struct sy_jobs *js, unsigned threads,
 		 struct sy_image_cache *images, uint32_t depth, int items,
-		 uint64_t job_bytes)
+		 uint64_t job_bytes, const struct sy_jobs_extra *extra)
 {
 	int err;
 
 	memset(js, 0, sizeof(*js));
+	if (extra)
+		js->extra = *extra;
 	js->images = images;
 	js->depth = depth;
 	js->items = items;
@@ -463,6 +494,24 @@ struct sy_job *sy_jobs_pop(struct sy_jobs *js, int block)
 	js->inflight--;
 	js->bytes_inflight -= j->bytes;
 	return j;
+}
+
+void sy_jobs_submit_work(struct sy_jobs *js, struct sy_work *w)
+{
+	sy_pool_submit_urgent(&js->pool, w);
+}
+
+void *sy_jobs_extra_ctx(void *thread_ctx)
+{
+	return ((struct sy_wctx *)thread_ctx)->extra;
+}
+
+int sy_jobs_work_done(struct sy_jobs *js, struct sy_work *w, int block)
+{
+	if (!block)
+		return sy_pool_poll(&js->pool, w);
+	sy_pool_wait(&js->pool, w);
+	return 1;
 }
 
 int sy_jobs_full(const struct sy_jobs *js)

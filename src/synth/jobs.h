@@ -109,6 +109,8 @@ struct sy_job {
 	uint64_t seam_sync;
 	int drop_head;
 	uint64_t bytes;		/* trace bytes it decodes, for the budget */
+	uint64_t aux_lo;	/* AUX offset of the chunks' first byte: item
+				 * offsets count from it */
 	/* output, set by the decode loop */
 	struct sy_stretch *st;
 	size_t nr_st;
@@ -119,6 +121,15 @@ struct sy_job {
 	uint32_t ctx_example;
 	int seam_reached;	/* its last stretch goes on in the next piece */
 	int err;
+};
+
+/* Other work the workers run between decode jobs (the session validates
+ * windows there), with state of its own per thread, made next to each
+ * thread's decoders by ctx_new (NULL: out of memory). */
+struct sy_jobs_extra {
+	void *(*ctx_new)(void *arg);
+	void (*ctx_free)(void *ctx);
+	void *arg;
 };
 
 struct sy_jobs {
@@ -135,13 +146,15 @@ struct sy_jobs {
 	struct sy_image_cache *images;
 	uint32_t depth;
 	int items;		/* keep decoder items as text with stretches */
+	struct sy_jobs_extra extra;
 };
 
 /* Starts @threads workers (0 or 1: jobs run in the collecting thread),
- * about @job_bytes of trace per job.  Returns 0 or -SY_E_NOMEM. */
+ * about @job_bytes of trace per job, each thread with @extra's state too
+ * (NULL: none).  Returns 0 or -SY_E_NOMEM. */
 int sy_jobs_init(struct sy_jobs *js, unsigned threads,
 		 struct sy_image_cache *images, uint32_t depth, int items,
-		 uint64_t job_bytes);
+		 uint64_t job_bytes, const struct sy_jobs_extra *extra);
 /* Waits for running jobs, stops the workers; jobs still queued are freed
  * by the caller (sy_jobs_pop with block). */
 void sy_jobs_fini(struct sy_jobs *js);
@@ -158,6 +171,17 @@ static inline int sy_jobs_idle(const struct sy_jobs *js)
 {
 	return !js->head;
 }
+
+/* Queues @w, other work than a decode job: its run callback finds its
+ * thread's extra state with sy_jobs_extra_ctx(its thread context).  It
+ * starts before the decode jobs queued (sy_pool_submit_urgent): what it
+ * finishes holds memory, which jobs still to run would only add to.  The
+ * caller keeps @w until done. */
+void sy_jobs_submit_work(struct sy_jobs *js, struct sy_work *w);
+void *sy_jobs_extra_ctx(void *thread_ctx);
+/* Nonzero when @w is done; with @block, waits for it (with one thread,
+ * runs what was queued before it, and it). */
+int sy_jobs_work_done(struct sy_jobs *js, struct sy_work *w, int block);
 
 /* Frees what the job owns (chunks, stretches, snapshot reference, switch
  * timeline), not the job itself. */

@@ -40,7 +40,7 @@ static struct sy_qjob *sy_qjob_new(struct sy_session *s, struct sy_queue *q,
 	if (!j)
 		return NULL;
 	j->q = q;
-	j->aux_lo = a;
+	j->job.aux_lo = a;
 	j->job.dp = &q->dp;
 	j->job.ctxid = ctxid;
 	j->job.fresh = 1;
@@ -225,7 +225,7 @@ static int sy_units_next_job(struct sy_session *s, struct sy_queue *q,
 		if (!j)
 			return -SY_E_NOMEM;
 		j->q = q;
-		j->aux_lo = t.aux_lo;
+		j->job.aux_lo = t.aux_lo;
 		j->job.dp = &q->dp;
 		j->job.ctxid = q->last_tid;
 		j->job.snap = sy_proc_table_snapshot(s->procs);

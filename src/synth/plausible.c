@@ -150,11 +150,24 @@ struct sy_loc {
  * last ones found are kept for the next lookups. */
 #define SY_PL_CACHE 4
 
+/* A branch that passed the checks that depend only on the code, with the
+ * target of the branch before it (its straight run's start); kind 0:
+ * empty.  Direct-mapped, SY_PL_SEEN entries (a power of two). */
+#define SY_PL_SEEN 16
+
+struct sy_pl_seen {
+	uint64_t run, from, to;
+	uint8_t kind;
+};
+
 struct sy_pl_ctx {
 	struct sy_plausible *p;
 	const struct sy_win *w;
 	const struct sy_proc_snap *snap;
 	uint32_t id;
+	/* the window's process and the kernel, looked up once: a lookup by
+	 * id walks the snapshot's tries */
+	const struct sy_aspace *as, *kernel;
 	int proc_known;		/* the snapshot has the window's process */
 	/* calls of the current run whose returns are still to come */
 	uint64_t ras[SY_PL_STACK];
@@ -165,6 +178,9 @@ struct sy_pl_ctx {
 	uint64_t lo[SY_PL_CACHE], hi[SY_PL_CACHE];
 	struct sy_loc at[SY_PL_CACHE];
 	unsigned next_map, next_code;
+	/* branches (with the straight run before them) whose places,
+	 * encoding and run passed: a loop repeats a few of them */
+	struct sy_pl_seen seen[SY_PL_SEEN];
 };
 
 /* The mapping at @addr in the window's process (or the kernel's). */
@@ -176,7 +192,9 @@ static const struct sy_map *sy_pl_map(struct sy_pl_ctx *c, uint64_t addr)
 		if (c->maps[i] && addr >= c->maps[i]->start &&
 		    addr < c->maps[i]->end)
 			return c->maps[i];
-	m = sy_proc_snap_find(c->snap, c->id, addr);
+	m = sy_aspace_find(c->as, addr);
+	if (!m)
+		m = sy_aspace_find(c->kernel, addr);
 	if (m)
 		c->maps[c->next_map++ % SY_PL_CACHE] = m;
 	return m;
@@ -672,18 +690,37 @@ static int sy_pl_indirect(struct sy_pl_ctx *c, const struct sy_br *b,
 	return 0;
 }
 
-static int sy_pl_branch(struct sy_pl_ctx *c, const struct sy_br *b,
-			const struct sy_br *prev, char *why, size_t len)
+/* The checks of @b that read only the code: where its ends are, its
+ * encoding, and the straight run from @prev's target to it.  Returns 1
+ * with @why when one fails. */
+static int sy_pl_code(struct sy_pl_ctx *c, const struct sy_br *b,
+		      const struct sy_br *prev, char *why, size_t len)
 {
+	int run = prev && c->p->arch == SY_TRACE_ETM &&
+		  prev->kind != SY_BR_SYSCALL && prev->kind != SY_BR_ERET;
+	uint64_t from = run ? prev->to : UINT64_MAX;
+	struct sy_pl_seen *e = &c->seen[(b->from ^ (b->to >> 2) ^ from) &
+					 (SY_PL_SEEN - 1)];
+
+	if (e->kind == b->kind + 1 && e->from == b->from && e->to == b->to &&
+	    e->run == from)
+		return 0;
 	if (sy_pl_places(c, b, why, len) || sy_pl_direct(c, b, why, len))
 		return 1;
-	if (prev && c->p->arch == SY_TRACE_ETM &&
-	    prev->kind != SY_BR_SYSCALL && prev->kind != SY_BR_ERET &&
-	    sy_pl_range(c, prev->to, b->from) == SY_PL_BAD)
+	if (run && sy_pl_range(c, prev->to, b->from) == SY_PL_BAD)
 		return SY_PL_WHY("straight run crosses a branch: %#" PRIx64
 				 " -> %#" PRIx64 " then %#" PRIx64 " -> "
 				 "%#" PRIx64, prev->from, prev->to, b->from,
 				 b->to);
+	*e = (struct sy_pl_seen){ from, b->from, b->to, (uint8_t)(b->kind + 1) };
+	return 0;
+}
+
+static int sy_pl_branch(struct sy_pl_ctx *c, const struct sy_br *b,
+			const struct sy_br *prev, char *why, size_t len)
+{
+	if (sy_pl_code(c, b, prev, why, len))
+		return 1;
 	switch (b->kind) {
 	case SY_BR_CALL:
 		sy_pl_call(c, b);
@@ -759,7 +796,9 @@ int sy_plausible_window(struct sy_plausible *p, const struct sy_win *w,
 	c.w = w;
 	c.snap = w->snap;
 	c.id = w->pub.tid;
-	c.proc_known = sy_proc_snap_aspace(c.snap, c.id) != NULL;
+	c.as = sy_proc_snap_aspace(c.snap, c.id);
+	c.kernel = sy_proc_snap_kernel(c.snap);
+	c.proc_known = c.as != NULL;
 	for (size_t i = 0; i < w->nr_st; i++) {
 		const struct sy_stretch *st = &w->st[i];
 

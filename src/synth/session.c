@@ -147,9 +147,7 @@ static int sy_session_setup(struct sy_session *s)
 	if ((err = sy_image_cache_new(&s->images, &o->images, &s->diag)))
 		return err;
 	sy_image_cache_set_warn(s->images, sy_image_warn, s);
-	if ((err = sy_proc_table_new(&s->procs, s->images)))
-		return err;
-	return sy_validator_init(&s->val, &s->cfg);
+	return sy_proc_table_new(&s->procs, s->images);
 }
 
 int sy_session_open(struct sy_session **out, const struct sy_session_opts *opts,
@@ -211,7 +209,6 @@ void sy_session_close(struct sy_session *s)
 	sy_comms_fini(&s->comms);
 	free(s->attr_role);
 	sy_auxtrace_info_fini(&s->info);
-	sy_validator_fini(&s->val);
 	sy_proc_table_free(s->procs);
 	sy_image_cache_free(s->images);
 	sy_perf_close(s->r);
@@ -299,9 +296,13 @@ int sy_session_run(struct sy_session *s, sy_window_fn fn, void *ctx)
 	if ((err = sy_proc_table_set_build_ids(s->procs,
 					       sy_perf_features(s->r))))
 		return err;
-	/* one thread: jobs run when collected, no pool threads at all */
+	/* one thread: jobs run when collected, no pool threads at all; the
+	 * workers validate windows too, each with a validator of its own */
 	if ((err = sy_jobs_init(&s->jobs, s->sum.threads, s->images,
-				s->cfg.depth, s->cfg.items, s->cfg.unit_bytes)))
+				s->cfg.depth, s->cfg.items, s->cfg.unit_bytes,
+				&(struct sy_jobs_extra){ sy_validator_new,
+							 sy_validator_free,
+							 &s->cfg })))
 		return err;
 	err = sy_session_walk(s);
 	sy_progress(s, 0, 1);

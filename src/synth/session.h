@@ -34,7 +34,6 @@ struct sy_qjob {
 	struct sy_win *win;	/* ETR group: the window it decodes for */
 	int has_task;		/* a stream unit's piece or slice */
 	struct sy_unit_task task;
-	uint64_t aux_lo;	/* AUX offset of the chunks' first byte */
 	int lost;		/* bytes of the range are missing */
 	int has_aux_time;	/* ETR group: the closing AUX record's time */
 	uint64_t aux_time;
@@ -94,9 +93,10 @@ struct sy_session {
 	size_t held;		/* stretches waiting for their window */
 	struct sy_image_cache *images;
 	struct sy_proc_table *procs;
-	struct sy_validator val;
 	struct sy_jobs jobs;
 	struct sy_outq out;
+	size_t validating;	/* batches of windows whose validation may
+				 * be running (windows.c) */
 	struct sy_comms comms;
 	uint64_t sample_seq;	/* pause/resume samples read */
 	sy_window_fn fn;
@@ -117,11 +117,12 @@ static inline struct sy_queue *sy_session_queue(struct sy_session *s,
 int sy_prepass(struct sy_session *s);
 
 /* windows.c: windows of @q that matching resolved (with @final, all of
- * them), validated and placed; the window of stretch @i of a whole-trace
- * job (each stretch is one; the walk hands each out as it is made).
- * Return 0 or -SY_E_NOMEM. */
+ * them), placed and sent to be validated; the windows of a whole-trace
+ * job's stretches from *@i on (each stretch is one), a batch of them sent
+ * to be validated, *@i past them.  The walk hands them out once validated
+ * (walk.c).  Return 0 or -SY_E_NOMEM. */
 int sy_windows_resolve(struct sy_session *s, struct sy_queue *q, int final);
-int sy_windows_whole(struct sy_session *s, struct sy_qjob *j, size_t i);
+int sy_windows_whole(struct sy_session *s, struct sy_qjob *j, size_t *i);
 
 /* walk.c: the record walk.  sy_walk_record handles one record; sy_walk_end
  * finishes every queue after the last one and hands out every window. */

@@ -243,6 +243,14 @@ static int sy_push_time(struct sy_stretcher *st, const struct sy_dec_item *it)
 	return 0;
 }
 
+void sy_stretcher_context(struct sy_stretcher *st, uint32_t ctxid)
+{
+	if (st->open)
+		return;
+	st->has_ctx = 1;
+	st->ctxid = ctxid;
+}
+
 static void sy_push_context(struct sy_stretcher *st,
 			    const struct sy_dec_item *it)
 {
@@ -277,7 +285,10 @@ int sy_stretcher_push(struct sy_stretcher *st, const struct sy_dec_item *it)
 
 	if (st->open) {
 		s->insns += it->ninsn;
-		s->off1 = it->offset;
+		/* items from bytes behind (timestamps OpenCSD held back for
+		 * an element) do not move the end back */
+		if (it->offset > s->off1)
+			s->off1 = it->offset;
 	}
 	switch (it->kind) {
 	case SY_DEC_BRANCH:
@@ -471,7 +482,8 @@ int sy_stretch_append(struct sy_stretch *a, struct sy_stretch *b,
 		a->first_error_addr = b->first_error_addr;
 	}
 	a->errors += b->errors;
-	a->off1 = b->off1;
+	if (b->off1 > a->off1)
+		a->off1 = b->off1;
 	if (b->has_ctx) {
 		a->has_ctx = 1;
 		a->ctxid = b->ctxid;

@@ -135,6 +135,9 @@ int sy_stretcher_push(struct sy_stretcher *st, const struct sy_dec_item *it);
  * START (its start is the previous piece's; alone, its first branch's
  * source, as after a resynchronisation). */
 int sy_stretcher_continue(struct sy_stretcher *st, uint64_t off);
+/* The thread the trace runs in from here (a context learnt where no item
+ * of it is kept), unless a stretch is open. */
+void sy_stretcher_context(struct sy_stretcher *st, uint32_t ctxid);
 
 /* The process of the context the last CONTEXT item set (a decoder names
  * a thread only; the recording may say whose it is). */

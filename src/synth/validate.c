@@ -26,6 +26,25 @@ void sy_validator_fini(struct sy_validator *v)
 	sy_plausible_fini(&v->pl);
 }
 
+void *sy_validator_new(void *cfg)
+{
+	struct sy_validator *v = malloc(sizeof(*v));
+
+	if (v && sy_validator_init(v, cfg)) {
+		sy_validator_free(v);
+		v = NULL;
+	}
+	return v;
+}
+
+void sy_validator_free(void *v)
+{
+	if (!v)
+		return;
+	sy_validator_fini(v);
+	free(v);
+}
+
 static void sy_reason(struct sy_win *w, enum sy_status st, const char *fmt,
 		      ...) SY_PRINTF(3, 4);
 
@@ -117,6 +136,23 @@ struct sy_evidence {
 	int ctx_other;		/* a context ID of another thread */
 };
 
+/* The trace bytes stretches cover, first to last.  Not the last one's end
+ * less the first one's start: a stretch of a lone timestamp (held back by
+ * the decoder for an element) may come from bytes before its
+ * predecessor's. */
+static uint64_t sy_stretches_span(const struct sy_stretch *st, size_t nr)
+{
+	uint64_t lo = st[0].off0, hi = st[0].off1;
+
+	for (size_t i = 1; i < nr; i++) {
+		if (st[i].off0 < lo)
+			lo = st[i].off0;
+		if (st[i].off1 > hi)
+			hi = st[i].off1;
+	}
+	return hi - lo;
+}
+
 /* Counts, times, ends and bytes of the window from its stretches. */
 static void sy_sum_stretches(const struct sy_synth_config *cfg,
 			     struct sy_win *w, struct sy_evidence *ev)
@@ -162,7 +198,7 @@ static void sy_sum_stretches(const struct sy_synth_config *cfg,
 		p->end_addr = ev->last->end_addr;
 	p->bytes = w->aux_bytes;
 	if (!w->aux_bytes && w->nr_st)
-		p->bytes = w->st[w->nr_st - 1].off1 - w->st[0].off0;
+		p->bytes = sy_stretches_span(w->st, w->nr_st);
 }
 
 /* The stack: newest branch first, from the newest stretch and the ones it

@@ -20,8 +20,8 @@ struct sy_validator {
 	/* x86 instruction lengths for --skid (A64 needs none) */
 	csh cs;
 	int cs_ok;
-	/* reads the code of the windows' snapshots; validation runs on one
-	 * thread, so its caches need no lock */
+	/* reads the code of the windows' snapshots; each worker thread has
+	 * a validator of its own, so its caches need no lock */
 	struct sy_plausible pl;
 };
 
@@ -30,6 +30,11 @@ struct sy_validator {
 int sy_validator_init(struct sy_validator *v,
 		      const struct sy_synth_config *cfg);
 void sy_validator_fini(struct sy_validator *v);
+/* The same, allocated, for a worker thread's state (sy_jobs_extra): @cfg
+ * is the const struct sy_synth_config the validator reads.  NULL on
+ * failure; the free is NULL-safe. */
+void *sy_validator_new(void *cfg);
+void sy_validator_free(void *v);
 
 /* Sets @w's status, reason, counts and stack from its stretches. */
 void sy_validate(struct sy_validator *v, struct sy_win *w);

@@ -20,6 +20,8 @@
 /* and stretches decoded but not given to a window (a window of a program
  * busy with syscalls has dozens) */
 #define SY_HELD_MAX(threads) (4096 + 2048 * (size_t)(threads))
+/* and batches of windows validating: enough to keep the workers busy */
+#define SY_VALIDATING_MAX(threads) (2 + 2 * (size_t)(threads))
 
 int sy_walk_must_wait(const struct sy_session *s)
 {
@@ -37,11 +39,34 @@ static void sy_win_items(struct sy_win *w)
 	w->pub.items = w->items.s ? w->items.s : "";
 }
 
+/* Whether the oldest window's batch is validated (with @block, once it
+ * is): then its windows are ready. */
+static int sy_head_validated(struct sy_session *s, int block)
+{
+	struct sy_win *w = s->out.head;
+	struct sy_vbatch *b = w ? w->batch : NULL;
+
+	if (!b || b->done || !sy_jobs_work_done(&s->jobs, &b->work, block))
+		return 0;
+	b->done = 1;
+	for (size_t i = 0; i < b->nr; i++)
+		b->w[i]->ready = 1;
+	s->validating--;
+	return 1;
+}
+
+/* Hands out the windows that are ready, in order.  Windows waiting for a
+ * worker to validate them hold their branches: past a few batches per
+ * thread, the walk waits for the oldest. */
 static void sy_emit_ready(struct sy_session *s)
 {
 	struct sy_win *w;
 
-	while ((w = sy_outq_pop_ready(&s->out))) {
+	for (;;) {
+		sy_head_validated(s, s->validating >
+					     SY_VALIDATING_MAX(s->sum.threads));
+		if (!(w = sy_outq_pop_ready(&s->out)))
+			break;
 		struct sy_window *p = &w->pub;
 
 		if (s->cfg.items)
@@ -59,6 +84,14 @@ static void sy_emit_ready(struct sy_session *s)
 			s->fn_ret = s->fn(s->fn_ctx, p);
 		sy_win_free(w);
 	}
+}
+
+/* At the end: every window validated and handed out. */
+static void sy_emit_all(struct sy_session *s)
+{
+	do
+		sy_emit_ready(s);
+	while (sy_head_validated(s, 1));
 }
 
 static void sy_qjob_free(struct sy_qjob *j)
@@ -116,17 +149,19 @@ static int sy_job_done(struct sy_session *s, struct sy_qjob *j)
 	s->sum.ctx_remapped += job->ctx_remapped;
 	s->sum.ctx_unknown += job->ctx_unknown;
 	/* item offsets count from the job's first byte: make them AUX
-	 * offsets, so that a window decoded in two pieces has a length */
+	 * offsets, so that a window decoded in two pieces has a length and
+	 * an error is where it is in the trace, however it was cut */
 	for (size_t i = 0; i < job->nr_st; i++) {
-		job->st[i].off0 += j->aux_lo;
-		job->st[i].off1 += j->aux_lo;
+		job->st[i].off0 += job->aux_lo;
+		job->st[i].off1 += job->aux_lo;
+		job->st[i].first_error_off += job->aux_lo;
 	}
 	if ((err = s->mode->job_done(s, j)))
 		return err;
-	/* without pause samples each stretch is a window: made and handed
-	 * out one at a time, so that the job's branches go as they come */
-	for (size_t i = 0; s->cfg.whole_trace && i < job->nr_st; i++) {
-		if ((err = sy_windows_whole(s, j, i)))
+	/* without pause samples each stretch is a window: made a batch at a
+	 * time, handed out as they are validated */
+	for (size_t i = 0; s->cfg.whole_trace && i < job->nr_st;) {
+		if ((err = sy_windows_whole(s, j, &i)))
 			return err;
 		sy_emit_ready(s);
 	}
@@ -172,12 +207,41 @@ static int sy_learn_thread(struct sy_session *s, uint32_t pid, uint32_t tid)
 	return sy_proc_table_fork(s->procs, &k);
 }
 
-/* The user frames of a sample's callchain, leaf first, in a new array. */
-static int sy_user_chain(const struct sy_sample *sm, uint64_t **out,
-			 uint32_t *nr)
+/* Whether the trace covers the kernel only (cs_etm//k, intel_pt//k: a
+ * kernel profile of vmlinux): every trace attr excludes user space. */
+static int sy_trace_kernel_only(const struct sy_session *s)
 {
+	int any = 0;
+
+	for (uint32_t i = 0; i < s->nr_roles; i++) {
+		const struct sy_perf_attr *a = sy_perf_attr(s->r, i);
+
+		if (!(s->attr_role[i] & SY_ROLE_TRACE))
+			continue;
+		if (!sy_attr_flag(a, SY_ATTR_FLAG_EXCLUDE_USER) ||
+		    sy_attr_flag(a, SY_ATTR_FLAG_EXCLUDE_KERNEL))
+			return 0;
+		any = 1;
+	}
+	return any;
+}
+
+/* The frames of a sample's callchain that go with its window's branches,
+ * leaf first, in a new array: those of the context the trace covers.
+ * perf writes a sample taken in the kernel as its kernel frames
+ * (PERF_CONTEXT_KERNEL), then the user frames of the task it interrupted
+ * (PERF_CONTEXT_USER); one taken in user space has user frames only.  A
+ * kernel-only trace's branches are the kernel's, and so are its frames
+ * (a kernel thread has no others); any other trace takes the user
+ * frames, wherever the sample was taken. */
+static int sy_trace_chain(const struct sy_session *s,
+			  const struct sy_sample *sm, uint64_t **out,
+			  uint32_t *nr)
+{
+	uint64_t want = sy_trace_kernel_only(s) ? SY_CONTEXT_KERNEL :
+						  SY_CONTEXT_USER;
 	uint64_t n = 0;
-	int user = 0;
+	int in = 0;
 
 	*nr = 0;
 	*out = malloc((sm->callchain_nr ? sm->callchain_nr : 1) * 8);
@@ -187,10 +251,10 @@ static int sy_user_chain(const struct sy_sample *sm, uint64_t **out,
 		uint64_t ip = sy_sample_callchain(sm, i);
 
 		if (ip >= SY_CONTEXT_MAX) {
-			user = ip == SY_CONTEXT_USER;
+			in = ip == want;
 			continue;
 		}
-		if (user)
+		if (in)
 			(*out)[n++] = ip;
 	}
 	*nr = (uint32_t)n;
@@ -216,7 +280,7 @@ static int sy_on_other_sample(struct sy_session *s, struct sy_queue *q,
 		s->sum.unplaced += q->running;
 		return 0;
 	}
-	if (sy_user_chain(sm, &chain, &n))
+	if (sy_trace_chain(s, sm, &chain, &n))
 		return -SY_E_NOMEM;
 	r = sy_placer_add(&q->place, sm->time, sm->ip, sm->period, sm->pid,
 			  sm->tid, chain, n, !q->running);
@@ -250,7 +314,7 @@ static int sy_on_pause(struct sy_session *s, struct sy_queue *q,
 	w->seq = s->sample_seq++;
 	sy_outq_append(&s->out, w);
 	if (sm->type & SY_SAMPLE_CALLCHAIN) {
-		if (sy_user_chain(sm, &w->chain, &w->pub.nr_callchain))
+		if (sy_trace_chain(s, sm, &w->chain, &w->pub.nr_callchain))
 			return -SY_E_NOMEM;
 		w->pub.callchain = w->chain;
 	}
@@ -513,7 +577,7 @@ int sy_walk_end(struct sy_session *s)
 	for (size_t i = 0; i < s->queues.nr; i++)
 		if ((err = sy_windows_resolve(s, s->queues.v[i], 1)))
 			return err;
-	sy_emit_ready(s);
+	sy_emit_all(s);
 	sy_warn_contexts(s);
 	return 0;
 }

@@ -24,6 +24,10 @@ void sy_win_free(struct sy_win *w)
 	sy_win_free_inner(w);
 	sy_proc_snap_put(w->snap);
 	sy_text_free(&w->items);
+	if (w->batch && !--w->batch->refs) {
+		free(w->batch->w);
+		free(w->batch);
+	}
 	free(w);
 }
 

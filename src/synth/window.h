@@ -15,6 +15,7 @@
 
 #include "stretch.h"
 #include "sy_image.h"
+#include "sy_pool.h"
 #include "sy_synth.h"
 
 /* What a placed sample's pointers in pub.inner own. */
@@ -23,10 +24,26 @@ struct sy_inner_mem {
 	struct sy_br *stack;
 };
 
+struct sy_win;
+
+/* Windows validated by one work item: a window of a program's trace may
+ * have a few branches only, too little work to hand a thread alone. */
+struct sy_vbatch {
+	struct sy_work work;
+	struct sy_win **w;
+	size_t nr, cap;
+	uint64_t branches;	/* in its windows' stretches */
+	size_t refs;		/* its windows not freed yet */
+	int done;		/* the walk saw the work done */
+};
+
 struct sy_win {
 	struct sy_window pub;
 	struct sy_win *next;	/* output list */
 	int ready;		/* may be handed out */
+	/* validated on a worker with the others of its batch (validate.h):
+	 * ready once that is done */
+	struct sy_vbatch *batch;
 	uint64_t seq;		/* sample order in the file */
 	/* matching */
 	uint64_t span_lo;	/* the previous pause sample's time */
@@ -53,7 +70,7 @@ struct sy_win {
 	struct sy_text items;	/* --items: its stretches' item lines */
 };
 
-/* NULL-safe. */
+/* NULL-safe.  The last window of a batch frees the batch. */
 void sy_win_free(struct sy_win *w);
 /* Frees the placed samples (pub.inner). */
 void sy_win_free_inner(struct sy_win *w);

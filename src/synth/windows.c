@@ -1,13 +1,72 @@
 /* Windows made ready: those matching resolved, validated and given the
  * samples that interrupted them; and, without pause samples, one window
  * per stretch. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "session.h"
 
+static void sy_validate_work(void *thread_ctx, struct sy_work *wk)
+{
+	struct sy_vbatch *b = (struct sy_vbatch *)(void *)wk;
+	struct sy_validator *v = sy_jobs_extra_ctx(thread_ctx);
+
+	for (size_t i = 0; i < b->nr; i++)
+		sy_validate(v, b->w[i]);
+}
+
+/* A batch is full past this many windows or branches: enough work to
+ * make handing it to a thread worth it, little enough to keep what waits
+ * for it small. */
+#define SY_VBATCH_WINDOWS 64
+#define SY_VBATCH_BRANCHES 16384
+
+static int sy_vbatch_full(const struct sy_vbatch *b)
+{
+	return b && (b->nr >= SY_VBATCH_WINDOWS ||
+		     b->branches >= SY_VBATCH_BRANCHES);
+}
+
+/* Validation reads only the window, its snapshot and the code: it runs on
+ * a worker, and the window is ready when the walk sees it done (walk.c).
+ * Adds @w to batch *@bp (made on first use); 0 or -SY_E_NOMEM. */
+static int sy_windows_validate(struct sy_vbatch **bp, struct sy_win *w)
+{
+	struct sy_vbatch *b = *bp;
+
+	if (!b && !(b = *bp = calloc(1, sizeof(*b))))
+		return -SY_E_NOMEM;
+	if (b->nr == b->cap) {
+		size_t cap = b->cap ? 2 * b->cap : 16;
+		struct sy_win **n = realloc(b->w, cap * sizeof(*n));
+
+		if (!n)
+			return -SY_E_NOMEM;
+		b->w = n;
+		b->cap = cap;
+	}
+	b->w[b->nr++] = w;
+	b->refs++;
+	for (size_t i = 0; i < w->nr_st; i++)
+		b->branches += w->st[i].len;
+	w->batch = b;
+	return 0;
+}
+
+/* Sends batch @b (NULL: none) to the workers. */
+static void sy_windows_submit(struct sy_session *s, struct sy_vbatch *b)
+{
+	if (!b)
+		return;
+	b->work.run = sy_validate_work;
+	s->validating++;
+	sy_jobs_submit_work(&s->jobs, &b->work);
+}
+
 int sy_windows_resolve(struct sy_session *s, struct sy_queue *q, int final)
 {
+	struct sy_vbatch *b = NULL;
 	unsigned done = 0;
 	struct sy_win *w;
 	int r;
@@ -17,13 +76,21 @@ int sy_windows_resolve(struct sy_session *s, struct sy_queue *q, int final)
 		if (!q->units.pending)
 			done |= SY_MATCH_NO_TRACE;
 	}
+	/* placing reads nothing validation writes: it goes first, here */
 	while ((r = sy_matcher_next(&q->match, done, &w)) > 0) {
-		sy_validate(&s->val, w);
 		if (sy_placer_window(&q->place, &s->cfg, w,
-				     &s->sum.inner_samples))
-			return -SY_E_NOMEM;
-		w->ready = 1;
+				     &s->sum.inner_samples) ||
+		    sy_windows_validate(&b, w)) {
+			r = -SY_E_NOMEM;
+			break;
+		}
+		if (sy_vbatch_full(b)) {
+			sy_windows_submit(s, b);
+			b = NULL;
+		}
 	}
+	/* what is batched goes, error or not: its windows wait for it */
+	sy_windows_submit(s, b);
 	if (r < 0)
 		return r;
 	/* samples after the last pause sample: no window to put them in */
@@ -32,13 +99,14 @@ int sy_windows_resolve(struct sy_session *s, struct sy_queue *q, int final)
 	return 0;
 }
 
-int sy_windows_whole(struct sy_session *s, struct sy_qjob *j, size_t i)
+/* The window of stretch @i of @j. */
+static struct sy_win *sy_window_of_stretch(struct sy_qjob *j, size_t i)
 {
 	struct sy_job *job = &j->job;
 	struct sy_win *w = calloc(1, sizeof(*w));
 
 	if (!w)
-		return -SY_E_NOMEM;
+		return NULL;
 	w->pub.cpu = j->q->cpu;
 	w->pub.tid = job->st[i].has_ctx ? job->st[i].ctxid : job->ctxid;
 	/* the process when the recording says it (the trace names threads) */
@@ -46,14 +114,30 @@ int sy_windows_whole(struct sy_session *s, struct sy_qjob *j, size_t i)
 	w->st = malloc(sizeof(*w->st));
 	if (!w->st) {
 		free(w);
-		return -SY_E_NOMEM;
+		return NULL;
 	}
 	w->st[0] = job->st[i];
 	sy_stretch_moved(&job->st[i]);
 	w->nr_st = 1;
 	w->snap = sy_proc_snap_get(job->snap);
-	sy_outq_append(&s->out, w);
-	sy_validate(&s->val, w);
-	w->ready = 1;
-	return 0;
+	return w;
+}
+
+int sy_windows_whole(struct sy_session *s, struct sy_qjob *j, size_t *i)
+{
+	struct sy_vbatch *b = NULL;
+	int err = 0;
+
+	for (; *i < j->job.nr_st && !err && !sy_vbatch_full(b); ++*i) {
+		struct sy_win *w = sy_window_of_stretch(j, *i);
+
+		if (!w) {
+			err = -SY_E_NOMEM;
+			break;
+		}
+		sy_outq_append(&s->out, w);
+		err = sy_windows_validate(&b, w);
+	}
+	sy_windows_submit(s, b);
+	return err;
 }

@@ -30,7 +30,9 @@ check() {
 
 n=0
 for f in tests/fixtures/generated/*.data; do
-	check "$f" --symfs .
+	# a kernel-mode fixture's code is its kernel image's
+	check "$f" --symfs . $(awk '$1 == "kernel" { print "--vmlinux", $2 }' \
+		"${f%.data}.truth")
 	n=$((n + 1))
 done
 [ $n -ge 40 ] || fail "only $n generated fixtures"

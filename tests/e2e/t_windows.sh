@@ -28,6 +28,8 @@ for f in tests/fixtures/generated/*.data; do
 		if (lo != "" || hi != "") printf "--window %s:%s ", lo, hi
 		if (v["min_branches"]) printf "--min-branches %s", v["min_branches"]
 	}' "$truth")
+	# a kernel-mode fixture's code is its kernel image's
+	set -- "$@" $(awk '$1 == "kernel" { print "--vmlinux", $2 }' "$truth")
 	"$SY" windows --json --symfs . "$@" "$f" >"$T/w.json" 2>"$T/err" ||
 		{ cat "$T/err"; fail "$name: windows --json failed"; }
 	"$SY" windows --symfs . "$@" "$f" >"$T/w.txt" 2>"$T/err" ||
@@ -74,6 +76,15 @@ else:
         if int(w["tid"]) != int(t["tid"]):
             bad.append("window %d: tid %s, truth %s" % (w["index"], w["tid"], t["tid"]))
         tw_ = tw.get(t["window"])
+        # a decode error is reported where it is in the AUX area, inside
+        # the bytes the truth wrote for the window (not counted from the
+        # piece or group that was decoded)
+        m = re.search(r"at trace byte (\d+)", w["reason"])
+        if m and tw_ and "+" in tw_.get("aux", ""):
+            lo, size = (int(x, 16) for x in tw_["aux"].split("+"))
+            if not lo <= int(m.group(1)) < lo + size:
+                bad.append("window %d: error at trace byte %s, outside its AUX bytes [%d, %d)"
+                           % (w["index"], m.group(1), lo, lo + size))
         if tw_ and tw_["resume"] != "none" and w["status"] not in ("paused", "empty") \
            and str(w["start_time"]) != tw_["start_time"]:
             bad.append("window %d: starts at %d, truth %s" % (w["index"], w["start_time"], tw_["start_time"]))
@@ -209,4 +220,20 @@ python3 -c 'import json, sys; assert json.load(open(sys.argv[1]))["input"] == sy
 # a failed --svg leaves nothing behind
 expect_status 1 "$SY" windows --summary --svg /nonexistent-dir/h.svg --symfs . "$f" >/dev/null 2>"$T/err"
 grep -q 'h.svg' "$T/err" || fail "--svg failure does not name the file"
+# with the program's code missing (no --symfs: nothing decodes), a
+# window still covers no more trace than the file holds (the span of a
+# window whose decoder held timestamps back from earlier bytes was once
+# negative: 2^64 - 3 bytes)
+for f in tests/fixtures/generated/*trbe*.data; do
+	"$SY" windows --json "$f" >"$T/nc.json" 2>/dev/null
+	python3 - "$T/nc.json" "$(wc -c <"$f")" <<'PY' || fail "$f: windows without code: impossible byte counts"
+import json, sys
+j = json.load(open(sys.argv[1]))
+size = int(sys.argv[2])
+bad = [w for w in j["windows_list"] if not 0 <= w["bytes"] <= size]
+for w in bad:
+    print("window %d: %d bytes, the file has %d" % (w["index"], w["bytes"], size))
+sys.exit(1 if bad else 0)
+PY
+done
 echo "windows: $n fixtures agree with their truth, perf evlist and rsvg-convert"

@@ -1,19 +1,30 @@
-/* session_check [-j N] [-u BYTES] [--symfs DIR] FILE...: runs the session
- * on each FILE once with one thread and once with N threads (default 4)
- * and stream jobs of BYTES bytes (default 64: many tiny jobs), and fails
- * unless both runs hand out the same windows in the same order.
+/* session_check [-j N] [-u BYTES] [--symfs DIR] [--vmlinux FILE] FILE...:
+ * runs the session
+ * on each FILE with one thread and stream units too long to cut (the
+ * stream decoded in order), then with stream jobs of BYTES bytes (default
+ * 64: many tiny jobs, pieces cut at every seam) on one thread and on N
+ * threads (default 4), and fails unless all three runs hand out the same
+ * windows in the same order.
  *
  * Written for `make tsan` (criterion's runner does not start under
  * ThreadSanitizer) and as a determinism property: whatever the thread
- * count and the job size, every window, its status, counts, stacks and
- * placed samples are the same.  Without pause samples the whole-trace
- * mode is run.  Exit 0 when every file agrees, 1 otherwise. */
+ * count and the job size, every window, its status, thread, counts,
+ * stacks and placed samples are the same.  Without pause samples the
+ * whole-trace mode is run.  Exit 0 when every file agrees, 1 otherwise.
+ *
+ * Give it the code (--symfs, --vmlinux): where code cannot be read the
+ * decode of the whole stream is in an error state a decoder started at a
+ * seam is not in, and the windows made of no decodable code may differ
+ * (their byte counts, empty or paused). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sy_synth.h"
+
+/* stream units this long are never cut: a whole recording's trace */
+#define UNCUT (1ULL << 40)
 
 struct digest {
 	uint64_t h, windows;
@@ -59,8 +70,8 @@ static int on_window(void *ctx, const struct sy_window *w)
 	return 0;
 }
 
-static int run(const char *path, const char *symfs, unsigned threads,
-	       uint64_t unit, struct digest *d)
+static int run(const char *path, const char *symfs, const char *vmlinux,
+	       unsigned threads, uint64_t unit, struct digest *d)
 {
 	struct sy_session_opts o;
 	struct sy_session *s;
@@ -73,6 +84,7 @@ static int run(const char *path, const char *symfs, unsigned threads,
 	o.threads = threads;
 	o.unit_bytes = unit;
 	o.images.symfs = symfs;
+	o.images.vmlinux = vmlinux;
 	if ((err = sy_session_open(&s, &o, &diag)))
 		return err;
 	if (!sy_session_has_pause(s)) {
@@ -91,7 +103,7 @@ int main(int argc, char **argv)
 {
 	unsigned threads = 4;
 	uint64_t unit = 64;
-	const char *symfs = NULL;
+	const char *symfs = NULL, *vmlinux = NULL;
 	int bad = 0, verbose = 0, i = 1;
 
 	for (; i < argc && argv[i][0] == '-'; i++) {
@@ -103,20 +115,30 @@ int main(int argc, char **argv)
 			verbose = 1;
 		else if (!strcmp(argv[i], "--symfs") && i + 1 < argc)
 			symfs = argv[++i];
+		else if (!strcmp(argv[i], "--vmlinux") && i + 1 < argc)
+			vmlinux = argv[++i];
 		else {
 			fprintf(stderr, "usage: session_check [-v] [-j N] [-u BYTES] "
-					"[--symfs DIR] FILE...\n");
+					"[--symfs DIR] [--vmlinux FILE] FILE...\n");
 			return 2;
 		}
 	}
 	for (; i < argc; i++) {
-		struct digest a, b;
-		int ea = run(argv[i], symfs, 1, unit, &a);
-		int eb = run(argv[i], symfs, threads, unit, &b);
+		struct digest u, a, b;
+		int eu = run(argv[i], symfs, vmlinux, 1, UNCUT, &u);
+		int ea = run(argv[i], symfs, vmlinux, 1, unit, &a);
+		int eb = run(argv[i], symfs, vmlinux, threads, unit, &b);
 
 		if (verbose)
-			printf("%s: %" PRIu64 " windows, exit %d / %d\n",
-			       argv[i], a.windows, ea, eb);
+			printf("%s: %" PRIu64 " windows, exit %d / %d / %d\n",
+			       argv[i], u.windows, eu, ea, eb);
+		if (eu != ea || u.h != a.h || u.windows != a.windows) {
+			printf("DIFF %s: uncut: %" PRIu64 " windows (%d), "
+			       "cut every %" PRIu64 " bytes: %" PRIu64
+			       " windows (%d)\n",
+			       argv[i], u.windows, eu, unit, a.windows, ea);
+			bad = 1;
+		}
 		if (ea != eb || a.h != b.h || a.windows != b.windows) {
 			printf("DIFF %s: 1 thread: %" PRIu64 " windows (%d), "
 			       "%u threads: %" PRIu64 " windows (%d)\n",

@@ -149,6 +149,8 @@ static void convert(const char *name, const struct fx_sidecar *sc,
 	o.input = path;
 	o.images.symfs = ".";
 	o.images.buildid_dir = "";
+	/* a kernel-mode fixture: its image, as --vmlinux gives it */
+	o.images.vmlinux = sc->kernel[0] ? sc->kernel : NULL;
 	o.depth = depth;
 	o.threads = threads;
 	o.unit_bytes = unit_bytes;
@@ -611,19 +613,21 @@ static const char *const profgen_complaints[] = {
 	"doesn't match call frame stack", "Bogus", "Invalid",
 };
 
-/* Runs llvm-profgen 19 on @ps with @binary into @prof; returns its
- * output (stdout and stderr). */
+/* Runs llvm-profgen 19 on @ps with @binary into @prof (@kernel: the
+ * binary is a kernel image, found by its "[kernel.kallsyms]" map);
+ * returns its output (stdout and stderr). */
 static char *profgen(const char *ps, const char *binary, const char *prof,
-		     const char *name)
+		     const char *name, int kernel)
 {
 	char cmd[2048], *out = NULL;
 	int rc;
 
 	snprintf(cmd, sizeof(cmd),
-		 "llvm-profgen-19 --perfscript=%s --binary=%s "
+		 "llvm-profgen-19 %s--perfscript=%s --binary=%s "
 		 "--format=text --profile-summary-cold-count=0 "
 		 "--csspgo-preinliner=0 --gen-cs-nested-profile=0 "
-		 "--output=%s 2>&1", ps, binary, prof);
+		 "--output=%s 2>&1", kernel ? "--kernel " : "", ps, binary,
+		 prof);
 	rc = sy_test_run(cmd, &out, NULL);
 	cr_assert_eq(rc, 0, "%s: %s", name, out);
 	return out ? out : strdup("");
@@ -640,12 +644,12 @@ static int profgen_compare(const char *name, const char *ours,
 {
 	char pours[600], pwant[600], *oo, *ow, *a, *b;
 	size_t len;
-	int cs;
+	int cs, kernel = !strcmp(tag, "kernel");
 
 	snprintf(pours, sizeof(pours), "%s.%s.prof", ours, tag);
 	snprintf(pwant, sizeof(pwant), "%s.%s.prof", want, tag);
-	oo = profgen(ours, binary, pours, name);
-	ow = profgen(want, binary, pwant, name);
+	oo = profgen(ours, binary, pours, name, kernel);
+	ow = profgen(want, binary, pwant, name, kernel);
 	for (size_t k = 0; k < SY_ARRAY_SIZE_T(profgen_complaints); k++) {
 		char *lo = lines_with(oo, profgen_complaints[k]);
 		char *lw = lines_with(ow, profgen_complaints[k]);
@@ -700,6 +704,8 @@ static const char *const profgen_names[] = {
 	"pt-sigjmp", "pt-sigjmp-smp", "pt-sigjmp-thread",
 	"etm4-etr-dynfx", "ete-trbe-dynfx-smp", "etm4-etr-dynfx-thread",
 	"pt-dynfx", "pt-dynfx-smp", "pt-dynfx-thread",
+	/* kernel-mode traces: a kernel profile of the image */
+	"etm4-etr-kernel", "ete-trbe-kernel-smp",
 };
 
 /* Writes the truth's samples of fixture @name after the MMAP2 lines of
@@ -759,11 +765,19 @@ Test(convert_fixtures, llvm_profgen_builds_the_truths_profile, .timeout = 900)
 		snprintf(ours, sizeof(ours), "%s/%s.ours", dir, name);
 		snprintf(want, sizeof(want), "%s/%s.truth", dir, name);
 		snprintf(cmd, sizeof(cmd),
-			 "%s convert -q --symfs . -o %s " GEN "/%s.data",
-			 sy_test_prog(), ours, name);
+			 "%s convert -q --symfs . %s%s -o %s " GEN "/%s.data",
+			 sy_test_prog(), sc.kernel[0] ? "--vmlinux " : "",
+			 sc.kernel, ours, name);
 		cr_assert_eq(sy_test_run(cmd, NULL, NULL), 0, "%s", cmd);
 		write_truth_ps(name, &sc, ours, want);
-		cs = profgen_compare(name, ours, want, sc.binary, "prog");
+		/* llvm-profgen --kernel: the kernel image, at the address
+		 * its "[kernel.kallsyms]_text" map line says */
+		if (sc.kernel[0])
+			cs = profgen_compare(name, ours, want, sc.kernel,
+					     "kernel");
+		else
+			cs = profgen_compare(name, ours, want, sc.binary,
+					     "prog");
 		for (size_t k = 0; k < sc.nmaps; k++) {
 			char lib[300];
 

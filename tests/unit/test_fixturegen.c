@@ -37,6 +37,14 @@
  *                  writes, and counters that count the thread's cycles;
  *                  the decoders above read their one queue (per thread,
  *                  perf's CPU label of every branch is compared too);
+ *   kernel-mode fixtures (el = 1) go through all of the above with their
+ *                  image: perf -k IMAGE, the image in the lister's snapshot
+ *                  at the recording's KASLR offset, every context the
+ *                  lister decodes at EL1; kernel_negative: a kernel map or
+ *                  image a page off is caught (test_fx_kernel.c checks
+ *                  their records); a module fixture's module is given to
+ *                  perf as loaded, and perf_reads_modules_unrelocated
+ *                  shows what perf 6.1 makes of the module file;
  *   scaled_*       sy-fixturegen --scale: N repetitions of a scenario in one
  *                  streamed perf.data, proven against the fixture, perf,
  *                  strobe-synth, trc_pkt_lister and libipt (see the section
@@ -249,6 +257,61 @@ static char *read_text(const char *path)
 static int fx_is_pt(const struct fx *f)
 {
 	return !strcmp(f->sc.trace, "pt");
+}
+
+/* A kernel-mode trace (el = 1): its code is the kernel image's
+ * (sidecar line `kernel`), its samples the kernel's. */
+static int fx_is_kernel(const struct fx *f)
+{
+	return f->sc.kernel[0] != 0;
+}
+
+/* The perf event modifier of the fixture's events. */
+static const char *fx_mod(const struct fx *f)
+{
+	return fx_is_kernel(f) ? "k" : "u";
+}
+
+/* The test's temporary directory (tmp_setup). */
+static char g_tmp[4096];
+
+/* The module of a kernel-mode fixture as it is in memory, at its recorded
+ * path under @dir (perf 6.1 reads a module file unrelocated:
+ * branchy-aarch64-loaded.ko is the same module with the program's linked
+ * code, which the generator checks against the kernel's relocation). */
+static void module_symfs(const struct fx *f, const char *root,
+			 const char *dir, const char *file)
+{
+	char cmd[9000];
+
+	snprintf(cmd, sizeof(cmd), "d='%s%s'; mkdir -p \"${d%%/*}\" && "
+		 "ln -sf '%s/tests/fixtures/programs/bin/%s' \"$d\"", dir,
+		 f->sc.maps[0].path, root, file);
+	cr_assert_eq(sy_test_run(cmd, NULL, NULL), 0, "%s", cmd);
+}
+
+/* Where perf reads the fixture's code: the programs under --symfs
+ * @root (the repository root), a kernel-mode fixture's image with -k
+ * (alone: perf would look for the image under the symfs too), a module
+ * fixture's module as loaded under a --symfs of its own, without the
+ * kernel image (perf 6.1 takes arm64 modules, which lie below the
+ * kernel, for user space once it loaded one: cs_etm__cpu_mode against
+ * machine__kernel_start; the trace runs in the module only). */
+static const char *perf_image_opts(const struct fx *f, const char *root,
+				   char *buf, size_t len)
+{
+	if (fx_is_kernel(f) && f->sc.nmaps) {
+		char dir[4200];
+
+		snprintf(dir, sizeof(dir), "%s/msymfs", g_tmp);
+		module_symfs(f, root, dir, "branchy-aarch64-loaded.ko");
+		snprintf(buf, len, "--symfs='%s'", dir);
+	} else if (fx_is_kernel(f)) {
+		snprintf(buf, len, "-k '%s/%s'", root, f->sc.kernel);
+	} else {
+		snprintf(buf, len, "--symfs='%s'", root);
+	}
+	return buf;
 }
 
 /* AUX queues: one per CPU, or one for the thread in a per-thread
@@ -634,8 +697,6 @@ static void match_cpu(const struct fx *f, uint32_t cpu,
  * perf 6.1
  * ---------------------------------------------------------------------- */
 
-static char g_tmp[4096];
-
 static void tmp_setup(void)
 {
 	snprintf(g_tmp, sizeof(g_tmp), "%s", sy_test_mkdtemp());
@@ -738,7 +799,7 @@ static void perf61_cuts(struct fx *f, const uint8_t *data, size_t len);
 static void perf_check(struct fx *f, const uint8_t *data, size_t len,
 		       struct report *r)
 {
-	char file[4200], cmd[32768], root[4096];
+	char file[4200], cmd[40000], root[4096], kopt[4400];
 	struct items cpu[FX_SCN_MAX_CPUS];
 	char *out = NULL;
 	int st;
@@ -757,10 +818,11 @@ static void perf_check(struct fx *f, const uint8_t *data, size_t len,
 	 * for the cycles events. */
 	snprintf(cmd, sizeof(cmd),
 		 "%s%s%s" T_PERF " --buildid-dir '%s/bid' script -i '%s' "
-		 "--symfs='%s' --itrace=%s %s 2>'%s/perf.err'",
+		 "%s --itrace=%s %s 2>'%s/perf.err'",
 		 f->sc.pipe ? "cat '" : "", f->sc.pipe ? file : "",
 		 f->sc.pipe ? "' | " : "", g_tmp, f->sc.pipe ? "-" : file,
-		 root, !strcmp(f->sc.sink, "etr") || trbe_smp ? "bZ" : "b",
+		 perf_image_opts(f, root, kopt, sizeof(kopt)),
+		 !strcmp(f->sc.sink, "etr") || trbe_smp ? "bZ" : "b",
 		 f->sc.pipe ? "" : "-F cpu,event,ip,addr", g_tmp);
 	st = sy_test_run(cmd, &out, NULL);
 	cr_assert_eq(st, 0, "%s: perf script exit %d", f->name, st);
@@ -931,10 +993,19 @@ static void img_add(struct img *m, const char *path, uint64_t base_dyn,
 }
 
 /* The program and the objects of the repository mapped with it (libfx;
- * ld.so, a file of the traced system, never runs in a window). */
+ * ld.so, a file of the traced system, never runs in a window); for a
+ * kernel-mode fixture the kernel image where the recording's map puts it
+ * (its _text, the first byte of its code segment, at the map's start),
+ * or the module's code. */
 static void img_open(struct img *m, const struct fx *f)
 {
 	memset(m, 0, sizeof(*m));
+	/* the run in a module (a map line): the program's linked code where
+	 * the module's is, which is the module relocated (fx_gen_module.c) */
+	if (fx_is_kernel(f) && !f->sc.nmaps) {
+		img_add(m, f->sc.kernel, 0, 1, f->sc.kernel_start);
+		return;
+	}
 	img_add(m, f->sc.binary, f->load_base, 0, 0);
 	for (size_t k = 0; k < f->sc.nmaps; k++) {
 		char path[300];
@@ -1274,6 +1345,28 @@ static void lister_ranges(const char *out, struct items *l, struct items *irq,
 	}
 }
 
+/* Every context trc_pkt_lister decodes is at the level the fixture
+ * traces: EL1 (cs_etm//k) for a kernel-mode fixture, EL0 otherwise. */
+static void lister_levels(const struct fx *f, const char *out,
+			  const struct fx_sc_window *w, struct report *r)
+{
+	const char *want = fx_is_kernel(f) ? ") EL1N;" : ") EL0N;";
+	const char *p = out;
+
+	while ((p = strstr(p, "OCSD_GEN_TRC_ELEM_PE_CONTEXT((ISA=A64")) !=
+	       NULL) {
+		const char *nl = strchr(p, '\n');
+		const char *el = strstr(p, want);
+
+		if (!el || (nl && el > nl)) {
+			rep_fail(r, "%s lister: window %u: %.70s (want %s)",
+				 f->name, w->idx, p, want);
+			return;
+		}
+		p += 10;
+	}
+}
+
 /* Every segment that ends with an interrupt ends with an IRQ exception
  * whose preferred return address is the next instruction of its thread:
  * for the last segment the pause sample's IP.  Returns 1 if so. */
@@ -1459,6 +1552,7 @@ static void lister_window(const struct fx *f, const struct aux *a,
 	st = sy_test_run(cmd, &out, NULL);
 	cr_assert_eq(st, 0, "trc_pkt_lister exit %d", st);
 	lister_ranges(out, &got, &irq, &errors);
+	lister_levels(f, out, w, r);
 	free(out);
 	fx_buf_fini(&b);
 
@@ -2301,7 +2395,9 @@ Test(fixturegen, file_matches_sidecar)
 				cr_assert_eq(smp.callchain_nr, x->ncallchain + 1,
 					     "%s p%u", f.name, x->idx);
 				cr_expect_eq(sy_sample_callchain(&smp, 0),
-					     SY_CONTEXT_USER);
+					     fx_is_kernel(&f) ?
+						     SY_CONTEXT_KERNEL :
+						     SY_CONTEXT_USER);
 				for (size_t q = 0; q < x->ncallchain; q++)
 					cr_expect_eq(sy_sample_callchain(
 							     &smp, q + 1),
@@ -2897,6 +2993,9 @@ static void text_map(const struct fx *f, uint64_t *start, uint64_t *pgoff)
 static uint64_t map_abs(const struct fx *f, const char *dso, uint64_t rel,
 			uint64_t start, uint64_t pgoff)
 {
+	/* the kernel's and its modules' entries are their addresses */
+	if (fx_is_kernel(f))
+		return rel;
 	for (size_t k = 0; k < f->sc.nmaps; k++)
 		if (!strcmp(dso, f->sc.maps[k].path))
 			return rel - f->sc.maps[k].pgoff + f->sc.maps[k].start;
@@ -2910,7 +3009,7 @@ static uint64_t map_abs(const struct fx *f, const char *dso, uint64_t rel,
 static void perf_samples(const struct fx *f, const char *file, int ips,
 			 struct psamples *out)
 {
-	char cmd[9000], root[4096], *txt = NULL;
+	char cmd[16000], root[4096], kopt[4400], *txt = NULL;
 	const char *line;
 	uint64_t start = 0, pgoff = 0;
 	struct psample *cur = NULL;
@@ -2921,8 +3020,9 @@ static void perf_samples(const struct fx *f, const char *file, int ips,
 	cr_assert_not_null(getcwd(root, sizeof(root)));
 	snprintf(cmd, sizeof(cmd),
 		 T_PERF " --buildid-dir '%s/bid' script --no-itrace %s -i '%s' "
-		 "--symfs='%s' -F event,cpu,pid,tid,time,period,ip%s --ns "
-		 "2>/dev/null", g_tmp, ips ? "-G" : "", file, root,
+		 "%s -F event,cpu,pid,tid,time,period,ip%s --ns "
+		 "2>/dev/null", g_tmp, ips ? "-G" : "", file,
+		 perf_image_opts(f, root, kopt, sizeof(kopt)),
 		 ips ? "" : ",dso");
 	st = sy_test_run(cmd, &txt, NULL);
 	cr_assert_eq(st, 0, "%s: %s", f->name, cmd);
@@ -3031,7 +3131,7 @@ static void perf_samples_check(const struct fx *f, const char *file,
  * name on the command line. */
 static void perf_header_check(const struct fx *f, const char *file)
 {
-	char cmd[4400], want[128], *out = NULL;
+	char cmd[4400], want[128], group[64], *out = NULL;
 	int st;
 
 	snprintf(cmd, sizeof(cmd), T_PERF " report --header-only -i '%s' "
@@ -3039,12 +3139,13 @@ static void perf_header_check(const struct fx *f, const char *file)
 	st = sy_test_run(cmd, &out, NULL);
 	cr_assert_eq(st, 0, "%s", cmd);
 	snprintf(want, sizeof(want), ",cycles/period=%" PRIu64
-		 ",call-graph=fp/u}", f->sc.S);
+		 ",call-graph=fp/%s}", f->sc.S, fx_mod(f));
+	snprintf(group, sizeof(group), ",cycles:%s,cycles:%s,cycles:%s}\n",
+		 fx_mod(f), fx_mod(f), fx_mod(f));
 	cr_expect(out && strstr(out, want), "%s: cmdline lacks %s", f->name,
 		  want);
 	cr_expect(out && strstr(out, "# group: {") &&
-			  strstr(strstr(out, "# group: {"),
-				 ",cycles:u,cycles:u,cycles:u}\n"),
+			  strstr(strstr(out, "# group: {"), group),
 		  "%s: not a group of four: %s", f->name, out ? out : "");
 	free(out);
 }
@@ -3165,6 +3266,20 @@ Test(fixturegen, libipt_decodes_every_pt_fixture)
 }
 
 /* ---- tests of the tests ---- */
+
+typedef void (*decode_check_fn)(const struct fx *f, const uint8_t *data,
+				size_t len, struct report *r);
+
+/* @fn (trc_pkt_lister's or libipt's comparison) must fail on @f. */
+static void expect_caught(const struct fx *f, decode_check_fn fn,
+			  const char *what)
+{
+	struct report r;
+
+	memset(&r, 0, sizeof(r));
+	fn(f, f->data, f->len, &r);
+	cr_expect_gt(r.fails, 0, "%s: %s not caught", f->name, what);
+}
 
 /* Drops one branch from the middle of a window's expectation by editing
  * the sidecar's view: the window then ends one taken branch early, which
@@ -3338,10 +3453,11 @@ static uint8_t *flip_trace_bit(const struct fx *f, size_t *len, size_t *win)
 
 Test(fixturegen, perf_negative, .init = tmp_setup, .fini = tmp_teardown)
 {
-	static const char *const which[] = { "ete-trbe-basic", "pt-basic" };
+	static const char *const which[] = { "ete-trbe-basic", "pt-basic",
+					     "ete-trbe-kernel-smp" };
 
 	sy_test_require_tool("perf");
-	for (size_t i = 0; i < 2; i++) {
+	for (size_t i = 0; i < 3; i++) {
 		struct report r;
 		struct fx f;
 		uint8_t *b;
@@ -3390,6 +3506,164 @@ Test(fixturegen, lister_negative, .init = tmp_setup, .fini = tmp_teardown)
 	lister_check(&f, f.data, f.len, &r);
 	cr_expect_gt(r.fails, 0, "off-by-one truth of window %zu not caught",
 		     win);
+	fx_close(&f);
+}
+
+/* The copy of a kernel-mode fixture whose kernel map says a KASLR offset
+ * one page off (start and pgoff, the runtime _text): the code read
+ * through it is the image's a page away. */
+static uint8_t *kaslr_moved(const struct fx *f, size_t *len)
+{
+	struct sy_perf_reader *r;
+	struct sy_record rec;
+	struct sy_diag d;
+	uint8_t *b = malloc(f->len);
+	int moved = 0;
+
+	cr_assert_not_null(b);
+	memcpy(b, f->data, f->len);
+	cr_assert_eq(sy_perf_open_mem(&r, f->data, f->len, f->name, &d), 0);
+	while (sy_perf_next(r, &rec) == 0)
+		if (rec.type == SY_REC_MMAP &&
+		    sy_le64(rec.data + 16) == f->sc.kernel_start) {
+			/* header, pid, tid, start, len, pgoff */
+			sy_put64(b + rec.offset + 16,
+				 f->sc.kernel_start + 0x1000);
+			sy_put64(b + rec.offset + 32,
+				 f->sc.kernel_start + 0x1000);
+			moved++;
+		}
+	sy_perf_close(r);
+	cr_assert_eq(moved, 1, "%s: the kernel map", f->name);
+	*len = f->len;
+	return b;
+}
+
+/* Kernel-mode fixtures: perf 6.1 and trc_pkt_lister read the code from
+ * the image at the KASLR offset the recording gives; a map that says
+ * another offset (or the lister's snapshot with the image a page off)
+ * does not decode to the truth, and neither does a flipped atom in the
+ * lister (perf_negative flips one for perf). */
+Test(fixturegen, kernel_negative, .init = tmp_setup, .fini = tmp_teardown)
+{
+	struct report r;
+	struct fx f;
+	uint8_t *b;
+	size_t len, win = 0;
+
+	sy_test_require_tool("perf");
+	sy_test_require_tool("trc_pkt_lister");
+	fx_open(&f, "ete-trbe-kernel-smp");
+	cr_assert(fx_is_kernel(&f));
+	b = kaslr_moved(&f, &len);
+	memset(&r, 0, sizeof(r));
+	perf_check(&f, b, len, &r);
+	cr_expect_gt(r.fails, 0, "perf: a kernel map a page off not caught");
+	free(b);
+	b = flip_trace_bit(&f, &len, &win);
+	memset(&r, 0, sizeof(r));
+	lister_check(&f, b, len, &r);
+	cr_expect_gt(r.fails, 0, "lister: flipped atom in window %zu not "
+		     "caught", win);
+	free(b);
+	f.sc.kernel_start += 0x1000;
+	expect_caught(&f, lister_check, "the image a page off");
+	fx_close(&f);
+}
+
+/* Whether perf's items hold a branch @from -> @to. */
+static int perf_has(const struct items *l, uint64_t from, uint64_t to)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (l->v[i].kind == IT_DATA && l->v[i].a == from &&
+		    l->v[i].b == to)
+			return 1;
+	return 0;
+}
+
+/* perf 6.1 reads a module file unrelocated.  Given the module fixture's
+ * module as it is, it takes every executed branch whose instruction
+ * carries a relocation (llvm-readelf-19: the calls into the other
+ * object's functions) to the instruction itself, never where the truth
+ * went; given the module as loaded it decodes every window
+ * (perf_decodes_every_fixture), but not once it also loaded the kernel
+ * image: then it takes the module, below the kernel, for user space and
+ * decodes nothing.  convert(1), KERNEL AND MODULES. */
+Test(fixturegen, perf_reads_modules_unrelocated, .init = tmp_setup,
+     .fini = tmp_teardown)
+{
+	char root[4096], dir[4200], file[4200], cmd[24000], *out = NULL;
+	struct items got[FX_SCN_MAX_CPUS];
+	uint64_t rel[64];
+	size_t nrel = 0, seen = 0;
+	struct fx f;
+
+	sy_test_require_tool("perf");
+	sy_test_require_tool("llvm-readelf-19");
+	memset(got, 0, sizeof(got));
+	cr_assert_not_null(getcwd(root, sizeof(root)));
+	fx_open(&f, "etm4-etr-kernel-module");
+	cr_assert(fx_is_kernel(&f) && f.sc.nmaps == 1);
+	snprintf(cmd, sizeof(cmd), "llvm-readelf-19 -rW .%s | awk "
+		 "'/R_AARCH64_(CALL|JUMP)26/ { print $1 }'",
+		 f.sc.maps[0].path);
+	cr_assert_eq(sy_test_run(cmd, &out, NULL), 0, "%s", cmd);
+	for (char *p = out; p && *p && nrel < 64; p = strchr(p, '\n') + 1) {
+		rel[nrel++] = strtoull(p, NULL, 16);
+		if (!strchr(p, '\n'))
+			break;
+	}
+	free(out);
+	cr_assert_gt(nrel, 0, "no branch relocation in the module");
+	snprintf(dir, sizeof(dir), "%s/raw", g_tmp);
+	module_symfs(&f, root, dir, "branchy-aarch64.ko");
+	snprintf(file, sizeof(file), "%s/%s.data", g_tmp, f.name);
+	perf61_copy(&f, f.data, f.len, file);
+	snprintf(cmd, sizeof(cmd), T_PERF " --buildid-dir '%s/bid' script "
+		 "-i '%s' --symfs='%s' --itrace=bZ -F cpu,event,ip,addr "
+		 "2>/dev/null", g_tmp, file, dir);
+	cr_assert_eq(sy_test_run(cmd, &out, NULL), 0, "%s", cmd);
+	perf_parse(out, got, FX_SCN_MAX_CPUS, 0);
+	free(out);
+	for (size_t i = 0; i < f.nin; i++) {
+		const struct fx_insn *in = &f.in[i];
+
+		for (size_t k = 0; k < nrel; k++) {
+			if (in->pc != f.sc.maps[0].start + rel[k] ||
+			    !taken(in) || !perf_has(&got[0], in->pc, in->pc))
+				continue;
+			cr_expect(!perf_has(&got[0], in->pc, in->next),
+				  "perf went where the truth did from %#" PRIx64,
+				  in->pc);
+			seen++;
+		}
+	}
+	cr_expect_gt(seen, 0, "perf never decoded a relocated branch as "
+		     "unrelocated");
+	for (size_t k = 0; k < nrel; k++)
+		for (size_t i = 0; i < got[0].n; i++)
+			cr_expect(got[0].v[i].kind != IT_DATA ||
+					  got[0].v[i].a !=
+						  f.sc.maps[0].start + rel[k] ||
+					  got[0].v[i].b == got[0].v[i].a,
+				  "perf relocated %#" PRIx64, got[0].v[i].a);
+	it_free(&got[0]);
+	/* with the loaded module and the kernel image (perf joins the
+	 * symfs and -k's path: both relative, from inside the symfs) */
+	snprintf(dir, sizeof(dir), "%s/withk", g_tmp);
+	module_symfs(&f, root, dir, "branchy-aarch64-loaded.ko");
+	snprintf(cmd, sizeof(cmd), "cd '%s' && ln -s '%s/%s' vmlinux && "
+		 T_PERF " --buildid-dir '%s/bid' script -i '%s' --symfs=. "
+		 "-k vmlinux --itrace=bZ -F cpu,event,ip,addr 2>/dev/null", dir,
+		 root, f.sc.kernel, g_tmp, file);
+	cr_assert_eq(sy_test_run(cmd, &out, NULL), 0, "%s", cmd);
+	memset(got, 0, sizeof(got));
+	perf_parse(out, got, FX_SCN_MAX_CPUS, 0);
+	free(out);
+	cr_expect_eq(got[0].n, 0, "perf 6.1 with a kernel image decoded %zu "
+		     "items of the module (it took it for user space before)",
+		     got[0].n);
+	it_free(&got[0]);
 	fx_close(&f);
 }
 
@@ -3537,20 +3811,6 @@ static void libfx_moved(struct fx *f)
 			return;
 		}
 	cr_assert_fail("%s: no libfx", f->name);
-}
-
-typedef void (*decode_check_fn)(const struct fx *f, const uint8_t *data,
-				size_t len, struct report *r);
-
-/* @fn (trc_pkt_lister's or libipt's comparison) must fail on @f. */
-static void expect_caught(const struct fx *f, decode_check_fn fn,
-			  const char *what)
-{
-	struct report r;
-
-	memset(&r, 0, sizeof(r));
-	fn(f, f->data, f->len, &r);
-	cr_expect_gt(r.fails, 0, "%s: %s not caught", f->name, what);
 }
 
 /* The proofs of the programs of real shapes catch what their truths could
@@ -4553,11 +4813,14 @@ Test(fixturegen, scaled_refuses_scenarios_that_end_running)
 		o.scale = 2;
 		o.no_truth = 1;
 		err = fx_gen_run_opts(&g, &f.scn, ".", &o, &d);
-		if (running || f.sc.per_thread) {
-			/* per-thread recordings do not scale either */
+		if (running || f.sc.per_thread || fx_is_kernel(&f)) {
+			/* per-thread and kernel-mode recordings do not scale
+			 * either */
 			cr_expect_eq(err, -SY_E_INVALID, "%s scaled", f.name);
-			cr_expect(strstr(d.msg, f.sc.per_thread ?
-						  "cannot scale a per_thread" :
+			cr_expect(strstr(d.msg, f.sc.per_thread ||
+							fx_is_kernel(&f) ?
+						  "cannot scale a per_thread "
+						  "or el = 1" :
 						  "cannot scale") != NULL,
 				  "%s: %s", f.name, d.msg);
 			refused++;

@@ -1333,7 +1333,8 @@ static int src_matches(const struct src *s, const struct dec *d, char *why,
 }
 
 /* The decode of @s must equal the model, parse without bad packets, and
- * every context must say EL0 (and carry the pid when traced). */
+ * every context must say the configured EL (0 unless a test asks for a
+ * kernel trace) and carry the pid when traced. */
 static void src_check(const struct src *s, const struct dec *d,
 		      const char *what)
 {
@@ -1348,7 +1349,8 @@ static void src_check(const struct src *s, const struct dec *d,
 	for (size_t i = 0; i < l->n; i++) {
 		if (l->v[i].kind != EV_CTX)
 			continue;
-		cr_assert_eq(l->v[i].x >> 4, 0, "%s: context not EL0", what);
+		cr_assert_eq(l->v[i].x >> 4, s->cfg.el, "%s: context not EL%u",
+			     what, s->cfg.el);
 		if (s->cfg.context_id)
 			cr_assert(l->v[i].x & 1 && l->v[i].a == s->pid,
 				  "%s: context id 0x%" PRIx64 " want 0x%x",
@@ -1841,6 +1843,48 @@ Test(fx_etm, context_id)
 		src_fini(&s);
 	}
 	run_free(&r);
+}
+
+/* Kernel-mode trace (cs_etm//k): every Address + Context says EL1, and
+ * OpenCSD reports each context with EL1; the SVCs taken from EL1 still
+ * decode as the user window's do (Exception, Trace On at the return). */
+Test(fx_etm, exception_level_1)
+{
+	for (int arch = FX_ETM_V4; arch <= FX_ETM_ETE; arch++) {
+		struct fx_etm_window w;
+		struct run r;
+		struct src s;
+		struct dec d;
+		uint64_t entry;
+		struct prog *p = prog_syscalls(&entry);
+		const struct evlist *l;
+		size_t nctx = 0;
+
+		run_prog(&r, p, entry, MAX_INSNS);
+		src_init(&s, (enum fx_etm_arch)arch, 0x10, 0, 1, 1);
+		fx_etm_fini(&s.enc);
+		s.cfg.el = 1;
+		cr_assert_eq(fx_etm_init(&s.enc, &s.cfg), 0);
+		win(&w, r.in, r.n, 1);
+		w.pid = 61;
+		src_window(&s, &r, 0, r.n, &w);
+		decode_raw(&s, &r, &d);
+		src_check(&s, &d, "el1");
+		l = &d.ev[0x10];
+		for (size_t i = 0; i < l->n; i++)
+			if (l->v[i].kind == EV_CTX) {
+				cr_assert_eq(l->v[i].x >> 4, 1, "%s: EL%u",
+					     arch_name((enum fx_etm_arch)arch),
+					     l->v[i].x >> 4);
+				nctx++;
+			}
+		cr_assert_eq(nctx, 7, "a context at the start and at every "
+			     "return from an SVC");
+		cr_assert_eq(ev_count(l, EV_EXC), 7);
+		dec_free(&d);
+		src_fini(&s);
+		run_free(&r);
+	}
 }
 
 Test(fx_etm, trace_info_variants)
