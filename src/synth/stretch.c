@@ -249,6 +249,7 @@ void sy_stretcher_context(struct sy_stretcher *st, uint32_t ctxid)
 		return;
 	st->has_ctx = 1;
 	st->ctxid = ctxid;
+	st->pid = 0;
 }
 
 static void sy_push_context(struct sy_stretcher *st,
