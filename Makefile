@@ -114,13 +114,13 @@ $(BUILD)/tests/test_%: $(BUILD)/tests/unit/test_%.o $(TESTLIB_OBJS) $(LIBFXGEN) 
 $(BUILD)/tests/%: $(BUILD)/tests/tools/%.o $(LIBSTROBE)
 	$(CC) $(ALL_LDFLAGS) -o $@ $< $(LIBSTROBE) $(LIBS)
 
-# The benches include generator sources: -MMD tracks them.
+# The benches encode their traces with the fixture generator's library.
 $(BUILD)/bench/%.o: bench/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+	$(CC) $(CPPFLAGS) -Itests/fixtures/gen $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
-$(BUILD)/bench/%: $(BUILD)/bench/%.o $(LIBSTROBE)
-	$(CC) $(ALL_LDFLAGS) -o $@ $< $(LIBSTROBE) $(LIBS)
+$(BUILD)/bench/%: $(BUILD)/bench/%.o $(LIBFXGEN) $(LIBSTROBE)
+	$(CC) $(ALL_LDFLAGS) -o $@ $< $(LIBFXGEN) $(LIBSTROBE) $(LIBS)
 
 # Objects made through pattern rules are kept, so that a second make (or
 # `make unit` after `make tools`) finds them up to date.

@@ -40,11 +40,11 @@
 
 /* The fixture encoder and truth loader are test-side code that the bench
  * build does not link; compile them in. */
-#include "../tests/fixtures/gen/fx_buf.c"
-#include "../tests/fixtures/gen/fx_classify.c"
-#include "../tests/fixtures/gen/fx_csfmt.c"
-#include "../tests/fixtures/gen/fx_etm.c"
-#include "../tests/fixtures/gen/fx_truth.c"
+#include "fx_buf.h"
+#include "fx_classify.h"
+#include "fx_csfmt.h"
+#include "fx_etm.h"
+#include "fx_truth.h"
 
 #include "../src/decode/code_cache.h"
 #include "../src/decode/etm.h"

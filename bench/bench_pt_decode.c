@@ -32,10 +32,10 @@
 
 /* The fixture encoder and truth loader are test-side code that the bench
  * build does not link; compile them in. */
-#include "../tests/fixtures/gen/fx_buf.c"
-#include "../tests/fixtures/gen/fx_classify.c"
-#include "../tests/fixtures/gen/fx_pt.c"
-#include "../tests/fixtures/gen/fx_truth.c"
+#include "fx_buf.h"
+#include "fx_classify.h"
+#include "fx_pt.h"
+#include "fx_truth.h"
 
 #include "../src/decode/pt_priv.h"
 

@@ -234,6 +234,9 @@ const struct sy_perf_attr *sy_perf_attr_by_id(const struct sy_perf_reader *r,
  * when the input is streamed. */
 const uint8_t *sy_perf_bytes(const struct sy_perf_reader *r, uint64_t offset,
 			     uint64_t len);
+/* Whether those bytes are a read-only mapping of the file, whose pages a
+ * caller done with them may drop (sy_pages.h); not for a memory buffer. */
+int sy_perf_bytes_droppable(const struct sy_perf_reader *r);
 
 /* perf's name of a record type ("MMAP2", "ATTR", ...) or NULL. */
 const char *sy_record_type_name(uint32_t type);

@@ -30,6 +30,8 @@
 #include "decoder_impl.h"
 #include "etm_ocsd.h"
 
+#define SEAM_BLOCK 4096u
+
 enum seam_state { S_ASYNC, S_TINFO, S_ADDR, S_DONE, S_BAD };
 
 struct seam_scan {
@@ -134,9 +136,11 @@ int sy_etm_seam(const struct sy_dec_params *p, const uint8_t *data,
 				       &sc) != OCSD_OK)
 		err = -SY_E_DECODE;
 	etm_ocsd_unlock();
-	/* whole frames, as the decoders are fed */
+	/* whole frames, as the decoders are fed, a few KiB at a time: the
+	 * deformatter reads a whole block before its first frame (looking
+	 * for frame syncs), and a seam lies within an A-Sync period */
 	while (!err && sc.st < S_DONE && len - at >= (ep->formatted ? 16 : 1)) {
-		uint32_t n = len - at > (1u << 20) ? 1u << 20 : (uint32_t)(len - at);
+		uint32_t n = len - at > SEAM_BLOCK ? SEAM_BLOCK : (uint32_t)(len - at);
 		uint32_t used = 0;
 		ocsd_datapath_resp_t r;
 

@@ -470,6 +470,11 @@ const uint8_t *sy_perf_bytes(const struct sy_perf_reader *r, uint64_t offset,
 	return r->map + offset;
 }
 
+int sy_perf_bytes_droppable(const struct sy_perf_reader *r)
+{
+	return r && r->unmap_base;
+}
+
 const char *sy_record_type_name(uint32_t type)
 {
 	switch (type) {

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sy_pages.h"
 #include "sy_vec.h"
 
 /* Decode jobs in flight per worker thread before the caller should wait. */
@@ -420,6 +421,8 @@ static void sy_job_run(void *ctx, struct sy_work *work)
 	m->tc = NULL;
 	sy_stats_sub(&j->stats, sy_decoder_stats(d), prev);
 	j->st = sy_stretcher_take(st, &j->nr_st);
+	for (size_t i = 0; j->drop_pages && i < j->nr_chunks; i++)
+		sy_pages_drop(j->chunks[i].data, j->chunks[i].len);
 	if (ds) {
 		ds->prev = *sy_decoder_stats(d);
 		sy_decstate_leave(ds);

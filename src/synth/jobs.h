@@ -111,6 +111,9 @@ struct sy_job {
 	uint64_t bytes;		/* trace bytes it decodes, for the budget */
 	uint64_t aux_lo;	/* AUX offset of the chunks' first byte: item
 				 * offsets count from it */
+	/* the chunks are pages of the input's file mapping, dropped once
+	 * decoded (sy_pages.h): resident input stays what is in flight */
+	int drop_pages;
 	/* output, set by the decode loop */
 	struct sy_stretch *st;
 	size_t nr_st;

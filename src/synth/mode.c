@@ -53,6 +53,7 @@ static struct sy_qjob *sy_qjob_new(struct sy_session *s, struct sy_queue *q,
 	j->job.nr_chunks = (size_t)n;
 	j->job.own_chunks = 1;
 	j->job.bytes = b - a;
+	j->job.drop_pages = sy_perf_bytes_droppable(s->r);
 	j->job.snap = sy_proc_table_snapshot(s->procs);
 	sy_qjob_fallback(s, j);
 	return j;
@@ -235,6 +236,8 @@ static int sy_units_next_job(struct sy_session *s, struct sy_queue *q,
 		sy_decstate_take(&t.stream->ds, &j->job);
 		j->job.fresh = t.first;
 		j->job.has_limit = !t.final;
+		/* the piece's slices share its chunks: the last drops them */
+		j->job.drop_pages = t.final && sy_perf_bytes_droppable(s->r);
 		j->job.limit = t.limit;
 		j->job.bytes = s->cfg.unit_bytes;
 		j->lost = t.piece->lost;

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sy_pages.h"
 #include "sy_vec.h"
 
 void sy_units_init(struct sy_units *u, const struct sy_synth_config *cfg)
@@ -87,18 +88,43 @@ static uint64_t sy_psb_before(const struct sy_auxmap *m,
  * it at: memory would follow its length). */
 #define SY_SLICE_ABOVE 4
 
-/* ETM: the first seam at or after AUX offset @at of unit [ulo, end): the
- * cut (*cut, a frame boundary of formatted data), the A-Sync (*sync) and
- * where the piece before stops (*seam).  Returns 0, 1 when none is found
- * in the payload holding @at, or -1 when the trace unit allows none
- * (speculation, formatted data of several trace IDs). */
-static int sy_seam_at(const struct sy_auxmap *m, const struct sy_perf_reader *r,
-		      const struct sy_dec_params *dp, uint64_t ulo,
-		      uint64_t at, uint64_t end, uint64_t *cut,
-		      uint64_t *sync, uint64_t *seam)
+/* The kernel maps pages around the one a read faults in (fault-around). */
+#define SY_FAULT_AROUND (64u << 10)
+
+/* Drops the input's pages that AUX range [lo, hi) lies in, and those the
+ * kernel may have mapped around them: looking for a seam read them, and
+ * they are not needed until their piece is decoded (sy_pages.h). */
+static void sy_scan_release(const struct sy_auxmap *m,
+			    const struct sy_perf_reader *r, uint64_t lo,
+			    uint64_t hi)
+{
+	lo = lo > SY_FAULT_AROUND ? lo - SY_FAULT_AROUND : 0;
+	hi += SY_FAULT_AROUND;
+	for (size_t i = sy_auxmap_first_buf(m, lo);
+	     sy_perf_bytes_droppable(r) && i < m->nr_bufs &&
+	     m->bufs[i].aux_off < hi;
+	     i++) {
+		const struct sy_auxbuf *b = &m->bufs[i];
+		uint64_t a = lo > b->aux_off ? lo : b->aux_off;
+		uint64_t z = hi < sy_auxmap_buf_end(m, i) ? hi :
+							 sy_auxmap_buf_end(m, i);
+
+		if (a < z)
+			sy_pages_drop(sy_perf_bytes(r, b->file_off +
+						       (a - b->aux_off),
+						    z - a),
+				      z - a);
+	}
+}
+
+/* sy_seam_at's search from AUX offset *@c on (*@c: the cut found). */
+static int sy_seam_find(const struct sy_auxmap *m,
+			const struct sy_perf_reader *r,
+			const struct sy_dec_params *dp, uint64_t end,
+			uint64_t *cp, uint64_t *sync, uint64_t *seam)
 {
 	uint64_t align = dp->u.etm.formatted ? 16 : 1;
-	uint64_t c = ulo + (at - ulo + align - 1) / align * align;
+	uint64_t c = *cp;
 
 	for (int tries = 0; tries < 64 && c < end; tries++) {
 		size_t i = sy_auxmap_first_buf(m, c);
@@ -127,12 +153,33 @@ static int sy_seam_at(const struct sy_auxmap *m, const struct sy_perf_reader *r,
 		}
 		if (err)
 			break;
-		*cut = c;
+		*cp = c;
 		*sync = c + s;
 		*seam = c + e;
 		return 0;
 	}
 	return 1;
+}
+
+/* ETM: the first seam at or after AUX offset @at of unit [ulo, end): the
+ * cut (*cut, a frame boundary of formatted data), the A-Sync (*sync) and
+ * where the piece before stops (*seam).  Returns 0, 1 when none is found
+ * in the payload holding @at, or -1 when the trace unit allows none
+ * (speculation, formatted data of several trace IDs). */
+static int sy_seam_at(const struct sy_auxmap *m, const struct sy_perf_reader *r,
+		      const struct sy_dec_params *dp, uint64_t ulo,
+		      uint64_t at, uint64_t end, uint64_t *cut,
+		      uint64_t *sync, uint64_t *seam)
+{
+	uint64_t align = dp->u.etm.formatted ? 16 : 1;
+	uint64_t c = ulo + (at - ulo + align - 1) / align * align;
+	uint64_t c0 = c;
+	int found = sy_seam_find(m, r, dp, end, &c, sync, seam);
+
+	sy_scan_release(m, r, c0, found ? end : *seam);
+	if (found == 0)
+		*cut = c;
+	return found;
 }
 
 /* ETM: cuts unit [lo, end) of records [first, last] at seams about @bytes
@@ -208,6 +255,13 @@ int sy_units_plan(struct sy_units *u, const struct sy_auxmap *m,
 	for (size_t i = 0; cfg->kind == SY_TRACE_ETM && i < u->nr_pieces; i++)
 		u->pieces[i].sliced = u->pieces[i].dec_hi - u->pieces[i].lo >
 				      SY_SLICE_ABOVE * bytes;
+	/* looking for seams and PSBs brought pages of the whole trace in
+	 * (a few KiB at every cut, and the kernel's fault-around): let them
+	 * go until the decode reads them */
+	for (size_t i = 0; sy_perf_bytes_droppable(r) && i < m->nr_bufs; i++)
+		sy_pages_drop(sy_perf_bytes(r, m->bufs[i].file_off,
+					    m->bufs[i].size),
+			      m->bufs[i].size);
 	return 0;
 }
 

@@ -2,8 +2,9 @@
 # the real captures' trace repeated into ONE long AUX record per CPU
 # (tests/tools/aux_repeat: the shape of real, dense user code), at two sizes
 # four times apart.  convert (lbr: the whole trace) at -j 1 and -j 2 must
-# peak at the same anonymous memory (RssAnon, polled: the heap, not the
-# mapped input's pages) within 25% + 4 MB.  windows keeps each window's
+# peak at the same anonymous memory (RssAnon, polled: the heap) and the
+# same resident size (ru_maxrss: the heap and the pages of the mapped
+# input, which convert drops once decoded) within 25% + 4 MB.  windows keeps each window's
 # lengths for its exact percentiles and histogram (strobe-synth-windows(1):
 # at most 64 bytes a window), and nothing else that grows: its allowance is
 # that much more per extra window.  No timing is asserted.
@@ -17,11 +18,11 @@ REPEAT=$SY_BUILD/tests/aux_repeat
 export ASAN_OPTIONS="${ASAN_OPTIONS:-}:quarantine_size_mb=0:malloc_context_size=0"
 [ -x "$REPEAT" ] || fail "$REPEAT not built (make tools)"
 
-# peak_anon CMD...: the peak RssAnon of CMD in kB (tests/measure)
-peak_anon() {
+# peak CMD...: the peak RssAnon and ru_maxrss of CMD in kB (tests/measure)
+peak() {
 	set -- $(tests/measure "$@")
 	[ "$4" = 0 ] || return 1
-	echo "$2"
+	echo "$2 $3"
 }
 
 # nwindows FILE: how many windows the summary counts
@@ -31,9 +32,9 @@ nwindows() {
 }
 
 # sizes large enough that the decoders' queue is full at 1x already (what
-# is in flight is bounded, and reached after a few pieces): 1.5 and 6 MB
-# of ETR trace, 3 and 12 MB of TRBE
-for spec in perf_etm:4000 perf_with_unformatted_trace:40000; do
+# is in flight is bounded, and reached after a few pieces), and the input
+# large against the heap: 3.8 and 15 MB of ETR trace, 3 and 12 MB of TRBE
+for spec in perf_etm:10000 perf_with_unformatted_trace:40000; do
 	name=${spec%%:*}
 	n=${spec#*:}
 	"$REPEAT" -n "$n" "$R/orig/$name.data" "$T/small.data" 2>/dev/null ||
@@ -45,10 +46,20 @@ for spec in perf_etm:4000 perf_with_unformatted_trace:40000; do
 		set -- $run
 		out=""
 		[ "$1" = convert ] && out="-o $T/out"
-		a=$(peak_anon "$SY" $run --symfs "$R/symfs" $out "$T/small.data") ||
+		m=$(peak "$SY" $run --symfs "$R/symfs" $out "$T/small.data") ||
 			fail "$name: $run failed"
-		b=$(peak_anon "$SY" $run --symfs "$R/symfs" $out "$T/big.data") ||
+		set -- $m
+		a=$1 ra=$2
+		m=$(peak "$SY" $run --symfs "$R/symfs" $out "$T/big.data") ||
 			fail "$name: $run failed"
+		set -- $m
+		b=$1 rb=$2
+		case $run in convert*)
+			echo "$name: $run: maxrss ${ra} kB at 1x, ${rb} kB at 4x"
+			[ "$rb" -le $((ra + ra / 4 + 4096)) ] ||
+				fail "$name: $run: peak resident size grows with the input (${ra} kB -> ${rb} kB)"
+		esac
+		set -- $run
 		extra=0
 		if [ "$1" = windows ]; then
 			wa=$(nwindows "$T/small.data") && wb=$(nwindows "$T/big.data") ||
