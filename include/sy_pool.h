@@ -48,7 +48,8 @@ void sy_pool_submit(struct sy_pool *p, struct sy_work *w);
  * (urgent work in its own submission order): for short work that frees
  * what waits for it, which must not wait for long work queued earlier. */
 void sy_pool_submit_urgent(struct sy_pool *p, struct sy_work *w);
-/* Blocks until @w is done. */
+/* Blocks until @w is done; meanwhile the caller runs queued work on a
+ * context of its own. */
 void sy_pool_wait(struct sy_pool *p, struct sy_work *w);
 /* Nonzero when @w is done.  Never blocks on other threads; without
  * threads, runs the queued work up to @w first. */

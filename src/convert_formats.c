@@ -150,6 +150,23 @@ static int sy_conv_mmaps(struct sy_conv_out *o, const struct sy_window *w,
 	if (!w->snap)
 		return 0;
 	sy_conv_seen_reset(o, w);
+	/* mostly every address is in one mapping written already: one range
+	 * for the lot (a loop the compiler vectorises) */
+	uint64_t lo = UINT64_MAX, hi = 0;
+	for (uint32_t i = 0; i < nr_frames; i++) {
+		lo = frames[i] < lo ? frames[i] : lo;
+		hi = frames[i] > hi ? frames[i] : hi;
+	}
+	for (uint32_t i = 0; i < nr; i++) {
+		uint64_t a = st[i].from < st[i].to ? st[i].from : st[i].to;
+		uint64_t b = st[i].from < st[i].to ? st[i].to : st[i].from;
+
+		lo = a < lo ? a : lo;
+		hi = b > hi ? b : hi;
+	}
+	const struct sy_map *m0 = sy_conv_seen(o, lo);
+	if (m0 && hi < m0->end)
+		return 0;
 	for (uint32_t i = 0; i < nr_frames + nr; i++) {
 		size_t na = 0;
 

@@ -37,6 +37,16 @@ static void sy_pool_append(struct sy_work **head, struct sy_work **tail,
 	*tail = w;
 }
 
+/* Runs @w, taken off the queue, with the lock held on entry and exit. */
+static void sy_pool_run(struct sy_pool *p, void *ctx, struct sy_work *w)
+{
+	pthread_mutex_unlock(&p->lock);
+	w->run(ctx, w);
+	pthread_mutex_lock(&p->lock);
+	w->done = 1;
+	pthread_cond_broadcast(&p->done);
+}
+
 static void *sy_worker(void *arg)
 {
 	struct sy_thread_arg *ta = arg;
@@ -52,11 +62,7 @@ static void *sy_worker(void *arg)
 			pthread_cond_wait(&p->more, &p->lock);
 		if (!(w = sy_pool_take(p)))
 			break;
-		pthread_mutex_unlock(&p->lock);
-		w->run(ctx, w);
-		pthread_mutex_lock(&p->lock);
-		w->done = 1;
-		pthread_cond_broadcast(&p->done);
+		sy_pool_run(p, ctx, w);
 	}
 	pthread_mutex_unlock(&p->lock);
 	return NULL;
@@ -65,7 +71,8 @@ static void *sy_worker(void *arg)
 int sy_pool_init(struct sy_pool *p, unsigned nr, void *(*ctx_new)(void *arg),
 		 void (*ctx_free)(void *), void *arg)
 {
-	unsigned nctx = nr ? nr : 1;
+	/* threads' contexts, and the caller's: it runs work while it waits */
+	unsigned nctx = nr + 1;
 
 	memset(p, 0, sizeof(*p));
 	p->ctx_free = ctx_free;
@@ -176,8 +183,18 @@ void sy_pool_wait(struct sy_pool *p, struct sy_work *w)
 		return;
 	}
 	pthread_mutex_lock(&p->lock);
-	while (!w->done)
-		pthread_cond_wait(&p->done, &p->lock);
+	while (!w->done) {
+		/* rather than sleep, the caller runs queued work (urgent
+		 * first) on its own context: the threads and the caller then
+		 * share the cores with no one idle while work is queued */
+		struct sy_work *x = sy_pool_take(p);
+
+		if (!x) {
+			pthread_cond_wait(&p->done, &p->lock);
+			continue;
+		}
+		sy_pool_run(p, p->ctx[p->nr], x);
+	}
 	pthread_mutex_unlock(&p->lock);
 }
 

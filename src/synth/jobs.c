@@ -450,8 +450,12 @@ int sy_jobs_init(struct sy_jobs *js, unsigned threads,
 	js->limit = (threads > 1 ? threads : 1) * SY_INFLIGHT_PER_THREAD;
 	js->bytes_limit = (threads > 1 ? threads : 1) * SY_BYTES_PER_THREAD *
 			  job_bytes;
-	err = sy_pool_init(&js->pool, threads > 1 ? threads : 0, sy_wctx_new,
-			   sy_wctx_free, js);
+	/* the walk's thread is one of @threads: it decodes while it waits
+	 * (sy_pool_wait), so N threads keep N cores busy, no more (a third
+	 * thread on two cores took the malloc arenas' locks in turn with
+	 * the decoders, and the resident size grew) */
+	err = sy_pool_init(&js->pool, threads > 1 ? threads - 1 : 0,
+			   sy_wctx_new, sy_wctx_free, js);
 	if (err)
 		return err;
 	js->up = 1;

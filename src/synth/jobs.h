@@ -152,7 +152,9 @@ struct sy_jobs {
 	struct sy_jobs_extra extra;
 };
 
-/* Starts @threads workers (0 or 1: jobs run in the collecting thread),
+/* Decodes on @threads threads: the collecting thread (it runs queued jobs
+ * while it waits) and @threads - 1 workers (0 or 1: jobs run in the
+ * collecting thread, in order, when collected),
  * about @job_bytes of trace per job, each thread with @extra's state too
  * (NULL: none).  Returns 0 or -SY_E_NOMEM. */
 int sy_jobs_init(struct sy_jobs *js, unsigned threads,

@@ -745,11 +745,14 @@ static int sy_pl_stretch(struct sy_pl_ctx *c, const struct sy_stretch *st,
 			 char *why, size_t len)
 {
 	const struct sy_br *prev = NULL;
+	uint32_t at = st->head >= st->len ? st->head - st->len :
+					    st->head + st->cap - st->len;
 
 	for (uint32_t i = 0; i < st->len; i++) {
-		const struct sy_br *b =
-			&st->ring[(st->head + st->cap - st->len + i) % st->cap];
+		const struct sy_br *b = &st->ring[at];
 
+		if (++at == st->cap)
+			at = 0;
 		if (sy_pl_branch(c, b, prev, why, len))
 			return 1;
 		prev = b;

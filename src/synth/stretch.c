@@ -1,7 +1,84 @@
 #include "stretch.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Rings are cut from blocks, each freed with the last ring in it.  A
+ * ring is made on a decoding thread and freed on the walk's: malloc'd one
+ * by one, every window took the decoder's malloc arena lock from the
+ * walk's thread while the decoder allocated in it, and at -j2 the two
+ * threads queued on it thousands of times a second.  A block is taken
+ * by one stretcher (one decoding thread at a time); its count is atomic
+ * because its rings are freed by the walk meanwhile.  The newest ring of
+ * the block grows and shrinks in place. */
+struct sy_ring_block {
+	atomic_size_t refs;	/* rings in it, and the stretcher's */
+	size_t used;		/* entries handed out (the stretcher's) */
+	struct sy_br mem[];
+};
+
+/* entries per block (64 KiB); a ring bigger than a quarter of that is
+ * malloc'd: a long-lived stretch pins its whole block */
+#define SY_RING_BLOCK_ENTRIES ((65536 - 64) / sizeof(struct sy_br))
+#define SY_RING_IN_BLOCK_MAX (SY_RING_BLOCK_ENTRIES / 4)
+
+static void sy_block_put(struct sy_ring_block *b)
+{
+	if (b && atomic_fetch_sub_explicit(&b->refs, 1,
+					   memory_order_acq_rel) == 1)
+		free(b);
+}
+
+/* Frees @s's ring. */
+static void sy_ring_free(struct sy_stretch *s)
+{
+	if (s->blk)
+		sy_block_put(s->blk);
+	else
+		free(s->ring);
+	s->ring = NULL;
+	s->blk = NULL;
+}
+
+/* Whether @s's ring is the newest of the stretcher's block. */
+static int sy_ring_is_newest(const struct sy_stretcher *st,
+			     const struct sy_stretch *s)
+{
+	return s->blk && s->blk == st->blk &&
+	       s->ring + s->cap == st->blk->mem + st->blk->used;
+}
+
+/* Room for @n entries in the stretcher's block (a new one when full), the
+ * ring's reference taken; NULL when @n is too big for a block or memory
+ * ran out (the caller mallocs). */
+static struct sy_br *sy_block_alloc(struct sy_stretcher *st, size_t n)
+{
+	struct sy_ring_block *b = st->blk;
+
+	if (n > SY_RING_IN_BLOCK_MAX)
+		return NULL;
+	if (!b || b->used + n > SY_RING_BLOCK_ENTRIES) {
+		b = malloc(sizeof(*b) +
+			   SY_RING_BLOCK_ENTRIES * sizeof(struct sy_br));
+		if (!b)
+			return NULL;
+		atomic_init(&b->refs, 1);
+		b->used = 0;
+		sy_block_put(st->blk);
+		st->blk = b;
+	}
+	atomic_fetch_add_explicit(&b->refs, 1, memory_order_relaxed);
+	b->used += n;
+	return b->mem + b->used - n;
+}
+
+/* The stretcher stops cutting rings from its block. */
+static void sy_block_drop(struct sy_stretcher *st)
+{
+	sy_block_put(st->blk);
+	st->blk = NULL;
+}
 
 void sy_stretcher_init(struct sy_stretcher *st, uint32_t depth)
 {
@@ -11,7 +88,7 @@ void sy_stretcher_init(struct sy_stretcher *st, uint32_t depth)
 
 void sy_stretch_release(struct sy_stretch *s)
 {
-	free(s->ring);
+	sy_ring_free(s);
 	sy_text_free(&s->items);
 	sy_stretch_moved(s);
 }
@@ -30,6 +107,7 @@ void sy_stretcher_reset(struct sy_stretcher *st)
 	sy_stretch_free_all(st->v, st->nr);
 	sy_stretch_release(&st->cur);
 	sy_text_free(&st->pending);
+	sy_block_drop(st);
 	sy_stretcher_init(st, depth);
 }
 
@@ -43,31 +121,58 @@ void sy_stretcher_fini(struct sy_stretcher *st)
 	sy_stretcher_reset(st);
 }
 
-static int sy_ring_push(struct sy_stretch *s, uint32_t depth,
+/* the most a ring starts with from the last stretch's size */
+#define SY_RING_HINT_MAX 4096
+
+static int sy_ring_push(struct sy_stretcher *st, struct sy_stretch *s,
 			const struct sy_dec_item *it)
 {
+	uint32_t depth = st->depth;
+
 	if (s->len == s->cap && (!depth || s->cap < depth)) {
-		/* grow, linearising oldest-first so head == len */
-		/* most stretches are short: start small */
+		/* grow; the ring never wrapped (it only wraps at depth), so
+		 * it is oldest-first from 0 and head == len after */
+		/* most stretches are short: start small, or as big as the
+		 * last few */
 		uint32_t ncap = s->cap ? s->cap * 2 : 8;
+
+		while (!s->cap && ncap < st->ring_hint &&
+		       ncap < SY_RING_HINT_MAX)
+			ncap *= 2;
 		struct sy_br *n;
 
 		if (depth && ncap > depth)
 			ncap = depth;
-		n = malloc((size_t)ncap * sizeof(*n));
-		if (!n)
-			return -SY_E_NOMEM;
-		for (uint32_t i = 0; i < s->len; i++)
-			n[i] = s->ring[(s->head + i) % s->cap];
-		free(s->ring);
-		s->ring = n;
-		s->cap = ncap;
-		s->head = s->len;
+		if (sy_ring_is_newest(st, s) && !s->head &&
+		    st->blk->used + (ncap - s->cap) <= SY_RING_BLOCK_ENTRIES &&
+		    ncap <= SY_RING_IN_BLOCK_MAX) {
+			st->blk->used += ncap - s->cap;	/* in place */
+			s->head = s->len;
+			s->cap = ncap;
+		} else {
+			struct sy_ring_block *b;
+
+			if ((n = sy_block_alloc(st, ncap)))
+				b = st->blk;
+			else if ((n = malloc((size_t)ncap * sizeof(*n))))
+				b = NULL;
+			else
+				return -SY_E_NOMEM;
+			for (uint32_t i = 0; i < s->len; i++)
+				n[i] = s->ring[(s->head + i) % s->cap];
+			sy_ring_free(s);
+			s->ring = n;
+			s->blk = b;
+			s->cap = ncap;
+			s->head = s->len;
+		}
 	}
 	s->ring[s->head].from = it->from;
 	s->ring[s->head].to = it->to;
 	s->ring[s->head].kind = it->br;
-	s->head = (s->head + 1) % s->cap;
+	/* no division on the per-branch path: cap is any size (fitted) */
+	if (++s->head == s->cap)
+		s->head = 0;
 	if (s->len < s->cap)
 		s->len++;
 	return 0;
@@ -77,21 +182,36 @@ uint32_t sy_stretch_stack(const struct sy_stretch *s, struct sy_br *out,
 			  uint32_t max)
 {
 	uint32_t n = s->len < max ? s->len : max;
+	/* newest first: head-1 down to 0, then cap-1 down, without a
+	 * division per branch */
+	uint32_t a = s->head < n ? s->head : n;
 
-	for (uint32_t i = 0; i < n; i++)
-		out[i] = s->ring[(s->head + s->cap - 1 - i) % s->cap];
+	for (uint32_t i = 0; i < a; i++)
+		out[i] = s->ring[s->head - 1 - i];
+	for (uint32_t i = a; i < n; i++)
+		out[i] = s->ring[s->cap - 1 - (i - a)];
 	return n;
 }
 
 /* A ring that grew by doubling and never wrapped (head == len) keeps only
  * what it holds: a job's stretches wait, all of them, until it is
  * collected. */
-static void sy_ring_fit(struct sy_stretch *s)
+static void sy_ring_fit(struct sy_stretcher *st, struct sy_stretch *s)
 {
 	struct sy_br *n;
 
 	if (!s->ring || s->len == s->cap || s->head != s->len || !s->len)
 		return;
+	if (s->blk) {
+		/* the newest ring gives back its tail; another stays as is
+		 * (its block goes when its rings do) */
+		if (sy_ring_is_newest(st, s)) {
+			st->blk->used -= s->cap - s->len;
+			s->cap = s->len;
+			s->head = 0;
+		}
+		return;
+	}
 	n = realloc(s->ring, (size_t)s->len * sizeof(*n));
 	if (!n)
 		return;	/* the larger one will do */
@@ -104,7 +224,12 @@ static int sy_close(struct sy_stretcher *st)
 {
 	if (!st->open)
 		return 0;
-	sy_ring_fit(&st->cur);
+	/* the largest of the last few: dense trace alternates short and
+	 * long stretches */
+	st->ring_hint -= st->ring_hint / 8;
+	if (st->cur.len > st->ring_hint)
+		st->ring_hint = st->cur.len;
+	sy_ring_fit(st, &st->cur);
 	if (st->nr == st->cap) {
 		size_t ncap = st->cap ? st->cap * 2 : 8;
 		struct sy_stretch *n = realloc(st->v, ncap * sizeof(*n));
@@ -306,7 +431,7 @@ int sy_stretcher_push(struct sy_stretcher *st, const struct sy_dec_item *it)
 		}
 		s->branches++;
 		s->last_from = it->from;
-		return sy_ring_push(s, st->depth, it);
+		return sy_ring_push(st, s, it);
 	case SY_DEC_START:
 		return sy_push_start(st, it);
 	case SY_DEC_STOP:
@@ -369,6 +494,9 @@ struct sy_stretch *sy_stretcher_take(struct sy_stretcher *st, size_t *nr)
 	*nr = st->nr;
 	st->v = NULL;
 	st->nr = st->cap = 0;
+	/* the next job cuts rings from a block of its own: one job's rings
+	 * keep one job's blocks, whichever stream goes on */
+	sy_block_drop(st);
 	return v;
 }
 
@@ -416,8 +544,14 @@ int sy_stretch_stops_after_start(const struct sy_stretch *s)
 /* @s's branches, oldest first, into @out (room for s->len). */
 static void sy_ring_linear(const struct sy_stretch *s, struct sy_br *out)
 {
-	for (uint32_t i = 0; i < s->len; i++)
-		out[i] = s->ring[(s->head + s->cap - s->len + i) % s->cap];
+	uint32_t at = s->head >= s->len ? s->head - s->len :
+					  s->head + s->cap - s->len;
+
+	for (uint32_t i = 0; i < s->len; i++) {
+		out[i] = s->ring[at];
+		if (++at == s->cap)
+			at = 0;
+	}
 }
 
 /* @a's ring followed by @b's, the newest @depth kept (0: all). */
@@ -441,7 +575,7 @@ static int sy_ring_join(struct sy_stretch *a, const struct sy_stretch *b,
 	sy_ring_linear(b, all + a->len);
 	memcpy(ring, all + (total - keep), (size_t)keep * sizeof(*ring));
 	free(all);
-	free(a->ring);
+	sy_ring_free(a);
 	a->ring = ring;
 	a->cap = a->len = keep;
 	a->head = 0;

@@ -40,6 +40,8 @@
 				 * of the timing packets before its TIP.PGE),
 				 * not earlier */
 
+struct sy_ring_block;
+
 struct sy_stretch {
 	uint64_t start_addr;
 	uint64_t end_addr;	/* STOP.to: where execution went on untraced */
@@ -63,6 +65,7 @@ struct sy_stretch {
 	/* ring of the newest branches: ring[(head - 1 - i) % cap] is the
 	 * i-th newest; len <= cap */
 	struct sy_br *ring;
+	struct sy_ring_block *blk; /* the block holding ring, NULL: malloc */
 	uint32_t cap, len, head;
 	struct sy_text items;	/* --items: its decoder items as text */
 };
@@ -73,6 +76,7 @@ void sy_stretch_release(struct sy_stretch *s);
 static inline void sy_stretch_moved(struct sy_stretch *s)
 {
 	s->ring = NULL;
+	s->blk = NULL;
 	s->items.s = NULL;
 	s->items.len = s->items.cap = 0;
 }
@@ -121,6 +125,13 @@ struct sy_stretcher {
 	uint32_t pid;		/* of ctxid (sy_stretcher_pid), 0: unknown */
 	int lone;		/* a timestamp outside any stretch, pending */
 	uint64_t lone_time, lone_off;
+	/* branches of the last stretch closed: the next ring starts that
+	 * big, rather than doubling from 8 each time (dense trace closes a
+	 * stretch every hundred branches) */
+	uint32_t ring_hint;
+	/* the block new rings are cut from (stretch.c), given up when the
+	 * closed stretches are taken */
+	struct sy_ring_block *blk;
 };
 
 void sy_stretcher_init(struct sy_stretcher *st, uint32_t depth);

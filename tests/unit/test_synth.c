@@ -3,6 +3,7 @@
  * ../shared/reference/llvm-profgen.md, worked out by hand per case. */
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <pthread.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,6 +84,101 @@ Test(stretch, whole_window_keeps_everything)
 	sy_stretch_free_all(v, n);
 	sy_stretcher_fini(&st);
 	free(out);
+}
+
+/* Rings are cut from shared blocks (stretch.c): the newest grows and
+ * shrinks in place, one too big goes to malloc, and a block lives until its
+ * last ring is freed.  Stretches of many lengths, taken mid-stretch now and
+ * then, freed in a scrambled order (half of them on another thread), must
+ * each keep exactly their own branches. */
+struct freer {
+	struct sy_stretch *v;
+	size_t n;
+};
+
+static void *free_odd(void *arg)
+{
+	struct freer *f = arg;
+
+	for (size_t i = 1; i < f->n; i += 2)
+		sy_stretch_release(&f->v[i]);
+	return NULL;
+}
+
+static void rings_check(uint32_t depth)
+{
+	enum { NS = 400 };
+	struct sy_stretcher st;
+	struct sy_stretch all[NS + 1];
+	uint32_t len[NS];
+	size_t nall = 0;
+	uint64_t seed = 12345;
+	struct sy_br *out = calloc(2048, sizeof(*out));
+
+	cr_assert_not_null(out);
+	sy_stretcher_init(&st, depth);
+	for (uint32_t k = 0; k < NS; k++) {
+		seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+		/* mostly short and long in turn, now and then past a block's
+		 * quarter (malloc'd) */
+		len[k] = (uint32_t)(seed >> 33) % (k % 3 ? 40 : 900) + 1;
+		push(&st, item(SY_DEC_START, 0, (uint64_t)k << 20, 0, 0));
+		for (uint32_t j = 0; j < len[k]; j++) {
+			uint64_t f = ((uint64_t)k << 20) | j;
+
+			push(&st, item(SY_DEC_BRANCH, f, f + 1, 0, 1));
+			if (k % 37 == 5 && j == len[k] / 2) {
+				/* a slice ends mid-stretch */
+				size_t n;
+				struct sy_stretch *v = sy_stretcher_take(&st,
+									 &n);
+
+				for (size_t i = 0; i < n; i++)
+					all[nall++] = v[i];
+				free(v);
+			}
+		}
+		push(&st, item(SY_DEC_STOP, 0, ((uint64_t)k << 20) + 0xfff,
+			       SY_STOP_EXCEPTION, 1));
+	}
+	{
+		size_t n;
+		struct sy_stretch *v = sy_stretcher_take(&st, &n);
+
+		for (size_t i = 0; i < n; i++)
+			all[nall++] = v[i];
+		free(v);
+	}
+	cr_assert_eq(nall, NS);
+	for (uint32_t k = 0; k < NS; k++) {
+		uint32_t want = depth && len[k] > depth ? depth : len[k];
+		uint32_t got = sy_stretch_stack(&all[k], out, 2048);
+
+		cr_assert_eq(got, want, "stretch %u: %u branches, not %u", k,
+			     got, want);
+		for (uint32_t i = 0; i < got; i++)
+			cr_assert_eq(out[i].from,
+				     ((uint64_t)k << 20 | (len[k] - 1 - i)),
+				     "stretch %u, branch %u", k, i);
+	}
+	sy_stretcher_fini(&st);
+	/* scrambled: the even ones here backwards, the odd ones on a
+	 * thread */
+	struct freer f = { all, nall };
+	pthread_t t;
+
+	cr_assert_eq(pthread_create(&t, NULL, free_odd, &f), 0);
+	for (size_t i = nall; i-- > 0;)
+		if (!(i & 1))
+			sy_stretch_release(&all[i]);
+	pthread_join(t, NULL);
+	free(out);
+}
+
+Test(stretch, rings_from_blocks_keep_their_own_branches)
+{
+	rings_check(0);
+	rings_check(16);
 }
 
 Test(stretch, excursions_end_stretches_that_join)
