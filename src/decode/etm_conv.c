@@ -129,7 +129,8 @@ void etm_elem_from_ocsd(struct etm_elem *out, const ocsd_generic_trace_elem *in)
 	out->timestamp = in->timestamp;
 }
 
-static void emit(struct etm_conv *cv, struct etm_src *s, struct sy_dec_item *it)
+static inline void emit(struct etm_conv *cv, struct etm_src *s,
+			struct sy_dec_item *it)
 {
 	it->ninsn = s->ninsn;
 	s->ninsn = 0;
@@ -178,19 +179,30 @@ static void emit_side(struct etm_conv *cv, struct etm_src *s,
 	s->defer[s->ndefer++] = *it;
 }
 
+/* emit() for a BRANCH, written straight into its ring slot (the item
+ * of every taken branch: see etm_ring_put). */
 static void emit_branch(struct etm_conv *cv, struct etm_src *s, uint64_t to,
 			uint64_t off)
 {
-	struct sy_dec_item it;
+	uint64_t ninsn = s->ninsn;
 
-	item_init(&it, SY_DEC_BRANCH, off);
-	it.br = s->pend_br;
-	it.from = s->pend_from;
-	it.to = to;
+	s->ninsn = 0;
+	if (off >= cv->report_from) {
+		struct sy_dec_item *d = etm_ring_put(&cv->ring);
+
+		if (d) {
+			memset(d, 0, sizeof(*d));
+			d->kind = SY_DEC_BRANCH;
+			d->br = s->pend_br;
+			d->from = s->pend_from;
+			d->to = to;
+			d->ninsn = ninsn;
+			d->offset = off;
+		}
+	}
 	s->pending = 0;
 	s->next_pc = to;
 	s->have_next = 1;
-	emit(cv, s, &it);
 	release_deferred(cv, s);
 }
 

@@ -45,21 +45,12 @@ int etm_ring_reserve(struct etm_ring *r, size_t n)
 	return cap == r->cap ? 0 : ring_grow(r, cap);
 }
 
-void etm_ring_push(struct etm_ring *r, const struct sy_dec_item *it)
+int etm_ring_grow_full(struct etm_ring *r)
 {
-	if (r->fatal)
-		return;
-	if (r->skip) {
-		r->skip--;
-		return;
+	if (ring_grow(r, r->cap ? 2 * r->cap : 64) < 0) {
+		r->fatal = -SY_E_NOMEM;
+		return r->fatal;
 	}
-	if (etm_ring_count(r) == r->cap) {
-		if (ring_grow(r, r->cap ? 2 * r->cap : 64) < 0) {
-			r->fatal = -SY_E_NOMEM;
-			return;
-		}
-		r->grows++;
-	}
-	r->v[r->head++ & (r->cap - 1)] = *it;
-	r->pushed++;
+	r->grows++;
+	return 0;
 }

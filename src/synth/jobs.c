@@ -365,9 +365,11 @@ static int sy_decode_loop(const struct sy_jobs *js, struct sy_job *j,
 		 * knows, whether it mapped code or not */
 		if (it.kind == SY_DEC_CONTEXT && !j->threads.nr)
 			sy_job_context(j, m, &it, 1);
-		if ((err = sy_item_keep(js, j, st, &it, 0)) ||
+		/* items kept as text only with --items: not even a call on
+		 * the per-branch path otherwise (its frame is half a KiB) */
+		if ((js->items && (err = sy_item_keep(js, j, st, &it, 0))) ||
 		    (err = sy_stretcher_push(st, &it)) ||
-		    (err = sy_item_keep(js, j, st, &it, 1)))
+		    (js->items && (err = sy_item_keep(js, j, st, &it, 1))))
 			break;
 		if (it.kind == SY_DEC_CONTEXT && j->threads.nr)
 			sy_job_process(j, st, it.code);
