@@ -1,12 +1,15 @@
 /* A fixed pool of worker threads running jobs in submission order of
- * start (not of completion), urgent work before the rest.  Each thread owns a context made by the
- * caller's factory (decoders, code readers): no job touches another
- * thread's state.
+ * start (not of completion), urgent work before the rest.  Each thread owns
+ * a context made by the caller's factory (decoders, code readers), and so
+ * does the caller: no job touches another thread's state.
  *
  * Submitting never runs anything in the caller's stack frame: with threads
  * the work is queued for them; with zero threads it is queued and run, in
  * submission order, by the first sy_pool_wait() or sy_pool_poll() that
- * asks for it.  So a caller that submits from inside its own bookkeeping is
+ * asks for it.  With threads, sy_pool_wait() runs queued work on the
+ * caller's context while what it waits for is not done, so N - 1 threads
+ * and the caller keep N cores busy.  Work never calls back into its
+ * submitter, so a caller that submits from inside its own bookkeeping is
  * never re-entered, and a single-threaded run does exactly the work a
  * multi-threaded one does, in the same order.  Results are made
  * deterministic by the caller consuming them in submission order. */

@@ -160,7 +160,9 @@ struct sy_session_opts {
 	int items;
 	/* Bytes of stream trace (TRBE, PT) per decoding job: PT pieces are
 	 * cut at the first PSB before each multiple, ETM slices end after
-	 * it.  0: the default (256 KiB); tests make it tiny. */
+	 * it.  0: the default (128 KiB: on dense ETE trace a piece's
+	 * stretches are 70 times its bytes, and -j2 holds two pieces per
+	 * thread in flight); tests make it tiny. */
 	uint64_t unit_bytes;
 	/* ETM: the fast path (default) or OpenCSD's full decoder for every
 	 * window (sy_decode.h) */

@@ -190,6 +190,7 @@ int sy_placer_window(struct sy_placer *p, const struct sy_synth_config *cfg,
 		struct sy_qsample *m = &p->qs[p->qs_pos + k];
 		struct sy_inner_sample *o;
 		struct sy_br *stack;
+		struct sy_stack_mem sm;
 		uint32_t nr;
 		long i = sy_place_one(cfg, w, b, m, from, counted);
 
@@ -199,10 +200,12 @@ int sy_placer_window(struct sy_placer *p, const struct sy_synth_config *cfg,
 			w->pub.unplaced++;
 			continue;
 		}
-		err = sy_stretch_stack_upto(w->st, (size_t)i, cfg->depth, &stack,
-					    &nr);
+		/* on the walk's thread, which frees it too: malloc'd */
+		err = sy_stretch_stack_upto(w->st, (size_t)i, cfg->depth, NULL,
+					    &sm, &nr);
 		if (err)
 			goto out;
+		stack = sm.v;
 		w->inner_mem[w->pub.nr_inner].chain = m->chain;
 		w->inner_mem[w->pub.nr_inner].stack = stack;
 		o = &w->inner[w->pub.nr_inner++];

@@ -14,7 +14,10 @@
 #include "sy_perf_event.h"
 #include "sy_vec.h"
 
-#define SY_UNIT_BYTES_DEFAULT (256u << 10)
+/* sy_synth_config.unit_bytes: pieces small enough that what is in flight
+ * stays small on dense trace, large enough that a piece's start (a sync,
+ * a seam) costs nothing */
+#define SY_UNIT_BYTES_DEFAULT (128u << 10)
 
 /* What the prepass walk collects before the queues can be set up. */
 struct sy_prewalk {

@@ -1,83 +1,17 @@
 #include "stretch.h"
 
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Rings are cut from blocks, each freed with the last ring in it.  A
- * ring is made on a decoding thread and freed on the walk's: malloc'd one
- * by one, every window took the decoder's malloc arena lock from the
- * walk's thread while the decoder allocated in it, and at -j2 the two
- * threads queued on it thousands of times a second.  A block is taken
- * by one stretcher (one decoding thread at a time); its count is atomic
- * because its rings are freed by the walk meanwhile.  The newest ring of
- * the block grows and shrinks in place. */
-struct sy_ring_block {
-	atomic_size_t refs;	/* rings in it, and the stretcher's */
-	size_t used;		/* entries handed out (the stretcher's) */
-	struct sy_br mem[];
-};
-
-/* entries per block (64 KiB); a ring bigger than a quarter of that is
- * malloc'd: a long-lived stretch pins its whole block */
-#define SY_RING_BLOCK_ENTRIES ((65536 - 64) / sizeof(struct sy_br))
-#define SY_RING_IN_BLOCK_MAX (SY_RING_BLOCK_ENTRIES / 4)
-
-static void sy_block_put(struct sy_ring_block *b)
-{
-	if (b && atomic_fetch_sub_explicit(&b->refs, 1,
-					   memory_order_acq_rel) == 1)
-		free(b);
-}
+/* Rings are cut from the stretcher's blocks (sy_blocks.h): made on a
+ * decoding thread, freed on the walk's. */
 
 /* Frees @s's ring. */
 static void sy_ring_free(struct sy_stretch *s)
 {
-	if (s->blk)
-		sy_block_put(s->blk);
-	else
-		free(s->ring);
+	sy_blocks_free(s->ring, s->blk);
 	s->ring = NULL;
 	s->blk = NULL;
-}
-
-/* Whether @s's ring is the newest of the stretcher's block. */
-static int sy_ring_is_newest(const struct sy_stretcher *st,
-			     const struct sy_stretch *s)
-{
-	return s->blk && s->blk == st->blk &&
-	       s->ring + s->cap == st->blk->mem + st->blk->used;
-}
-
-/* Room for @n entries in the stretcher's block (a new one when full), the
- * ring's reference taken; NULL when @n is too big for a block or memory
- * ran out (the caller mallocs). */
-static struct sy_br *sy_block_alloc(struct sy_stretcher *st, size_t n)
-{
-	struct sy_ring_block *b = st->blk;
-
-	if (n > SY_RING_IN_BLOCK_MAX)
-		return NULL;
-	if (!b || b->used + n > SY_RING_BLOCK_ENTRIES) {
-		b = malloc(sizeof(*b) +
-			   SY_RING_BLOCK_ENTRIES * sizeof(struct sy_br));
-		if (!b)
-			return NULL;
-		atomic_init(&b->refs, 1);
-		b->used = 0;
-		sy_block_put(st->blk);
-		st->blk = b;
-	}
-	atomic_fetch_add_explicit(&b->refs, 1, memory_order_relaxed);
-	b->used += n;
-	return b->mem + b->used - n;
-}
-
-/* The stretcher stops cutting rings from its block. */
-static void sy_block_drop(struct sy_stretcher *st)
-{
-	sy_block_put(st->blk);
-	st->blk = NULL;
 }
 
 void sy_stretcher_init(struct sy_stretcher *st, uint32_t depth)
@@ -107,7 +41,7 @@ void sy_stretcher_reset(struct sy_stretcher *st)
 	sy_stretch_free_all(st->v, st->nr);
 	sy_stretch_release(&st->cur);
 	sy_text_free(&st->pending);
-	sy_block_drop(st);
+	sy_blocks_drop(&st->mem);
 	sy_stretcher_init(st, depth);
 }
 
@@ -143,20 +77,18 @@ static int sy_ring_push(struct sy_stretcher *st, struct sy_stretch *s,
 
 		if (depth && ncap > depth)
 			ncap = depth;
-		if (sy_ring_is_newest(st, s) && !s->head &&
-		    st->blk->used + (ncap - s->cap) <= SY_RING_BLOCK_ENTRIES &&
-		    ncap <= SY_RING_IN_BLOCK_MAX) {
-			st->blk->used += ncap - s->cap;	/* in place */
-			s->head = s->len;
+		if (s->blk && !s->head &&
+		    sy_blocks_resize(&st->mem, s->blk, s->ring,
+				     (size_t)s->cap * sizeof(*n),
+				     (size_t)ncap * sizeof(*n))) {
+			s->head = s->len;	/* in place */
 			s->cap = ncap;
 		} else {
-			struct sy_ring_block *b;
+			struct sy_block *b = NULL;
 
-			if ((n = sy_block_alloc(st, ncap)))
-				b = st->blk;
-			else if ((n = malloc((size_t)ncap * sizeof(*n))))
-				b = NULL;
-			else
+			n = sy_blocks_alloc(&st->mem, (size_t)ncap * sizeof(*n),
+					    &b);
+			if (!n && !(n = malloc((size_t)ncap * sizeof(*n))))
 				return -SY_E_NOMEM;
 			for (uint32_t i = 0; i < s->len; i++)
 				n[i] = s->ring[(s->head + i) % s->cap];
@@ -205,8 +137,9 @@ static void sy_ring_fit(struct sy_stretcher *st, struct sy_stretch *s)
 	if (s->blk) {
 		/* the newest ring gives back its tail; another stays as is
 		 * (its block goes when its rings do) */
-		if (sy_ring_is_newest(st, s)) {
-			st->blk->used -= s->cap - s->len;
+		if (sy_blocks_resize(&st->mem, s->blk, s->ring,
+				     (size_t)s->cap * sizeof(*s->ring),
+				     (size_t)s->len * sizeof(*s->ring))) {
 			s->cap = s->len;
 			s->head = 0;
 		}
@@ -496,7 +429,7 @@ struct sy_stretch *sy_stretcher_take(struct sy_stretcher *st, size_t *nr)
 	st->nr = st->cap = 0;
 	/* the next job cuts rings from a block of its own: one job's rings
 	 * keep one job's blocks, whichever stream goes on */
-	sy_block_drop(st);
+	sy_blocks_drop(&st->mem);
 	return v;
 }
 
@@ -510,8 +443,18 @@ int sy_stretch_joins(const struct sy_stretch *prev,
 		prev->ctxid == next->ctxid);
 }
 
+void sy_stack_mem_free(struct sy_stack_mem *m)
+{
+	if (!m)
+		return;
+	sy_blocks_free(m->v, m->blk);
+	m->v = NULL;
+	m->blk = NULL;
+}
+
 int sy_stretch_stack_upto(const struct sy_stretch *v, size_t last,
-			  uint32_t depth, struct sy_br **out, uint32_t *nr)
+			  uint32_t depth, struct sy_blocks *mem,
+			  struct sy_stack_mem *out, uint32_t *nr)
 {
 	size_t k = last;
 	uint64_t total = v[last].len;
@@ -522,15 +465,19 @@ int sy_stretch_stack_upto(const struct sy_stretch *v, size_t last,
 	while (k > 0 && sy_stretch_joins(&v[k - 1], &v[k]))
 		total += v[--k].len;
 	max = depth ? depth : (uint32_t)(total < UINT32_MAX ? total : UINT32_MAX);
-	*out = NULL;
+	out->v = NULL;
+	out->blk = NULL;
 	*nr = 0;
 	if (!max)
 		return 0;
-	*out = malloc((size_t)max * sizeof(**out));
-	if (!*out)
+	/* made on a worker, freed on the walk's thread: from a block */
+	if (mem)
+		out->v = sy_blocks_alloc(mem, (size_t)max * sizeof(*out->v),
+					 &out->blk);
+	if (!out->v && !(out->v = malloc((size_t)max * sizeof(*out->v))))
 		return -SY_E_NOMEM;
 	for (size_t i = last + 1; i-- > k && n < max;)
-		n += sy_stretch_stack(&v[i], *out + n, max - n);
+		n += sy_stretch_stack(&v[i], out->v + n, max - n);
 	*nr = n;
 	return 0;
 }

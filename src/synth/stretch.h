@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sy_blocks.h"
 #include "sy_decode.h"
 #include "sy_synth.h"
 #include "sy_vec.h"
@@ -39,8 +40,6 @@
 				 * the Timestamp after its START; PT: the TSC
 				 * of the timing packets before its TIP.PGE),
 				 * not earlier */
-
-struct sy_ring_block;
 
 struct sy_stretch {
 	uint64_t start_addr;
@@ -65,7 +64,7 @@ struct sy_stretch {
 	/* ring of the newest branches: ring[(head - 1 - i) % cap] is the
 	 * i-th newest; len <= cap */
 	struct sy_br *ring;
-	struct sy_ring_block *blk; /* the block holding ring, NULL: malloc */
+	struct sy_block *blk;	/* the block holding ring, NULL: malloc'd */
 	uint32_t cap, len, head;
 	struct sy_text items;	/* --items: its decoder items as text */
 };
@@ -103,11 +102,22 @@ int sy_stretch_append(struct sy_stretch *a, struct sy_stretch *b,
 uint32_t sy_stretch_stack(const struct sy_stretch *s, struct sy_br *out,
 			  uint32_t max);
 
+/* A stack's memory: cut from a block (sy_block_put) or malloc'd. */
+struct sy_stack_mem {
+	struct sy_br *v;
+	struct sy_block *blk;
+};
+
+/* NULL-safe; leaves @m empty. */
+void sy_stack_mem_free(struct sy_stack_mem *m);
+
 /* The newest branches of the run of joined stretches ending at @v[@last]
  * (a window's stack, or a placed sample's), at most @depth (0: all),
- * newest first, in a new array *@out.  Returns 0 or -SY_E_NOMEM. */
+ * newest first, in new memory *@out, cut from @mem (NULL: malloc'd).
+ * Returns 0 or -SY_E_NOMEM. */
 int sy_stretch_stack_upto(const struct sy_stretch *v, size_t last,
-			  uint32_t depth, struct sy_br **out, uint32_t *nr);
+			  uint32_t depth, struct sy_blocks *mem,
+			  struct sy_stack_mem *out, uint32_t *nr);
 
 struct sy_stretcher {
 	uint32_t depth;		/* 0: keep every branch */
@@ -129,9 +139,9 @@ struct sy_stretcher {
 	 * big, rather than doubling from 8 each time (dense trace closes a
 	 * stretch every hundred branches) */
 	uint32_t ring_hint;
-	/* the block new rings are cut from (stretch.c), given up when the
-	 * closed stretches are taken */
-	struct sy_ring_block *blk;
+	/* what new rings are cut from, its block given up when the closed
+	 * stretches are taken */
+	struct sy_blocks mem;
 };
 
 void sy_stretcher_init(struct sy_stretcher *st, uint32_t depth);

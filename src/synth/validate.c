@@ -24,6 +24,7 @@ void sy_validator_fini(struct sy_validator *v)
 		cs_close(&v->cs);
 	v->cs_ok = 0;
 	sy_plausible_fini(&v->pl);
+	sy_blocks_drop(&v->mem);
 }
 
 void *sy_validator_new(void *cfg)
@@ -204,16 +205,16 @@ static void sy_sum_stretches(const struct sy_synth_config *cfg,
 /* The stack: newest branch first, from the newest stretch and the ones it
  * continues (untraced excursions that came back where they left); never
  * across a discontinuity. */
-static void sy_cut_stack(const struct sy_synth_config *cfg, struct sy_win *w,
+static void sy_cut_stack(struct sy_validator *v, struct sy_win *w,
 			 const struct sy_evidence *ev)
 {
 	struct sy_window *p = &w->pub;
 
 	p->nr_stack = 0;
 	if (ev->last && !(w->st[w->nr_st - 1].flags & SY_SF_NOTHING) &&
-	    !sy_stretch_stack_upto(w->st, w->nr_st - 1, cfg->depth, &w->stack,
-				   &p->nr_stack))
-		p->stack = w->stack;
+	    !sy_stretch_stack_upto(w->st, w->nr_st - 1, v->cfg->depth,
+				   &v->mem, &w->stack, &p->nr_stack))
+		p->stack = w->stack.v;
 }
 
 /* A window without any stretch. */
@@ -380,7 +381,7 @@ void sy_validate(struct sy_validator *v, struct sy_win *w)
 	struct sy_evidence ev;
 
 	sy_sum_stretches(v->cfg, w, &ev);
-	sy_cut_stack(v->cfg, w, &ev);
+	sy_cut_stack(v, w, &ev);
 	if (!w->nr_st && !w->pub.decode_errors) {
 		sy_check_no_trace(w);
 		return;

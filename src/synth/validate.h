@@ -23,6 +23,8 @@ struct sy_validator {
 	/* reads the code of the windows' snapshots; each worker thread has
 	 * a validator of its own, so its caches need no lock */
 	struct sy_plausible pl;
+	/* the stacks it cuts: freed on the walk's thread */
+	struct sy_blocks mem;
 };
 
 /* Returns 0 or -SY_E_NOMEM (without a disassembler, --skid pins x86 ends

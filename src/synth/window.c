@@ -20,7 +20,7 @@ void sy_win_free(struct sy_win *w)
 		return;
 	free(w->chain);
 	sy_stretch_free_all(w->st, w->nr_st);
-	free(w->stack);
+	sy_stack_mem_free(&w->stack);
 	sy_win_free_inner(w);
 	sy_proc_snap_put(w->snap);
 	sy_text_free(&w->items);

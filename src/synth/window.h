@@ -63,7 +63,7 @@ struct sy_win {
 	size_t nr_st;
 	/* what pub's pointers own */
 	uint64_t *chain;
-	struct sy_br *stack;
+	struct sy_stack_mem stack;
 	struct sy_inner_sample *inner;
 	struct sy_inner_mem *inner_mem;
 	struct sy_proc_snap *snap;
