@@ -167,19 +167,9 @@ static int b_build(struct b_set *s, const struct fx_truth *t, int reps,
 static void b_source(struct sy_etm_source *src)
 {
 	struct fx_etm_config cfg;
-	struct fx_etm_regs r;
 
 	b_config(&cfg);
-	fx_etm_regs(&cfg, &r);
-	memset(src, 0, sizeof(*src));
-	src->trace_id = B_ID;
-	src->trcconfigr = r.trcconfigr;
-	src->trctraceidr = r.trctraceidr;
-	src->trcidr0 = r.trcidr0;
-	src->trcidr1 = r.trcidr1;
-	src->trcidr2 = r.trcidr2;
-	src->trcidr8 = r.trcidr8;
-	src->trcauthstatus = r.trcauthstatus;
+	fx_etm_source(&cfg, src);
 }
 
 /* Ours: every window through sy_decoder_*.  Returns the instructions of

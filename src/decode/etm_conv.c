@@ -129,16 +129,41 @@ void etm_elem_from_ocsd(struct etm_elem *out, const ocsd_generic_trace_elem *in)
 	out->timestamp = in->timestamp;
 }
 
-static inline void emit(struct etm_conv *cv, struct etm_src *s,
-			struct sy_dec_item *it)
+/* The ring slot of the next item, zeroed but for its kind, its offset and
+ * the instructions executed since the previous item; NULL when it is not
+ * reported.  Hot items are filled in place (see etm_ring_put). */
+static inline struct sy_dec_item *emit_slot(struct etm_conv *cv,
+					    struct etm_src *s,
+					    enum sy_dec_kind kind,
+					    uint64_t off)
 {
-	it->ninsn = s->ninsn;
+	uint64_t ninsn = s->ninsn;
+	struct sy_dec_item *d;
+
 	s->ninsn = 0;
 	/* Decoded but not reported: the window asked to be reported from a
 	 * later byte (it was decoded from an earlier sync point). */
-	if (it->offset < cv->report_from)
-		return;
-	etm_ring_push(&cv->ring, it);
+	if (off < cv->report_from || !(d = etm_ring_put(&cv->ring)))
+		return NULL;
+	memset(d, 0, sizeof(*d));
+	d->kind = (uint8_t)kind;
+	d->ninsn = ninsn;
+	d->offset = off;
+	return d;
+}
+
+static inline void emit(struct etm_conv *cv, struct etm_src *s,
+			const struct sy_dec_item *it)
+{
+	struct sy_dec_item *d =
+		emit_slot(cv, s, (enum sy_dec_kind)it->kind, it->offset);
+
+	if (d) {
+		uint64_t ninsn = d->ninsn;
+
+		*d = *it;
+		d->ninsn = ninsn;
+	}
 }
 
 static void release_deferred(struct etm_conv *cv, struct etm_src *s)
@@ -179,26 +204,17 @@ static void emit_side(struct etm_conv *cv, struct etm_src *s,
 	s->defer[s->ndefer++] = *it;
 }
 
-/* emit() for a BRANCH, written straight into its ring slot (the item
- * of every taken branch: see etm_ring_put). */
+/* A BRANCH, written straight into its ring slot (the item of every taken
+ * branch). */
 static void emit_branch(struct etm_conv *cv, struct etm_src *s, uint64_t to,
 			uint64_t off)
 {
-	uint64_t ninsn = s->ninsn;
+	struct sy_dec_item *d = emit_slot(cv, s, SY_DEC_BRANCH, off);
 
-	s->ninsn = 0;
-	if (off >= cv->report_from) {
-		struct sy_dec_item *d = etm_ring_put(&cv->ring);
-
-		if (d) {
-			memset(d, 0, sizeof(*d));
-			d->kind = SY_DEC_BRANCH;
-			d->br = s->pend_br;
-			d->from = s->pend_from;
-			d->to = to;
-			d->ninsn = ninsn;
-			d->offset = off;
-		}
+	if (d) {
+		d->br = s->pend_br;
+		d->from = s->pend_from;
+		d->to = to;
 	}
 	s->pending = 0;
 	s->next_pc = to;

@@ -36,11 +36,12 @@ int etm_ring_grow_full(struct etm_ring *r);
 
 static inline size_t etm_ring_count(const struct etm_ring *r);
 
-/* The slot of the next item, counted as pushed: the caller fills it in.
- * NULL when the push is dropped (see skip) or memory ran out (r->fatal
- * set).  For the hot items: one built on the stack field by field and
- * copied whole here had its wide loads wait for its narrow stores (store
- * forwarding), an eighth of -j1's time on dense trace. */
+/* Appends an item: returns its slot, counted as pushed, for the caller to
+ * fill in; NULL when the push is dropped (see skip) or memory ran out
+ * (r->fatal set).  A slot rather than a copy: a branch item built on the
+ * stack field by field and copied whole had its wide loads wait for its
+ * narrow stores (store forwarding), an eighth of -j1's time on dense
+ * trace. */
 static inline struct sy_dec_item *etm_ring_put(struct etm_ring *r)
 {
 	if (r->fatal)
@@ -53,16 +54,6 @@ static inline struct sy_dec_item *etm_ring_put(struct etm_ring *r)
 		return NULL;
 	r->pushed++;
 	return &r->v[r->head++ & (r->cap - 1)];
-}
-
-/* Appends @it (or drops it, see skip).  Sets r->fatal when out of memory. */
-static inline void etm_ring_push(struct etm_ring *r,
-				 const struct sy_dec_item *it)
-{
-	struct sy_dec_item *d = etm_ring_put(r);
-
-	if (d)
-		*d = *it;
 }
 
 static inline size_t etm_ring_count(const struct etm_ring *r)

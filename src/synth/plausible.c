@@ -745,8 +745,7 @@ static int sy_pl_stretch(struct sy_pl_ctx *c, const struct sy_stretch *st,
 			 char *why, size_t len)
 {
 	const struct sy_br *prev = NULL;
-	uint32_t at = st->head >= st->len ? st->head - st->len :
-					    st->head + st->cap - st->len;
+	uint32_t at = sy_stretch_oldest(st);
 
 	for (uint32_t i = 0; i < st->len; i++) {
 		const struct sy_br *b = &st->ring[at];

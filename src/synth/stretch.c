@@ -491,8 +491,7 @@ int sy_stretch_stops_after_start(const struct sy_stretch *s)
 /* @s's branches, oldest first, into @out (room for s->len). */
 static void sy_ring_linear(const struct sy_stretch *s, struct sy_br *out)
 {
-	uint32_t at = s->head >= s->len ? s->head - s->len :
-					  s->head + s->cap - s->len;
+	uint32_t at = sy_stretch_oldest(s);
 
 	for (uint32_t i = 0; i < s->len; i++) {
 		out[i] = s->ring[at];

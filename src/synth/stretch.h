@@ -98,6 +98,13 @@ int sy_stretch_stops_after_start(const struct sy_stretch *s);
 int sy_stretch_append(struct sy_stretch *a, struct sy_stretch *b,
 		      uint32_t depth);
 
+/* Where @s's oldest branch is in its ring (walk on with ++, wrapping at
+ * cap): no division per branch. */
+static inline uint32_t sy_stretch_oldest(const struct sy_stretch *s)
+{
+	return s->head >= s->len ? s->head - s->len : s->head + s->cap - s->len;
+}
+
 /* Copies up to @max branches, newest first, into @out; returns how many. */
 uint32_t sy_stretch_stack(const struct sy_stretch *s, struct sy_br *out,
 			  uint32_t max);

@@ -740,23 +740,11 @@ struct tsrc {
 
 static void tsrc_init(struct tsrc *t, const struct fx_etm_config *cfg)
 {
-	struct fx_etm_regs r;
-
 	memset(t, 0, sizeof(*t));
 	t->cfg = *cfg;
 	cr_assert_eq(fx_etm_init(&t->enc, cfg), 0);
 	m_init(&t->m, &t->want, cfg->context_id, cfg->timestamps);
-	cr_assert_eq(fx_etm_regs(cfg, &r), 0);
-	t->s.trace_id = cfg->trace_id;
-	t->s.ete = cfg->arch == FX_ETM_ETE;
-	t->s.trcconfigr = r.trcconfigr;
-	t->s.trctraceidr = r.trctraceidr;
-	t->s.trcidr0 = r.trcidr0;
-	t->s.trcidr1 = r.trcidr1;
-	t->s.trcidr2 = r.trcidr2;
-	t->s.trcidr8 = r.trcidr8;
-	t->s.trcauthstatus = r.trcauthstatus;
-	t->s.trcdevarch = r.trcdevarch;
+	cr_assert_eq(fx_etm_source(cfg, &t->s), 0);
 }
 
 static void tsrc_fini(struct tsrc *t)

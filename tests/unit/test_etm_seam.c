@@ -221,20 +221,7 @@ static size_t truth_read(void *ctx, uint32_t ctxid, uint64_t addr,
 static void truth_source(struct sy_etm_source *s,
 			 const struct fx_etm_config *cfg)
 {
-	struct fx_etm_regs rg;
-
-	cr_assert_eq(fx_etm_regs(cfg, &rg), 0);
-	memset(s, 0, sizeof(*s));
-	s->trace_id = cfg->trace_id;
-	s->ete = cfg->arch == FX_ETM_ETE;
-	s->trcconfigr = rg.trcconfigr;
-	s->trctraceidr = rg.trctraceidr;
-	s->trcidr0 = rg.trcidr0;
-	s->trcidr1 = rg.trcidr1;
-	s->trcidr2 = rg.trcidr2;
-	s->trcidr8 = rg.trcidr8;
-	s->trcauthstatus = rg.trcauthstatus;
-	s->trcdevarch = rg.trcdevarch;
+	cr_assert_eq(fx_etm_source(cfg, s), 0);
 }
 
 /* Windows of @t as one stream: resync every few waypoints, timestamps and
