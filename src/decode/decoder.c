@@ -51,6 +51,7 @@ int sy_decoder_reset(struct sy_decoder *d, const struct sy_dec_chunk *chunks,
 	if (!d || (nr_chunks && !chunks))
 		return -SY_E_INVALID;
 	memset(&d->stats, 0, sizeof(d->stats));
+	d->have_one = 0;
 	return d->ops->reset(d, chunks, nr_chunks, report_from);
 }
 
@@ -115,14 +116,10 @@ void sy_decoder_set_context(struct sy_decoder *d, uint32_t ctxid)
 	d->ctxid = ctxid;
 }
 
-int sy_decoder_next(struct sy_decoder *d, struct sy_dec_item *item)
+static inline void count(struct sy_decoder *d, const struct sy_dec_item *it)
 {
-	int err = d->ops->next(d, item);
-
-	if (err)
-		return err;
-	d->stats.insns += item->ninsn;
-	switch (item->kind) {
+	d->stats.insns += it->ninsn;
+	switch (it->kind) {
 	case SY_DEC_BRANCH:
 		d->stats.branches++;
 		break;
@@ -135,7 +132,53 @@ int sy_decoder_next(struct sy_decoder *d, struct sy_dec_item *item)
 	default:
 		break;
 	}
+}
+
+int sy_decoder_next(struct sy_decoder *d, struct sy_dec_item *item)
+{
+	int err;
+
+	if (d->have_one) {	/* peeked, not used */
+		*item = d->one;
+		d->have_one = 0;
+	} else if ((err = d->ops->next(d, item))) {
+		return err;
+	}
+	count(d, item);
 	return 0;
+}
+
+int sy_decoder_peek(struct sy_decoder *d, struct sy_dec_item **items,
+		    size_t *n)
+{
+	int err;
+
+	if (d->ops->peek && !d->have_one) {
+		if ((err = d->ops->peek(d, items, n)))
+			return err;
+		d->peeked = *items;
+		return 0;
+	}
+	if (!d->have_one) {
+		if ((err = d->ops->next(d, &d->one)))
+			return err;
+		d->have_one = 1;
+	}
+	*items = d->peeked = &d->one;
+	*n = 1;
+	return 0;
+}
+
+void sy_decoder_advance(struct sy_decoder *d, size_t k)
+{
+	for (size_t i = 0; i < k; i++)
+		count(d, &d->peeked[i]);
+	if (d->have_one) {
+		d->have_one = !k;
+		return;
+	}
+	if (k)
+		d->ops->advance(d, k);
 }
 
 const struct sy_dec_stats *sy_decoder_stats(const struct sy_decoder *d)

@@ -15,6 +15,11 @@ struct sy_decoder_ops {
 	/* Same contract as sy_decoder_next(); the wrapper keeps the counters
 	 * that follow from the items (insns, branches, errors, overflows). */
 	int (*next)(struct sy_decoder *d, struct sy_dec_item *item);
+	/* sy_decoder_peek() / sy_decoder_advance() in place; NULL: through
+	 * next(), an item at a time */
+	int (*peek)(struct sy_decoder *d, struct sy_dec_item **items,
+		    size_t *n);
+	void (*advance)(struct sy_decoder *d, size_t k);
 };
 
 struct sy_decoder {
@@ -24,6 +29,10 @@ struct sy_decoder {
 	uint32_t ctxid;			/* for read_mem, see set_context */
 	uint64_t seam;			/* sy_decoder_set_seam (ETM) */
 	struct sy_dec_seam seam_out;	/* ... what the window did there */
+	/* sy_decoder_peek() through next(): the item it got, not yet used */
+	struct sy_dec_item one;
+	int have_one;
+	struct sy_dec_item *peeked;	/* what the last peek gave */
 	void *impl;
 };
 

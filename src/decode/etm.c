@@ -255,11 +255,46 @@ static int etm_next(struct sy_decoder *d, struct sy_dec_item *it)
 	}
 }
 
+/* The ring's oldest items, as far as they lie in one piece. */
+static int etm_peek(struct sy_decoder *d, struct sy_dec_item **items,
+		    size_t *n)
+{
+	struct etm *e = d->impl;
+	struct etm_ring *r = &e->cv.ring;
+
+	for (;;) {
+		size_t have, at;
+
+		if (r->fatal)
+			return r->fatal;
+		if ((have = etm_ring_count(r))) {
+			at = r->tail & (r->cap - 1);
+			*items = &r->v[at];
+			*n = have < r->cap - at ? have : r->cap - at;
+			return 0;
+		}
+		if (e->done) {
+			d->seam_out = e->cv.seam;
+			return -SY_E_EOS;
+		}
+		step(e);
+	}
+}
+
+static void etm_advance(struct sy_decoder *d, size_t k)
+{
+	struct etm *e = d->impl;
+
+	e->cv.ring.tail += k;
+}
+
 const struct sy_decoder_ops sy_etm_decoder_ops = {
 	.init = etm_init,
 	.fini = etm_fini,
 	.reset = etm_reset,
 	.next = etm_next,
+	.peek = etm_peek,
+	.advance = etm_advance,
 };
 
 /* ---- knobs (etm.h) ---- */

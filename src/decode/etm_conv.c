@@ -65,9 +65,11 @@
  * range that ends in the branch and the range of its target, and the
  * branch happened before it.
  */
+#include <stddef.h>
 #include <string.h>
 
 #include "etm_conv.h"
+#include "etm_runs.h"
 
 static void src_reset(struct etm_src *s)
 {
@@ -334,14 +336,14 @@ static void emit_error(struct etm_conv *cv, struct etm_src *s, uint64_t off,
 	emit_flow(cv, s, &it);
 }
 
-static uint8_t branch_kind(const struct etm_elem *el)
+uint8_t etm_conv_branch_kind(uint8_t i_type, uint8_t i_subtype, uint8_t cond)
 {
-	if (el->i_type == OCSD_INSTR_BR) {
-		if (el->i_subtype == OCSD_S_INSTR_BR_LINK)
+	if (i_type == OCSD_INSTR_BR) {
+		if (i_subtype == OCSD_S_INSTR_BR_LINK)
 			return SY_BR_CALL;
-		return el->cond ? SY_BR_COND : SY_BR_JUMP;
+		return cond ? SY_BR_COND : SY_BR_JUMP;
 	}
-	switch (el->i_subtype) {
+	switch (i_subtype) {
 	case OCSD_S_INSTR_BR_LINK:
 		return SY_BR_IND_CALL;
 	case OCSD_S_INSTR_V8_RET:
@@ -360,48 +362,141 @@ static uint8_t branch_kind(const struct etm_elem *el)
  * piece's, which a fresh decoder gives from the synchronisation on, once
  * its first START or ERROR (this element's) is dropped. */
 static int at_seam(struct etm_conv *cv, struct etm_src *s, uint64_t off,
-		   const struct etm_elem *el)
+		   uint64_t st)
 {
 	if (off < cv->seam_at)
 		return 0;
 	s->seam_done = 1;
 	cv->seam.reached = 1;
-	cv->seam.to = el->st;
+	cv->seam.to = st;
 	return 1;
 }
 
-static void conv_range(struct etm_conv *cv, struct etm_src *s, uint64_t off,
-		       const struct etm_elem *el)
+/* An INSTR_RANGE [@st, @en) of @ninsn instructions whose last is of class
+ * @i_type / @i_subtype / @cond, executed (@exec) or not, @size bytes long
+ * (0: 4), in @isa.  Inline: the fast path's direct lane calls it for every
+ * atom (etm_conv_range). */
+static inline void conv_range(struct etm_conv *cv, struct etm_src *s,
+			      uint64_t off, uint64_t st, uint64_t en,
+			      uint32_t ninsn, uint8_t i_type, uint8_t i_subtype,
+			      uint8_t cond, uint8_t exec, uint8_t size,
+			      uint8_t isa)
 {
-	uint64_t sz = el->size ? el->size : 4;
-	int seam = at_seam(cv, s, off, el);
+	uint64_t sz = size ? size : 4;
+	int seam = at_seam(cv, s, off, st);
 
 	if (s->pending) {
-		emit_branch(cv, s, el->st, off);
+		emit_branch(cv, s, st, off);
 	} else if (!s->started ||
-		   (s->have_next && s->next_pc != el->st)) {
+		   (s->have_next && s->next_pc != st)) {
 		/* Not where the previous range said execution goes: never
 		 * splice, restart the flow. */
 		if (s->started)
 			stop_gap(cv, s, off, SY_STOP_DISABLE);
-		emit_start(cv, s, el->st, off);
+		emit_start(cv, s, st, off);
 	}
 	if (seam)
 		return;
-	s->ninsn += el->ninsn;
-	s->last_pc = el->en - sz;
+	s->ninsn += ninsn;
+	s->last_pc = en - sz;
 	s->have_last = 1;
-	s->next_pc = el->en;
+	s->next_pc = en;
 	s->have_next = 1;
-	if (el->exec && (el->i_type == OCSD_INSTR_BR ||
-				    el->i_type == OCSD_INSTR_BR_INDIRECT)) {
+	if (exec && (i_type == OCSD_INSTR_BR ||
+		     i_type == OCSD_INSTR_BR_INDIRECT)) {
 		s->pending = 1;
 		s->pend_from = s->last_pc;
-		s->pend_br = branch_kind(el);
-		s->pend_direct = el->i_type == OCSD_INSTR_BR;
-		s->pend_a64 = el->isa == ocsd_isa_aarch64;
+		s->pend_br = etm_conv_branch_kind(i_type, i_subtype, cond);
+		s->pend_direct = i_type == OCSD_INSTR_BR;
+		s->pend_a64 = isa == ocsd_isa_aarch64;
 		s->have_next = 0;
 	}
+}
+
+void etm_conv_range(struct etm_conv *cv, struct etm_src *s, uint64_t off,
+		    uint64_t st, uint64_t en, uint32_t ninsn, uint8_t i_type,
+		    uint8_t i_subtype, uint8_t cond, uint8_t exec)
+{
+	if (!s->seam_done)
+		conv_range(cv, s, off, st, en, ninsn, i_type, i_subtype, cond,
+			   exec, 4, ocsd_isa_aarch64);
+}
+
+int etm_conv_run(struct etm_conv *cv, struct etm_src *s, uint64_t off,
+		 const struct etm_run_range *r, unsigned nr)
+{
+	const struct etm_run_range *last = &r[nr - 1];
+
+	/* the cases conv_range() handles that a run's later ranges could
+	 * meet: a seam, dropped items, held-back items */
+	if (s->seam_done || off >= cv->seam_at || off < cv->report_from ||
+	    cv->ring.skip || s->ndefer)
+		return 0;
+	conv_range(cv, s, off, r->st, r->en, r->ninsn, r->type, r->subtype,
+		   r->cond, r->exec, 4, ocsd_isa_aarch64);
+	/* The others start where the one before went (its end, or its
+	 * taken branch's target): conv_range() without a START, STOP or
+	 * seam, the state written once at the end. */
+	for (unsigned i = 1; i < nr; i++) {
+		if (s->pending) {
+			struct sy_dec_item *d = etm_ring_put(&cv->ring);
+
+			if (d) {
+				d->kind = SY_DEC_BRANCH;
+				d->br = s->pend_br;
+				d->exc = 0;
+				d->code = 0;
+				d->from = s->pend_from;
+				d->to = r[i].st;
+				d->time = 0;
+				d->ninsn = s->ninsn;
+				d->offset = off;
+			}
+			s->ninsn = 0;
+			s->pending = 0;
+		}
+		s->ninsn += r[i].ninsn;
+		if (r[i].br) {
+			s->pending = 1;
+			s->pend_from = r[i].en - 4;
+			s->pend_br = r[i].br;
+			s->pend_direct = r[i].type == OCSD_INSTR_BR;
+			s->pend_a64 = 1;
+		}
+	}
+	s->last_pc = last->en - 4;
+	s->have_last = 1;
+	s->next_pc = last->en;
+	s->have_next = !s->pending;
+	return 1;
+}
+
+int etm_conv_mark(const struct etm_conv *cv, const struct etm_src *s,
+		  struct etm_conv_mark *m)
+{
+	if (s->ndefer || cv->ring.skip)
+		return 0;
+	memcpy(&m->src, s, offsetof(struct etm_src, defer));
+	m->seam = cv->seam;
+	m->head = cv->ring.head;
+	m->pushed = cv->ring.pushed;
+	m->open = 1;
+	return 1;
+}
+
+void etm_conv_undo(struct etm_conv *cv, struct etm_src *s,
+		   struct etm_conv_mark *m)
+{
+	if (!m->open)
+		return;
+	/* nothing pops the ring while the walk runs (etm.c pops between
+	 * pumps), so the items since the mark are still its newest */
+	memcpy(s, &m->src, offsetof(struct etm_src, defer));
+	s->ndefer = 0;
+	cv->seam = m->seam;
+	cv->ring.head = m->head;
+	cv->ring.pushed = m->pushed;
+	m->open = 0;
 }
 
 static void conv_exception(struct etm_conv *cv, struct etm_src *s, uint64_t off,
@@ -497,7 +592,7 @@ static void conv_trace_on(struct etm_conv *cv, struct etm_src *s, uint64_t off,
 static void conv_nacc(struct etm_conv *cv, struct etm_src *s, uint64_t off,
 		      const struct etm_elem *el)
 {
-	at_seam(cv, s, off, el);
+	at_seam(cv, s, off, el->st);
 	/* The decoder tried to go to st_addr: that is where a pending
 	 * branch went. */
 	if (s->pending)
@@ -529,7 +624,9 @@ void etm_conv_elem(struct etm_conv *cv, struct etm_src *s, uint64_t off,
 		return;
 	switch (el->type) {
 	case OCSD_GEN_TRC_ELEM_INSTR_RANGE:
-		conv_range(cv, s, off, el);
+		conv_range(cv, s, off, el->st, el->en, el->ninsn, el->i_type,
+			   el->i_subtype, el->cond, el->exec, el->size,
+			   el->isa);
 		break;
 	case OCSD_GEN_TRC_ELEM_EXCEPTION:
 		conv_exception(cv, s, off, el);

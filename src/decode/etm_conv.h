@@ -106,6 +106,48 @@ void etm_conv_restart(struct etm_conv *cv);
 void etm_conv_elem(struct etm_conv *cv, struct etm_src *s, uint64_t off,
 		   const struct etm_elem *el);
 
+/* An INSTR_RANGE element of A64 code, 4-byte instructions, given by its
+ * fields: what etm_conv_elem() does with it, without building it.  The
+ * fast path's direct lane (etm_walk.c) converts atoms with it. */
+void etm_conv_range(struct etm_conv *cv, struct etm_src *s, uint64_t off,
+		    uint64_t st, uint64_t en, uint32_t ninsn, uint8_t i_type,
+		    uint8_t i_subtype, uint8_t cond, uint8_t exec);
+
+/* The item kind (enum sy_branch_kind) of a taken branch ending a range
+ * whose last instruction is of class @i_type / @i_subtype / @cond. */
+uint8_t etm_conv_branch_kind(uint8_t i_type, uint8_t i_subtype, uint8_t cond);
+
+struct etm_run_range;
+
+/* The ranges @r[0..@nr) of an atom run (etm_runs.h) at window offset @off,
+ * each starting where the one before goes: what etm_conv_range() does
+ * with each, the later ones without its per-range checks.  Returns 0,
+ * having done nothing, when a check could matter (a seam at or before
+ * @off, items dropped before report_from, items held back): then convert
+ * them one by one. */
+int etm_conv_run(struct etm_conv *cv, struct etm_src *s, uint64_t off,
+		 const struct etm_run_range *r, unsigned nr);
+
+/* What converting may change of source @s and of @cv, saved so that it can
+ * be undone: the fast path converts a batch's ranges as it walks them, and
+ * OpenCSD drops a batch in which it meets an error (etm_walk.c give_up). */
+struct etm_conv_mark {
+	struct etm_src src;	/* up to (not including) its defer array */
+	struct sy_dec_seam seam;
+	size_t head;		/* the ring's */
+	uint64_t pushed;
+	uint8_t open;
+};
+
+/* Saves @s's flow and the ring's end into @m.  Returns 0 (nothing saved)
+ * when @s holds items back or the ring drops pushes: then the elements
+ * take the usual way. */
+int etm_conv_mark(const struct etm_conv *cv, const struct etm_src *s,
+		  struct etm_conv_mark *m);
+/* Back to mark @m when it is open: the items pushed since are gone. */
+void etm_conv_undo(struct etm_conv *cv, struct etm_src *s,
+		   struct etm_conv_mark *m);
+
 /* The fields of OpenCSD's element @in that etm_conv_elem() reads. */
 void etm_elem_from_ocsd(struct etm_elem *out, const ocsd_generic_trace_elem *in);
 

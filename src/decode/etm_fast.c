@@ -5,16 +5,18 @@
  * packets and their indexes are those the full decoder sees.  The packet
  * sink hands each packet to its source's walk.
  *
- * In a formatted window the walks' elements reach the converter only when
- * the span that made them has been parsed to its end.  The full decoder's
- * guard (etm_guard.c) cuts a formatted window at the start of the frame
- * that holds a packet OpenCSD would crash on: packets earlier in that
+ * The walks' elements are converted as they are sent.  In a formatted
+ * window that is undone when the walk gives the span up: the full
+ * decoder's guard (etm_guard.c) cuts a formatted window at the start of the
+ * frame that holds a packet OpenCSD would crash on: packets earlier in that
  * frame, and packets that end in it, never reach OpenCSD.  The walk meets
- * the packet after them and gives the window up; holding the span back
- * means none of their items went out, so the full decoder's items,
- * decoding the window again, are the continuation of ours.  A span is
- * ETM_FAST_SPAN bytes, which bounds what waits.  A raw window is cut at
- * the packet itself: its elements go to the converter at once.  When a
+ * the packet after them and gives the window up; the span's start was
+ * saved (span_mark), and going back to it means none of their items went
+ * out, so the full decoder's items, decoding the window again, are the
+ * continuation of ours.  A span is ETM_FAST_SPAN bytes.  (The elements
+ * used to wait in an array until their span was parsed: the copies cost
+ * more than the rare undo.)  A raw window is cut at the packet itself:
+ * only the batch being built is dropped (etm_walk.c give_up).  When a
  * walk gives up, the sink answers a fatal response so that OpenCSD stops
  * at once.
  */
@@ -24,42 +26,37 @@
 #include "etm_fast.h"
 #include "etm_ocsd.h"
 
-static void hold(void *ctx, struct etm_src *src, uint64_t off,
-		 const struct etm_elem *e)
+/* Every element is converted as the walk sends it. */
+static void convert(void *ctx, struct etm_src *src, uint64_t off,
+		    const struct etm_elem *e)
 {
 	struct etm_fast *f = ctx;
-	struct etm_held *h;
 
-	if (!f->feed.formatted) {
-		/* a raw stream is cut at the very packet: nothing waits */
-		etm_conv_elem(f->cv, src, off, e);
-		return;
-	}
-	if (f->nheld == f->held_cap) {
-		size_t cap = f->held_cap ? 2 * f->held_cap : 1024;
-		struct etm_held *v = realloc(f->held, cap * sizeof(*v));
-
-		if (!v) {
-			f->why = ETM_WHY_NOMEM;
-			return;
-		}
-		f->held = v;
-		f->held_cap = cap;
-	}
-	h = &f->held[f->nheld++];
-	h->e = *e;
-	h->off = off;
-	h->src = src;
+	etm_conv_elem(f->cv, src, off, e);
 }
 
-/* The span is parsed: its elements go to the converter. */
-static void release(struct etm_fast *f)
+/* A formatted span starts: what converting it may change is saved. */
+static void span_mark(struct etm_fast *f)
 {
-	if (!f->why)
-		for (size_t i = 0; i < f->nheld; i++)
-			etm_conv_elem(f->cv, f->held[i].src, f->held[i].off,
-				      &f->held[i].e);
-	f->nheld = 0;
+	struct etm_conv *cv = f->cv;
+
+	memcpy(f->mark_src, cv->src, cv->nsrc * sizeof(*cv->src));
+	f->mark_seam = cv->seam;
+	f->mark_head = cv->ring.head;
+	f->mark_pushed = cv->ring.pushed;
+}
+
+/* The walk gave the span up: its items are taken back, as if the span's
+ * elements had never been converted (nothing pops the ring during a
+ * span). */
+static void span_undo(struct etm_fast *f)
+{
+	struct etm_conv *cv = f->cv;
+
+	memcpy(cv->src, f->mark_src, cv->nsrc * sizeof(*cv->src));
+	cv->seam = f->mark_seam;
+	cv->ring.head = f->mark_head;
+	cv->ring.pushed = f->mark_pushed;
 }
 
 static ocsd_datapath_resp_t sink(const void *ctx, const ocsd_datapath_op_t op,
@@ -93,10 +90,12 @@ int etm_fast_init(struct etm_fast *f, struct etm_conv *cv,
 	f->feed.formatted = formatted;
 	f->done = 1;
 	f->dt = C_API_INVALID_TREE_HANDLE;
-	if ((err = etm_blocks_init(&f->blocks, cv->code)) < 0)
+	if ((err = etm_blocks_init(&f->blocks, cv->code)) < 0 ||
+	    (err = etm_runs_init(&f->runs, &f->blocks)) < 0)
 		return err;
 	f->walk = calloc(n ? n : 1, sizeof(*f->walk));
-	if (!f->walk)
+	f->mark_src = calloc(n ? n : 1, sizeof(*f->mark_src));
+	if (!f->walk || !f->mark_src)
 		return -SY_E_NOMEM;
 	etm_ocsd_lock();
 	f->dt = etm_ocsd_tree(formatted);
@@ -110,8 +109,10 @@ int etm_fast_init(struct etm_fast *f, struct etm_conv *cv,
 
 		etm_ocsd_decoder_cfg(src[i], cv->src[i].id, &c);
 		etm_walk_cfg_from(&wc, &c);
-		etm_walk_init(&f->walk[i], &cv->src[i], hold, f, &f->blocks,
+		etm_walk_init(&f->walk[i], &cv->src[i], convert, f, &f->blocks,
 			      &f->feed.pos, cv->ctxid, &wc);
+		etm_walk_runs(&f->walk[i], &f->runs);
+		etm_walk_direct(&f->walk[i], cv);
 		if (etm_ocsd_add_pkt_proc(f->dt, src[i], cv->src[i].id, sink,
 					  &f->walk[i]) != OCSD_OK) {
 			err = -SY_E_DECODE;
@@ -132,8 +133,9 @@ void etm_fast_fini(struct etm_fast *f)
 		etm_walk_fini(&f->walk[i]);
 	free(f->walk);
 	f->walk = NULL;
-	free(f->held);
-	f->held = NULL;
+	free(f->mark_src);
+	f->mark_src = NULL;
+	etm_runs_fini(&f->runs);
 	etm_blocks_fini(&f->blocks);
 }
 
@@ -141,10 +143,10 @@ void etm_fast_reset(struct etm_fast *f, const struct sy_dec_chunk *chunks,
 		    size_t nchunks)
 {
 	f->why = ETM_WHY_NONE;
-	f->nheld = 0;
 	ocsd_dt_process_data(f->dt, OCSD_OP_RESET, 0, 0, NULL, NULL);
 	etm_feed_reset(&f->feed, chunks, nchunks, f->feed.formatted);
 	etm_blocks_clear(&f->blocks);
+	etm_runs_clear(&f->runs);
 	f->eot_sent = 0;
 	f->done = 0;
 }
@@ -169,12 +171,15 @@ static void feed(struct etm_fast *f)
 	n = etm_feed_span(&f->feed, &p, ETM_FAST_SPAN);
 	if (!n)
 		return;
+	if (f->feed.formatted)
+		span_mark(f);
 	r = ocsd_dt_process_data(f->dt, OCSD_OP_DATA,
 				 (ocsd_trc_index_t)f->feed.pos, n, p, &used);
 	if (used > n)
 		used = n;
 	check_resp(f, r, used != 0);
-	release(f);
+	if (f->why && f->feed.formatted)
+		span_undo(f);
 	/* given up: the full decoder counts what this span held */
 	if (!f->why)
 		*f->bytes += etm_feed_used(&f->feed, used);
@@ -190,9 +195,12 @@ void etm_fast_pump(struct etm_fast *f)
 	}
 	if (!f->eot_sent) {
 		f->eot_sent = 1;
+		if (f->feed.formatted)
+			span_mark(f);
 		r = ocsd_dt_process_data(f->dt, OCSD_OP_EOT, 0, 0, NULL, NULL);
 		check_resp(f, r, 1);
-		release(f);
+		if (f->why && f->feed.formatted)
+			span_undo(f);
 		return;
 	}
 	for (size_t i = 0; i < f->cv->nsrc; i++)

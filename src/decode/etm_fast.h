@@ -17,15 +17,8 @@
 #include "etm_feed.h"
 #include "etm_walk.h"
 
-/* Fast-path span: the elements of one span wait until it is done. */
+/* Fast-path span: a formatted window is given up a span at a time. */
 #define ETM_FAST_SPAN 2048u
-
-/* An element the walk sent, waiting for the end of its span. */
-struct etm_held {
-	struct etm_elem e;
-	uint64_t off;
-	struct etm_src *src;
-};
 
 struct etm_fast {
 	struct etm_conv *cv;
@@ -34,9 +27,15 @@ struct etm_fast {
 	dcd_tree_handle_t dt;
 	struct etm_feed feed;
 	struct etm_blocks blocks;
+	struct etm_runs runs;	/* over @blocks */
 	struct etm_walk *walk;	/* one per source, as cv->src */
-	struct etm_held *held;	/* this span's elements */
-	size_t nheld, held_cap;
+	/* a formatted span's start (span_mark): the flows of every source,
+	 * the seam and the ring's end, restored when the walk gives the span
+	 * up (etm_fast.c) */
+	struct etm_src *mark_src;
+	struct sy_dec_seam mark_seam;
+	size_t mark_head;
+	uint64_t mark_pushed;
 	int eot_sent;
 	int done;		/* every item is out */
 	enum etm_why why;	/* gave the window up */

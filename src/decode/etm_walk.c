@@ -15,6 +15,15 @@
  * with OpenCSD's instruction decode word for word (tests/unit/
  * test_etm_a64.c).
  *
+ * Two shortcuts keep the elements' meaning without their cost.  Atoms
+ * committed together are looked up as one run (etm_runs.h) when nothing
+ * but their ranges and the address can come of them (no return stack):
+ * one lookup per packet instead of a chain of block lookups, each keyed by
+ * the last one's end.  And in a raw window, ranges are converted as they
+ * are walked while their batch holds nothing else (the direct lane,
+ * out_range), with a mark that undoes them if the batch is dropped; a
+ * formatted window's spans are undone the same way (etm_fast.c).
+ *
  * Batches matter twice: OpenCSD reads code for a whole batch before it
  * sends it, and the reads use the context the converter last saw (an
  * exception's own context element goes out after the code before the
@@ -244,6 +253,7 @@ static void track_context(struct etm_walk *w, const struct etm_elem *e)
 /* OcsdGenElemStack::sendElements(): the batch goes on. */
 static void out_send(struct etm_walk *w)
 {
+	w->mark.open = 0;	/* its direct ranges stay */
 	for (size_t i = 0; i < w->nout; i++) {
 		if (w->out[i].type == OCSD_GEN_TRC_ELEM_PE_CONTEXT)
 			track_context(w, &w->out[i]);
@@ -263,6 +273,8 @@ static enum etm_why give_up(struct etm_walk *w, enum etm_why why)
 {
 	w->why = why;
 	w->nout = 0;		/* OpenCSD would not send it either */
+	if (w->direct)
+		etm_conv_undo(w->direct, w->src, &w->mark);
 	return why;
 }
 
@@ -346,13 +358,24 @@ static enum etm_why out_side(struct etm_walk *w, const struct etm_p0 *p)
 	return ETM_WHY_NONE;
 }
 
-/* An INSTR_RANGE element for @n instructions [st, en) ending with @last. */
+/* An INSTR_RANGE element for @n instructions [st, en) ending with @last.
+ * In the direct lane, converted at once while nothing of its batch waits
+ * before it: the items come out in the same order, and the mark undoes
+ * them if the batch is dropped. */
 static enum etm_why out_range(struct etm_walk *w, uint32_t idx, uint64_t st,
 			      uint64_t en, uint64_t n,
 			      const struct etm_block *last, int exec)
 {
-	struct etm_elem *e = out_add(w, OCSD_GEN_TRC_ELEM_INSTR_RANGE, idx);
+	struct etm_elem *e;
 
+	if (w->direct && !w->nout && w->isa == ocsd_isa_aarch64 &&
+	    (w->mark.open || etm_conv_mark(w->direct, w->src, &w->mark))) {
+		etm_conv_range(w->direct, w->src, etm_offset_of(*w->pos, idx),
+			       st, en, (uint32_t)n, last->type, last->subtype,
+			       last->cond, (uint8_t)exec);
+		return ETM_WHY_NONE;
+	}
+	e = out_add(w, OCSD_GEN_TRC_ELEM_INSTR_RANGE, idx);
 	if (!e)
 		return ETM_WHY_NOMEM;
 	e->st = st;
@@ -413,10 +436,62 @@ static enum etm_why process_atom(struct etm_walk *w, int taken, uint32_t idx)
 	return out_range(w, idx, st, b->end, b->ninsn, b, taken);
 }
 
+/* The next @n atoms of @p as one run (etm_runs.h): the ranges the
+ * atom-by-atom walk would make, found with one lookup.  Returns 0 when they
+ * are not a run (the caller walks them). */
+static int commit_run(struct etm_walk *w, struct etm_p0 *p, unsigned n)
+{
+	uint32_t bits = n < 32 ? p->bits & ((1u << n) - 1) : p->bits;
+	const struct etm_run *run = etm_runs_get(w->runs, w->addr, read_ctx(w),
+						 w->cfg.wfi_wfe, bits, n);
+	uint64_t off = etm_offset_of(*w->pos, p->idx);
+
+	if (!run)
+		return 0;
+	if (!(w->direct && !w->nout &&
+	      (w->mark.open || etm_conv_mark(w->direct, w->src, &w->mark)) &&
+	      etm_conv_run(w->direct, w->src, off, run->r, run->nr))) {
+		for (unsigned i = 0; i < run->nr; i++) {
+			const struct etm_run_range *r = &run->r[i];
+			struct etm_block last = { 0 };
+			enum etm_why why;
+
+			last.type = r->type;
+			last.subtype = r->subtype;
+			last.cond = r->cond;
+			if ((why = out_range(w, p->idx, r->st, r->en, r->ninsn,
+					     &last, r->exec)))
+				return -(int)why;
+		}
+	}
+	w->addr = run->end;
+	if (run->need_addr)
+		w->need_addr = 1;
+	/* atoms after an indirect branch are committed without code */
+	p->bits = n < 32 ? p->bits >> n : 0;
+	p->natoms = (uint8_t)(p->natoms - n);
+	w->commit -= n;
+	return 1;
+}
+
 static enum etm_why commit_atoms(struct etm_walk *w, struct etm_p0 *p)
 {
 	enum etm_why why;
 
+	/* Without a return stack an atom's only effects are its range and
+	 * the address: a run of them can come from the run cache. */
+	if (w->runs && !w->cfg.ret_stack && !w->need_ctxt && !w->need_addr &&
+	    w->isa == ocsd_isa_aarch64 && p->natoms && w->commit > 0) {
+		unsigned n = (uint64_t)w->commit < p->natoms
+				     ? (unsigned)w->commit
+				     : p->natoms;
+		int r = commit_run(w, p, n);
+
+		if (r < 0)
+			return (enum etm_why)-r;
+		if (r)
+			return ETM_WHY_NONE;
+	}
 	while (p->natoms && w->commit) {
 		int taken = p->bits & 1;
 
@@ -889,6 +964,7 @@ enum etm_why etm_walk_op(struct etm_walk *w, ocsd_datapath_op_t op,
 		w->addr_known = 0;
 		w->unsync = UNSYNC_RESET_DECODER;
 		w->why = ETM_WHY_NONE;
+		w->mark.open = 0;
 		w->packets = 0;
 		etm_verdict_init(&w->verdict, w->cfg.max_spec != 0,
 				 w->cfg.ret_stack);
@@ -933,6 +1009,17 @@ int etm_walk_init(struct etm_walk *w, struct etm_src *src,
 	etm_verdict_init(&w->verdict, cfg->max_spec != 0, cfg->ret_stack);
 	reset_decoder(w);
 	return 0;
+}
+
+void etm_walk_runs(struct etm_walk *w, struct etm_runs *runs)
+{
+	w->runs = runs;
+}
+
+void etm_walk_direct(struct etm_walk *w, struct etm_conv *cv)
+{
+	w->direct = cv;
+	w->mark.open = 0;
 }
 
 void etm_walk_fini(struct etm_walk *w)

@@ -14,6 +14,7 @@
 
 #include "etm_blocks.h"
 #include "etm_conv.h"
+#include "etm_runs.h"
 #include "etm_verdict.h"
 
 /* Why the fast path gave a window up. */
@@ -124,6 +125,17 @@ struct etm_walk {
 	uint32_t *out_idx;
 	size_t nout, out_cap;
 
+	/* The direct lane: a raw window's ranges are converted as they are
+	 * walked (etm_conv_range), while the batch is still empty, rather
+	 * than built as elements, sent and converted.  NULL: off (a
+	 * formatted window's elements wait for their span, etm_fast.c).
+	 * OpenCSD drops a batch in which it meets an error: @mark undoes
+	 * what the batch's ranges did when the walk gives up in it. */
+	struct etm_conv *direct;
+	/* atom runs (etm_runs.h); NULL: atom by atom */
+	struct etm_runs *runs;
+	struct etm_conv_mark mark;
+
 	enum etm_why why;	/* gave up (sticky until reset) */
 	uint64_t packets;
 	void *fast;		/* the driver's, for its packet sink */
@@ -134,6 +146,13 @@ int etm_walk_init(struct etm_walk *w, struct etm_src *src,
 		  struct etm_blocks *blocks, const uint64_t *pos,
 		  const uint32_t *ctxid, const struct etm_walk_cfg *cfg);
 void etm_walk_fini(struct etm_walk *w);
+
+/* Converts ranges as they are walked into @cv (@w's source's converter):
+ * for raw windows, where nothing waits for a span. */
+void etm_walk_direct(struct etm_walk *w, struct etm_conv *cv);
+
+/* Takes atom runs from @runs (shared by the walks of one decoder). */
+void etm_walk_runs(struct etm_walk *w, struct etm_runs *runs);
 
 /* One datapath operation of the source's packet processor, as its packet
  * sink receives it (OCSD_OP_DATA with a packet, OCSD_OP_EOT,

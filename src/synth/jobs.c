@@ -331,15 +331,45 @@ static int sy_drop_head(struct sy_job *j, struct sy_stretcher *st,
 	return h->error ? 0 : sy_stretcher_continue(st, h->first);
 }
 
+/* One item of the decode loop; 1 when it is the last the job takes (the
+ * item at its limit), else 0 or an error. */
+static int sy_decode_item(const struct sy_jobs *js, struct sy_job *j,
+			  struct sy_stretcher *st, const struct sy_jobmem *m,
+			  struct sy_dec_item *it, struct sy_head *head)
+{
+	int err, r;
+
+	if (j->drop_head && (r = sy_drop_head(j, st, m, it, head)))
+		return r < 0 ? r : 0;
+	if (j->ext_from && it->kind == SY_DEC_TIME &&
+	    it->offset >= j->ext_from && !st->open)
+		return 0;
+	/* a thread the switch records named is one the recording knows,
+	 * whether it mapped code or not */
+	if (it->kind == SY_DEC_CONTEXT && !j->threads.nr)
+		sy_job_context(j, m, it, 1);
+	/* items kept as text only with --items: not even a call on the
+	 * per-branch path otherwise (its frame is half a KiB) */
+	if ((js->items && (err = sy_item_keep(js, j, st, it, 0))) ||
+	    (err = sy_stretcher_push_hot(st, it)) ||
+	    (js->items && (err = sy_item_keep(js, j, st, it, 1))))
+		return err;
+	if (it->kind == SY_DEC_CONTEXT && j->threads.nr)
+		sy_job_process(j, st, it->code);
+	return j->has_limit && it->offset >= j->limit;
+}
+
 /* The decode loop: items of @d into @st until the data ends, or until the
- * item at the job's limit. */
+ * item at the job's limit.  Items are taken in place, as many as lie
+ * together in the decoder (sy_decoder_peek). */
 static int sy_decode_loop(const struct sy_jobs *js, struct sy_job *j,
 			  struct sy_decoder *d, struct sy_stretcher *st,
 			  const struct sy_jobmem *m)
 {
-	struct sy_dec_item it;
+	struct sy_dec_item *v;
 	struct sy_head head = { UINT64_MAX, 0 };
-	int err = 0, r;
+	size_t n, k;
+	int err = 0, r = 0;
 
 	if (j->fresh) {
 		sy_stretcher_reset(st);
@@ -349,32 +379,12 @@ static int sy_decode_loop(const struct sy_jobs *js, struct sy_job *j,
 		err = sy_decoder_reset(d, j->chunks, j->nr_chunks,
 				       j->report_from);
 	}
-	while (!err && (err = sy_decoder_next(d, &it)) == 0) {
-		if (j->drop_head &&
-		    (r = sy_drop_head(j, st, m, &it, &head))) {
-			if (r < 0) {
-				err = r;
-				break;
-			}
-			continue;
-		}
-		if (j->ext_from && it.kind == SY_DEC_TIME &&
-		    it.offset >= j->ext_from && !st->open)
-			continue;
-		/* a thread the switch records named is one the recording
-		 * knows, whether it mapped code or not */
-		if (it.kind == SY_DEC_CONTEXT && !j->threads.nr)
-			sy_job_context(j, m, &it, 1);
-		/* items kept as text only with --items: not even a call on
-		 * the per-branch path otherwise (its frame is half a KiB) */
-		if ((js->items && (err = sy_item_keep(js, j, st, &it, 0))) ||
-		    (err = sy_stretcher_push(st, &it)) ||
-		    (js->items && (err = sy_item_keep(js, j, st, &it, 1))))
-			break;
-		if (it.kind == SY_DEC_CONTEXT && j->threads.nr)
-			sy_job_process(j, st, it.code);
-		if (j->has_limit && it.offset >= j->limit)
-			break;
+	while (!err && !r && (err = sy_decoder_peek(d, &v, &n)) == 0) {
+		for (k = 0; k < n && !r;)
+			r = sy_decode_item(js, j, st, m, &v[k++], &head);
+		sy_decoder_advance(d, k);
+		if (r < 0)
+			err = r;
 	}
 	if (err == -SY_E_EOS)
 		err = sy_seam_finish(j, d, st);

@@ -129,10 +129,12 @@ sy, f, t = sys.argv[1:]
 bad = []
 for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
     out = os.path.join(t, "sig.ps")
-    # a shell's background job ignores SIGINT; start as a terminal would
+    # a shell's background job ignores SIGINT, nohup SIGHUP (and convert
+    # leaves a signal ignored at its start ignored): start as a terminal
+    # would
     p = subprocess.Popen([sy, "convert", "-q", "--symfs", os.getcwd(), "-o", out,
                           "--stats-json", os.path.join(t, "block"), f],
-                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+                         preexec_fn=lambda s=sig: signal.signal(s, signal.SIG_DFL))
     deadline = time.time() + 30
     while not glob.glob(out + ".tmp-*") and time.time() < deadline and p.poll() is None:
         time.sleep(0.02)

@@ -1727,6 +1727,125 @@ Test(etm_decode, context_for_read_mem)
 	fx_truth_fini(&t[1]);
 }
 
+/* *@buf (*@len bytes) of trace ID @id in CoreSight frames, made in @fb. */
+static void in_frames(struct fx_buf *fb, uint8_t id, const uint8_t **buf,
+		      size_t *len)
+{
+	struct fx_csfmt_stream st;
+
+	st.trace_id = id;
+	st.data = *buf;
+	st.len = *len;
+	cr_assert_eq(fx_csfmt_interleave(fb, &st, 1, 0, 0), 0);
+	*buf = fb->data;
+	*len = fb->len;
+}
+
+/* Items of @buf taken in place (sy_decoder_peek), @take[i % 4] of each
+ * peek at a time (0: none, the same items must come again), into @out;
+ * the statistics into @stats. */
+static void decode_peeking(const struct sy_dec_params *p, const uint8_t *buf,
+			   size_t len, const size_t take[4], struct items *out,
+			   struct sy_dec_stats *stats)
+{
+	struct sy_dec_chunk ch = { buf, len };
+	struct sy_dec_item *v, first;
+	struct sy_decoder *d;
+	size_t n, i = 0;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	cr_assert_eq(sy_decoder_alloc(&d, p), 0);
+	cr_assert_eq(sy_decoder_reset(d, &ch, 1, 0), 0);
+	while ((err = sy_decoder_peek(d, &v, &n)) == 0) {
+		size_t k = take[i++ % 4];
+
+		cr_assert_geq(n, 1);
+		cr_assert_lt(out->n, 64 * len + 100000, "peek does not stop");
+		if (k > n)
+			k = n;
+		if (!k) {
+			/* nothing used: the same items again */
+			first = v[0];
+			cr_assert_eq(sy_decoder_peek(d, &v, &n), 0);
+			cr_assert_eq(memcmp(&first, v, sizeof(first)), 0);
+		}
+		for (size_t j = 0; j < k; j++)
+			items_push(out, &v[j]);
+		sy_decoder_advance(d, k);
+	}
+	cr_assert_eq(err, -SY_E_EOS, "peek: %s", sy_errname(err));
+	cr_assert_eq(sy_decoder_peek(d, &v, &n), -SY_E_EOS);
+	*stats = *sy_decoder_stats(d);
+	sy_decoder_free(d);
+}
+
+/* sy_decoder_peek / sy_decoder_advance give next()'s items and counts,
+ * however many of each peek are used, on both decoders, raw and in
+ * frames (the fast path's peek hands out its ring in place, where it may
+ * wrap). */
+Test(etm_decode, peek_equals_next)
+{
+	static const size_t takes[][4] = {
+		{ 1, 1, 1, 1 }, { 3, 0, 1, 7 }, { 1000, 2, 0, 5000 },
+	};
+	struct fx_truth t;
+	struct tmem mem = { 0 };
+	struct tsrc s;
+
+	struct fx_etm_config cfg;
+
+	load_truth(&t, "branchy-aarch64");
+	mem.t = &t;
+	/* long enough for the ring (2048 items) to wrap several times */
+	fx_etm_config_init(&cfg);
+	cfg.arch = FX_ETM_ETE;
+	cfg.timestamps = 1;
+	tsrc_init(&s, &cfg);
+	for (size_t at = 1000; at + 8000 <= t.n && at < 41000; at += 8000) {
+		struct fx_etm_window w;
+
+		fx_etm_window_init(&w);
+		w.end = FX_ETM_END_EXCEPTION;
+		w.end_ip = t.insns[at + 7999].next;
+		w.resync_period = 9;
+		w.ts0 = 1000 * at;
+		tsrc_window(&s, t.insns + at, 8000, &w);
+	}
+	for (int fmt = 0; fmt <= 1; fmt++)
+	for (int dec = 0; dec <= 1; dec++)
+	for (size_t k = 0; k < SY_ARRAY_SIZE(takes); k++) {
+		struct sy_dec_params p;
+		struct items a, b;
+		struct sy_dec_stats sa, sb;
+		struct sy_etm_debug g;
+		struct fx_buf fb;
+		const uint8_t *buf = s.enc.out.data;
+		size_t len = s.enc.out.len;
+
+		fx_buf_init(&fb);
+		if (fmt)
+			in_frames(&fb, cfg.trace_id, &buf, &len);
+		params_init(&p, &mem, &s.s, 1, fmt, 0);
+		p.u.etm.decoder = dec ? SY_ETM_DECODER_FULL
+				      : SY_ETM_DECODER_AUTO;
+		decode_once(&p, buf, len, NULL, &a, &g, &sa);
+		decode_peeking(&p, buf, len, takes[k], &b, &sb);
+		cr_assert_gt(a.n, 8000, "%zu items", a.n);
+		items_same(&a, &b, "next vs peek");
+		cr_assert_eq(sa.insns, sb.insns);
+		cr_assert_eq(sa.branches, sb.branches);
+		cr_assert_eq(sa.errors, sb.errors);
+		cr_assert_eq(sa.overflows, sb.overflows);
+		cr_assert_eq(sa.bytes, sb.bytes);
+		items_free(&a);
+		items_free(&b);
+		fx_buf_fini(&fb);
+	}
+	tsrc_fini(&s);
+	fx_truth_fini(&t);
+}
+
 /* A window split over many AUXTRACE buffers decodes like one buffer,
  * offsets counting across them; frames may straddle buffers. */
 Test(etm_decode, chunks)
@@ -2503,6 +2622,70 @@ Test(etm_bad, return_stack_exceptions)
 		cr_assert_eq(g.fallbacks, (uint64_t)(kind >= 2), "kind %d",
 			     kind);
 		items_free(&got);
+		tsrc_fini(&s);
+	}
+	fx_truth_fini(&t);
+}
+
+/* The fast path converts a raw window's ranges as it walks them (the
+ * direct lane, etm_walk.c out_range), but OpenCSD drops the batch of
+ * elements in which it meets an error.  With the return stack on, one atom
+ * packet "E E" from a RET: the RET's range (the window's first, so a START
+ * with it) goes out at once, then the second atom pops the empty stack
+ * (Trace Info emptied it) and the walk gives the window up in the same
+ * batch.  The START must be taken back: the full decoder, decoding the
+ * window again, never made it, and its first items would be dropped as
+ * already out.  Both decoders give the same items (run_decoder), in a raw
+ * stream and in frames. */
+Test(etm_bad, direct_lane_batch_dropped)
+{
+	struct fx_truth t;
+	struct tmem mem = { 0 };
+	size_t r;
+
+	load_truth(&t, "branchy-aarch64");
+	mem.t = &t;
+	r = next_of_kind(&t, 7000, SY_BR_RET);
+	for (int fmt = 0; fmt <= 1; fmt++) {
+		struct fx_etm_config cfg;
+		struct tsrc s;
+		struct sy_dec_params p;
+		struct sy_etm_debug g;
+		struct items got;
+		struct fx_buf fb;
+		const uint8_t *buf;
+		size_t len, nstart = 0;
+
+		fx_etm_config_init(&cfg);
+		tsrc_init(&s, &cfg);
+		s.s.trcconfigr |= 1u << 12;	/* TRCCONFIGR.RS */
+		fx_etm_async(&s.enc);
+		fx_etm_trace_info(&s.enc);
+		fx_etm_trace_on(&s.enc);
+		fx_etm_addr_ctxt(&s.enc, t.insns[r].pc, 0);
+		cr_assert_eq(fx_etm_atom_packet(&s.enc, 2, 3, 2), 0);
+		/* good trace after it, which both decoders resume at */
+		fx_etm_async(&s.enc);
+		fx_etm_trace_info(&s.enc);
+		fx_etm_addr_ctxt(&s.enc, t.insns[7000].pc, 0);
+		for (int i = 0; i < 8; i++)
+			fx_etm_atom(&s.enc, 1);
+		fx_etm_atom_flush(&s.enc);
+		buf = s.enc.out.data;
+		len = s.enc.out.len;
+		fx_buf_init(&fb);
+		if (fmt)
+			in_frames(&fb, cfg.trace_id, &buf, &len);
+		params_init(&p, &mem, &s.s, 1, fmt, 0);
+		run_decoder(&p, buf, len, NULL, &got, &g);
+		cr_assert_eq(g.fallbacks, 1, "fmt %d: the walk gave up", fmt);
+		for (size_t i = 0; i < got.n; i++)
+			nstart += got.v[i].kind == SY_DEC_START &&
+				  got.v[i].to == t.insns[r].pc;
+		cr_assert_eq(nstart, 0, "fmt %d: the dropped batch's START "
+			     "went out", fmt);
+		items_free(&got);
+		fx_buf_fini(&fb);
 		tsrc_fini(&s);
 	}
 	fx_truth_fini(&t);

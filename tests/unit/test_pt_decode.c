@@ -1074,6 +1074,82 @@ Test(pt_decode, chunks_are_one_buffer)
 	sy_decoder_free(d);
 }
 
+/* sy_decoder_peek / sy_decoder_advance through the backend's next() (PT
+ * has no ring to hand out): next()'s items and counts, whether a peek's
+ * item is used, left for the next peek, or taken by next() after all. */
+Test(pt_decode, peek_equals_next)
+{
+	struct knobs k = { .ret_compress = 1, .ip_compress = 1, .time = 1,
+			   .p_nopsb = 70, .max_len = 1500, .max_gap = 100 };
+	struct stream *st = malloc(sizeof(*st));
+	struct sy_decoder *d = new_decoder(NULL);
+	uint64_t rng = 78;
+
+	cr_assert_not_null(st);
+	stream_build(st, &k, 43);
+	for (size_t w = 0; w < st->nw; w++) {
+		const struct fx_pt_window_info *wi = &st->info[w];
+		struct items one = { 0 };
+		struct sy_dec_stats s1;
+		struct sy_dec_chunk ch;
+		struct sy_dec_item *v, it;
+		uint64_t sync = wi->begin, insns = 0;
+		size_t n, i = 0, step = 0;
+		int err;
+
+		cr_assert_eq(sy_decode_find_sync(SY_TRACE_PT, st->buf.data,
+						 wi->end, wi->begin, &sync), 0);
+		decode_window(d, st->buf.data, wi->begin, wi->end, 1, &rng,
+			      &one);
+		s1 = *sy_decoder_stats(d);
+		ch.data = st->buf.data + sync;
+		ch.len = wi->end - sync;
+		cr_assert_eq(sy_decoder_reset(d, &ch, 1, wi->begin - sync), 0);
+		for (;;) {
+			switch (step++ % 3) {
+			case 0:		/* peek, use it */
+				if ((err = sy_decoder_peek(d, &v, &n)))
+					break;
+				cr_assert_eq(n, 1);
+				it = v[0];
+				sy_decoder_advance(d, 1);
+				break;
+			case 1:		/* peek, leave it, peek again */
+				if ((err = sy_decoder_peek(d, &v, &n)))
+					break;
+				sy_decoder_advance(d, 0);
+				if ((err = sy_decoder_peek(d, &v, &n)))
+					break;
+				it = v[0];
+				sy_decoder_advance(d, 1);
+				break;
+			default:	/* peek, leave it, next() */
+				if ((err = sy_decoder_peek(d, &v, &n)))
+					break;
+				err = sy_decoder_next(d, &it);
+				break;
+			}
+			if (err)
+				break;
+			cr_assert_lt(i, one.n, "window %zu: more items", w);
+			cr_assert(memcmp(&it, &one.e[i], sizeof(it)) == 0,
+				  "window %zu item %zu", w, i);
+			insns += it.ninsn;
+			i++;
+		}
+		cr_assert_eq(err, -SY_E_EOS);
+		cr_assert_eq(i, one.n, "window %zu", w);
+		cr_assert_eq(sy_decoder_stats(d)->insns, s1.insns);
+		cr_assert_eq(sy_decoder_stats(d)->insns, insns);
+		cr_assert_eq(sy_decoder_stats(d)->branches, s1.branches);
+		cr_assert_eq(sy_decoder_stats(d)->errors, s1.errors);
+		items_free(&one);
+	}
+	fx_buf_fini(&st->buf);
+	free(st);
+	sy_decoder_free(d);
+}
+
 /* ------------------------------------------------------------------------
  * The code cache in front of read_mem.
  * ---------------------------------------------------------------------- */

@@ -1,0 +1,98 @@
+/* The ETM fast path's atom-run cache (see etm_runs.h). */
+#include <stdlib.h>
+
+#include "etm_conv.h"
+#include "etm_runs.h"
+
+int etm_runs_init(struct etm_runs *c, struct etm_blocks *blocks)
+{
+	c->blocks = blocks;
+	c->v = calloc(ETM_RUNS, sizeof(*c->v));
+	if (!c->v)
+		return -SY_E_NOMEM;
+	c->gen = 1;		/* calloc's zeros are generation 0: empty */
+	c->hits = c->misses = 0;
+	return 0;
+}
+
+void etm_runs_fini(struct etm_runs *c)
+{
+	free(c->v);
+	c->v = NULL;
+}
+
+void etm_runs_clear(struct etm_runs *c)
+{
+	if (++c->gen == 0) {	/* wrapped: generation 0 must mean empty */
+		for (size_t i = 0; i < ETM_RUNS; i++)
+			c->v[i].gen = 0;
+		c->gen = 1;
+	}
+	c->hits = c->misses = 0;
+}
+
+/* process_atom() for each atom, without a return stack: the blocks, the
+ * ranges, the address.  Returns 0 when a block cannot be read. */
+static int run_fill(struct etm_runs *c, struct etm_run *e, uint64_t addr,
+		    uint32_t ctxid, int wfi_wfe, uint32_t bits,
+		    unsigned natoms)
+{
+	e->nr = 0;
+	e->need_addr = 0;
+	for (unsigned i = 0; i < natoms && !e->need_addr; i++) {
+		const struct etm_block *b =
+			etm_blocks_get(c->blocks, addr, ctxid, wfi_wfe);
+		struct etm_run_range *r = &e->r[e->nr++];
+		int taken = (bits >> i) & 1;
+
+		if (b->nacc)
+			return 0;
+		r->st = addr;
+		r->en = b->end;
+		r->ninsn = b->ninsn;
+		r->type = b->type;
+		r->subtype = b->subtype;
+		r->cond = b->cond;
+		r->exec = (uint8_t)taken;
+		r->br = 0;
+		addr = b->end;
+		if (taken && b->type == OCSD_INSTR_BR) {
+			addr = b->target;
+			r->br = etm_conv_branch_kind(b->type, b->subtype, b->cond);
+		} else if (taken && b->type == OCSD_INSTR_BR_INDIRECT) {
+			e->need_addr = 1;
+			r->br = etm_conv_branch_kind(b->type, b->subtype, b->cond);
+		}
+	}
+	e->end = addr;
+	return 1;
+}
+
+const struct etm_run *etm_runs_get(struct etm_runs *c, uint64_t addr,
+				   uint32_t ctxid, int wfi_wfe, uint32_t bits,
+				   unsigned natoms)
+{
+	struct etm_run *e =
+		&c->v[((addr >> 2) ^ (addr >> 13) ^ bits * 0x9e3779b1u ^
+		       natoms * 0x85ebu ^ ctxid * 0x9e5u) &
+		      (ETM_RUNS - 1)];
+
+	if (e->gen == c->gen && e->addr == addr && e->bits == bits &&
+	    e->natoms == natoms && e->ctxid == ctxid &&
+	    e->wfi_wfe == wfi_wfe) {
+		c->hits++;
+		return e;
+	}
+	c->misses++;
+	e->gen = 0;
+	if (natoms > ETM_RUN_MAX ||
+	    !run_fill(c, e, addr, ctxid, wfi_wfe, bits, natoms))
+		return NULL;
+	e->addr = addr;
+	e->ctxid = ctxid;
+	e->bits = bits;
+	e->natoms = (uint8_t)natoms;
+	e->wfi_wfe = (uint8_t)wfi_wfe;
+	e->gen = c->gen;
+	return e;
+}

@@ -1,0 +1,140 @@
+/* The fast path's atom-run cache (src/decode/etm_runs.c) on a hand-made
+ * A64 image whose blocks are known: what a run holds (its ranges, where
+ * the walk ends, whether it needs an address), that an unreadable block
+ * leaves the atoms to the walk, that a run is found again by its whole key
+ * and forgotten by a clear.  The run's equality with OpenCSD's own decode
+ * is test_etm_decode.c's and test_etm_fastpath.c's (every decode there
+ * runs both decoders). */
+#include <criterion/criterion.h>
+#include <opencsd/c_api/opencsd_c_api.h>
+#include <string.h>
+
+#include "../../src/decode/etm_runs.h"
+#include "sy_branch.h"
+
+#define BASE 0x400000ull
+
+/* 0x00 add x0, x0, #1; 0x04 cmp x0, #10; 0x08 b.ne 0x00; 0x0c bl 0x20;
+ * 0x10 ret; 0x14-0x1c nop; 0x20 br x1; nothing mapped from 0x24 on */
+static const uint32_t prog[] = {
+	0x91000400, 0xf100281f, 0x54ffffc1, 0x94000005, 0xd65f03c0,
+	0xd503201f, 0xd503201f, 0xd503201f, 0xd61f0020,
+};
+
+static size_t read_prog(void *ctx, uint32_t ctxid, uint64_t addr,
+			uint8_t *buf, size_t len)
+{
+	size_t have;
+
+	(void)ctx;
+	if (ctxid != 7 || addr < BASE || addr >= BASE + sizeof(prog))
+		return 0;
+	have = BASE + sizeof(prog) - addr;
+	if (len > have)
+		len = have;
+	memcpy(buf, (const uint8_t *)prog + (addr - BASE), len);
+	return len;
+}
+
+static struct sy_code_cache code;
+static struct etm_blocks blocks;
+static struct etm_runs runs;
+
+static void setup(void)
+{
+	sy_code_cache_init(&code, read_prog, NULL);
+	cr_assert_eq(etm_blocks_init(&blocks, &code), 0);
+	cr_assert_eq(etm_runs_init(&runs, &blocks), 0);
+}
+
+static void teardown(void)
+{
+	etm_runs_fini(&runs);
+	etm_blocks_fini(&blocks);
+}
+
+TestSuite(etm_runs, .init = setup, .fini = teardown);
+
+static void range_is(const struct etm_run_range *r, uint64_t st, uint64_t en,
+		     uint32_t ninsn, uint8_t type, uint8_t exec, uint8_t br)
+{
+	cr_assert_eq(r->st, BASE + st, "st %#llx", (unsigned long long)r->st);
+	cr_assert_eq(r->en, BASE + en, "en %#llx", (unsigned long long)r->en);
+	cr_assert_eq(r->ninsn, ninsn);
+	cr_assert_eq(r->type, type);
+	cr_assert_eq(r->exec, exec);
+	cr_assert_eq(r->br, br);
+}
+
+Test(etm_runs, loop_taken_twice)
+{
+	const struct etm_run *r = etm_runs_get(&runs, BASE, 7, 0, 0x3, 2);
+
+	cr_assert_not_null(r);
+	cr_assert_eq(r->nr, 2);
+	range_is(&r->r[0], 0, 0x0c, 3, OCSD_INSTR_BR, 1, SY_BR_COND);
+	range_is(&r->r[1], 0, 0x0c, 3, OCSD_INSTR_BR, 1, SY_BR_COND);
+	cr_assert_eq(r->end, BASE);
+	cr_assert_eq(r->need_addr, 0);
+}
+
+/* N then E: falls through the b.ne into the bl, which goes to 0x20 */
+Test(etm_runs, not_taken_then_call)
+{
+	const struct etm_run *r = etm_runs_get(&runs, BASE, 7, 0, 0x2, 2);
+
+	cr_assert_not_null(r);
+	cr_assert_eq(r->nr, 2);
+	range_is(&r->r[0], 0, 0x0c, 3, OCSD_INSTR_BR, 0, 0);
+	range_is(&r->r[1], 0x0c, 0x10, 1, OCSD_INSTR_BR, 1, SY_BR_CALL);
+	cr_assert_eq(r->end, BASE + 0x20);
+}
+
+/* A taken indirect branch ends the processing: the walk needs an address,
+ * the run's other atoms are committed without code. */
+Test(etm_runs, indirect_ends_the_run)
+{
+	const struct etm_run *r = etm_runs_get(&runs, BASE + 0x20, 7, 0, 0x7,
+					       3);
+
+	cr_assert_not_null(r);
+	cr_assert_eq(r->nr, 1);
+	range_is(&r->r[0], 0x20, 0x24, 1, OCSD_INSTR_BR_INDIRECT, 1,
+		 SY_BR_IND_JUMP);
+	cr_assert_eq(r->need_addr, 1);
+	cr_assert_eq(r->end, BASE + 0x24);
+}
+
+/* Unreadable code (ADDR_NACC) is the walk's to report: no run, at the
+ * first atom or after readable ones. */
+Test(etm_runs, unreadable_is_no_run)
+{
+	cr_assert_null(etm_runs_get(&runs, BASE + 0x24, 7, 0, 0x1, 1));
+	cr_assert_null(etm_runs_get(&runs, BASE, 8, 0, 0x1, 1));
+	/* N atoms: the b.ne, the bl, the ret, the nops to the br, all
+	 * readable; a fifth would walk from 0x24, which cannot be read */
+	cr_assert_eq(etm_runs_get(&runs, BASE, 7, 0, 0x0, 4)->end,
+		     BASE + 0x24);
+	cr_assert_null(etm_runs_get(&runs, BASE, 7, 0, 0x0, 5));
+}
+
+/* Found again by the whole key, and only by it; a clear forgets all. */
+Test(etm_runs, key_and_clear)
+{
+	const struct etm_run *a = etm_runs_get(&runs, BASE, 7, 0, 0x3, 2);
+	const struct etm_run *b;
+
+	cr_assert_eq(runs.misses, 1);
+	cr_assert_eq(etm_runs_get(&runs, BASE, 7, 0, 0x3, 2), a);
+	cr_assert_eq(runs.hits, 1);
+	b = etm_runs_get(&runs, BASE, 7, 0, 0x1, 2);	/* E then N */
+	cr_assert_not_null(b);
+	cr_assert_eq(runs.misses, 2);
+	cr_assert_eq(b->r[1].exec, 0);
+	cr_assert_eq(etm_runs_get(&runs, BASE, 7, 0, 0x3, 1)->nr, 1);
+	cr_assert_eq(runs.misses, 3);
+	etm_runs_clear(&runs);
+	cr_assert_eq(runs.hits + runs.misses, 0);
+	cr_assert_not_null(etm_runs_get(&runs, BASE, 7, 0, 0x3, 2));
+	cr_assert_eq(runs.misses, 1, "a clear keeps nothing");
+}
