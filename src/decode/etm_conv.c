@@ -478,7 +478,7 @@ int etm_conv_mark(const struct etm_conv *cv, const struct etm_src *s,
 		return 0;
 	memcpy(&m->src, s, offsetof(struct etm_src, defer));
 	m->seam = cv->seam;
-	m->head = cv->ring.head;
+	m->count = etm_ring_count(&cv->ring);
 	m->pushed = cv->ring.pushed;
 	m->open = 1;
 	return 1;
@@ -490,11 +490,12 @@ void etm_conv_undo(struct etm_conv *cv, struct etm_src *s,
 	if (!m->open)
 		return;
 	/* nothing pops the ring while the walk runs (etm.c pops between
-	 * pumps), so the items since the mark are still its newest */
+	 * pumps), so the items since the mark are still its newest; counted
+	 * from the oldest, as a ring that grew renumbers them */
 	memcpy(s, &m->src, offsetof(struct etm_src, defer));
 	s->ndefer = 0;
 	cv->seam = m->seam;
-	cv->ring.head = m->head;
+	cv->ring.head = cv->ring.tail + m->count;
 	cv->ring.pushed = m->pushed;
 	m->open = 0;
 }

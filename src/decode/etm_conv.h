@@ -134,7 +134,7 @@ int etm_conv_run(struct etm_conv *cv, struct etm_src *s, uint64_t off,
 struct etm_conv_mark {
 	struct etm_src src;	/* up to (not including) its defer array */
 	struct sy_dec_seam seam;
-	size_t head;		/* the ring's */
+	size_t count;		/* the ring's items */
 	uint64_t pushed;
 	uint8_t open;
 };

@@ -42,20 +42,20 @@ static void span_mark(struct etm_fast *f)
 
 	memcpy(f->mark_src, cv->src, cv->nsrc * sizeof(*cv->src));
 	f->mark_seam = cv->seam;
-	f->mark_head = cv->ring.head;
+	f->mark_count = etm_ring_count(&cv->ring);
 	f->mark_pushed = cv->ring.pushed;
 }
 
 /* The walk gave the span up: its items are taken back, as if the span's
  * elements had never been converted (nothing pops the ring during a
- * span). */
+ * span; a ring that grew renumbered its items from the oldest). */
 static void span_undo(struct etm_fast *f)
 {
 	struct etm_conv *cv = f->cv;
 
 	memcpy(cv->src, f->mark_src, cv->nsrc * sizeof(*cv->src));
 	cv->seam = f->mark_seam;
-	cv->ring.head = f->mark_head;
+	cv->ring.head = cv->ring.tail + f->mark_count;
 	cv->ring.pushed = f->mark_pushed;
 }
 

@@ -34,7 +34,7 @@ struct etm_fast {
 	 * up (etm_fast.c) */
 	struct etm_src *mark_src;
 	struct sy_dec_seam mark_seam;
-	size_t mark_head;
+	size_t mark_count;	/* items in the ring */
 	uint64_t mark_pushed;
 	int eot_sent;
 	int done;		/* every item is out */

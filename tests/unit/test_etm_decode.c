@@ -2627,6 +2627,42 @@ Test(etm_bad, return_stack_exceptions)
 	fx_truth_fini(&t);
 }
 
+/* A source whose trace starts at @pc (A-Sync, Trace Info, Trace On, an
+ * address with context), with the return stack on when @rs. */
+static void source_at(struct tsrc *s, uint64_t pc, int rs)
+{
+	struct fx_etm_config cfg;
+
+	fx_etm_config_init(&cfg);
+	tsrc_init(s, &cfg);
+	if (rs)
+		s->s.trcconfigr |= 1u << 12;	/* TRCCONFIGR.RS */
+	fx_etm_async(&s->enc);
+	fx_etm_trace_info(&s->enc);
+	fx_etm_trace_on(&s->enc);
+	fx_etm_addr_ctxt(&s->enc, pc, 0);
+}
+
+/* @s's trace decoded both ways (run_decoder), raw or in frames (@fmt);
+ * the fast path gave it up once. */
+static void decode_given_up(struct tsrc *s, struct tmem *mem, int fmt,
+			    struct items *got)
+{
+	struct sy_dec_params p;
+	struct sy_etm_debug g;
+	struct fx_buf fb;
+	const uint8_t *buf = s->enc.out.data;
+	size_t len = s->enc.out.len;
+
+	fx_buf_init(&fb);
+	if (fmt)
+		in_frames(&fb, s->cfg.trace_id, &buf, &len);
+	params_init(&p, mem, &s->s, 1, fmt, 0);
+	run_decoder(&p, buf, len, NULL, got, &g);
+	cr_assert_eq(g.fallbacks, 1, "fmt %d: the walk gave up", fmt);
+	fx_buf_fini(&fb);
+}
+
 /* The fast path converts a raw window's ranges as it walks them (the
  * direct lane, etm_walk.c out_range), but OpenCSD drops the batch of
  * elements in which it meets an error.  With the return stack on, one atom
@@ -2647,22 +2683,11 @@ Test(etm_bad, direct_lane_batch_dropped)
 	mem.t = &t;
 	r = next_of_kind(&t, 7000, SY_BR_RET);
 	for (int fmt = 0; fmt <= 1; fmt++) {
-		struct fx_etm_config cfg;
 		struct tsrc s;
-		struct sy_dec_params p;
-		struct sy_etm_debug g;
 		struct items got;
-		struct fx_buf fb;
-		const uint8_t *buf;
-		size_t len, nstart = 0;
+		size_t nstart = 0;
 
-		fx_etm_config_init(&cfg);
-		tsrc_init(&s, &cfg);
-		s.s.trcconfigr |= 1u << 12;	/* TRCCONFIGR.RS */
-		fx_etm_async(&s.enc);
-		fx_etm_trace_info(&s.enc);
-		fx_etm_trace_on(&s.enc);
-		fx_etm_addr_ctxt(&s.enc, t.insns[r].pc, 0);
+		source_at(&s, t.insns[r].pc, 1);
 		cr_assert_eq(fx_etm_atom_packet(&s.enc, 2, 3, 2), 0);
 		/* good trace after it, which both decoders resume at */
 		fx_etm_async(&s.enc);
@@ -2671,21 +2696,83 @@ Test(etm_bad, direct_lane_batch_dropped)
 		for (int i = 0; i < 8; i++)
 			fx_etm_atom(&s.enc, 1);
 		fx_etm_atom_flush(&s.enc);
-		buf = s.enc.out.data;
-		len = s.enc.out.len;
-		fx_buf_init(&fb);
-		if (fmt)
-			in_frames(&fb, cfg.trace_id, &buf, &len);
-		params_init(&p, &mem, &s.s, 1, fmt, 0);
-		run_decoder(&p, buf, len, NULL, &got, &g);
-		cr_assert_eq(g.fallbacks, 1, "fmt %d: the walk gave up", fmt);
+		decode_given_up(&s, &mem, fmt, &got);
 		for (size_t i = 0; i < got.n; i++)
 			nstart += got.v[i].kind == SY_DEC_START &&
 				  got.v[i].to == t.insns[r].pc;
 		cr_assert_eq(nstart, 0, "fmt %d: the dropped batch's START "
 			     "went out", fmt);
 		items_free(&got);
-		fx_buf_fini(&fb);
+		tsrc_fini(&s);
+	}
+	fx_truth_fini(&t);
+}
+
+/* A loop of one block in the truth's trace: a taken direct branch whose
+ * target runs straight back to it (no other waypoint between); returns
+ * the target's index, the branch at *@br. */
+static size_t one_block_loop(const struct fx_truth *t, size_t *br)
+{
+	for (size_t i = 0; i + 1 < t->n; i++) {
+		const struct fx_insn *b = &t->insns[i];
+		size_t k = i + 1;
+
+		if ((b->kind != SY_BR_COND && b->kind != SY_BR_JUMP) ||
+		    !fx_insn_taken(b) || b->next >= b->pc)
+			continue;
+		while (k < t->n && t->insns[k].kind == SY_BR_NONE)
+			k++;
+		if (k < t->n && t->insns[k].pc == b->pc) {
+			*br = k;
+			return i + 1;
+		}
+	}
+	cr_assert_fail("no loop of one block in the truth");
+	return 0;
+}
+
+/* A formatted window given up in a later span, after its ring grew in
+ * that span: the ring renumbers its items when it grows (oldest first from
+ * 0), and the span's undo must count from the oldest item, not go back to
+ * the old number (which, with items popped before the span, brought back
+ * stale slots as items).  The first span holds a few branches (popped
+ * before the next is fed), the second more than the ring holds, then a
+ * Mispredict the fast path gives up on.  Both decoders give the same items
+ * (run_decoder), framed and raw. */
+Test(etm_bad, span_undone_after_ring_grew)
+{
+	struct fx_truth t;
+	struct tmem mem = { 0 };
+	size_t top, br;
+
+	load_truth(&t, "branchy-aarch64");
+	mem.t = &t;
+	top = one_block_loop(&t, &br);
+	for (int fmt = 0; fmt <= 1; fmt++) {
+		struct tsrc s;
+		struct items got;
+		size_t nbr = 0;
+
+		source_at(&s, t.insns[top].pc, 0);
+		for (int i = 0; i < 100; i++)
+			fx_etm_atom(&s.enc, 1);
+		fx_etm_atom_flush(&s.enc);
+		/* past the first span (2048 bytes of frames, 1920 of trace) */
+		for (int i = 0; i < 170; i++)
+			fx_etm_async(&s.enc);
+		cr_assert_gt(s.enc.out.len, 1920 + 12);
+		for (int i = 0; i < 5000; i++)
+			fx_etm_atom(&s.enc, 1);
+		fx_etm_atom_flush(&s.enc);
+		fx_buf_u8(&s.enc.out, 0x30);	/* Mispredict */
+		fx_etm_atom(&s.enc, 1);
+		fx_etm_atom_flush(&s.enc);
+		cr_assert_lt(s.enc.out.len, 3 * 1920);
+		decode_given_up(&s, &mem, fmt, &got);
+		for (size_t i = 0; i < got.n; i++)
+			nbr += got.v[i].kind == SY_DEC_BRANCH;
+		cr_assert_geq(nbr, 100, "fmt %d: %zu branches", fmt, nbr);
+		items_free(&got);
 		tsrc_fini(&s);
 	}
 	fx_truth_fini(&t);
