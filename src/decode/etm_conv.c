@@ -147,8 +147,15 @@ static inline struct sy_dec_item *emit_slot(struct etm_conv *cv,
 	 * later byte (it was decoded from an earlier sync point). */
 	if (off < cv->report_from || !(d = etm_ring_put(&cv->ring)))
 		return NULL;
-	memset(d, 0, sizeof(*d));
+	/* field by field: the caller's stores of the same fields follow,
+	 * and the compiler merges them (a memset first did not) */
 	d->kind = (uint8_t)kind;
+	d->br = 0;
+	d->exc = 0;
+	d->code = 0;
+	d->from = 0;
+	d->to = 0;
+	d->time = 0;
 	d->ninsn = ninsn;
 	d->offset = off;
 	return d;
@@ -208,8 +215,8 @@ static void emit_side(struct etm_conv *cv, struct etm_src *s,
 
 /* A BRANCH, written straight into its ring slot (the item of every taken
  * branch). */
-static void emit_branch(struct etm_conv *cv, struct etm_src *s, uint64_t to,
-			uint64_t off)
+static inline void emit_branch(struct etm_conv *cv, struct etm_src *s,
+			       uint64_t to, uint64_t off)
 {
 	struct sy_dec_item *d = emit_slot(cv, s, SY_DEC_BRANCH, off);
 
@@ -221,7 +228,8 @@ static void emit_branch(struct etm_conv *cv, struct etm_src *s, uint64_t to,
 	s->pending = 0;
 	s->next_pc = to;
 	s->have_next = 1;
-	release_deferred(cv, s);
+	if (s->ndefer)
+		release_deferred(cv, s);
 }
 
 static void emit_start(struct etm_conv *cv, struct etm_src *s, uint64_t to,
@@ -438,23 +446,8 @@ int etm_conv_run(struct etm_conv *cv, struct etm_src *s, uint64_t off,
 	 * taken branch's target): conv_range() without a START, STOP or
 	 * seam, the state written once at the end. */
 	for (unsigned i = 1; i < nr; i++) {
-		if (s->pending) {
-			struct sy_dec_item *d = etm_ring_put(&cv->ring);
-
-			if (d) {
-				d->kind = SY_DEC_BRANCH;
-				d->br = s->pend_br;
-				d->exc = 0;
-				d->code = 0;
-				d->from = s->pend_from;
-				d->to = r[i].st;
-				d->time = 0;
-				d->ninsn = s->ninsn;
-				d->offset = off;
-			}
-			s->ninsn = 0;
-			s->pending = 0;
-		}
+		if (s->pending)
+			emit_branch(cv, s, r[i].st, off);
 		s->ninsn += r[i].ninsn;
 		if (r[i].br) {
 			s->pending = 1;
@@ -471,15 +464,28 @@ int etm_conv_run(struct etm_conv *cv, struct etm_src *s, uint64_t off,
 	return 1;
 }
 
+void etm_conv_pos_save(const struct etm_conv *cv, struct etm_conv_pos *p)
+{
+	p->count = etm_ring_count(&cv->ring);
+	p->pushed = cv->ring.pushed;
+	p->seam = cv->seam;
+}
+
+void etm_conv_pos_restore(struct etm_conv *cv, const struct etm_conv_pos *p)
+{
+	/* nothing popped, so the items since are the newest */
+	cv->ring.head = cv->ring.tail + p->count;
+	cv->ring.pushed = p->pushed;
+	cv->seam = p->seam;
+}
+
 int etm_conv_mark(const struct etm_conv *cv, const struct etm_src *s,
 		  struct etm_conv_mark *m)
 {
 	if (s->ndefer || cv->ring.skip)
 		return 0;
 	memcpy(&m->src, s, offsetof(struct etm_src, defer));
-	m->seam = cv->seam;
-	m->count = etm_ring_count(&cv->ring);
-	m->pushed = cv->ring.pushed;
+	etm_conv_pos_save(cv, &m->pos);
 	m->open = 1;
 	return 1;
 }
@@ -490,13 +496,10 @@ void etm_conv_undo(struct etm_conv *cv, struct etm_src *s,
 	if (!m->open)
 		return;
 	/* nothing pops the ring while the walk runs (etm.c pops between
-	 * pumps), so the items since the mark are still its newest; counted
-	 * from the oldest, as a ring that grew renumbers them */
+	 * pumps) */
 	memcpy(s, &m->src, offsetof(struct etm_src, defer));
 	s->ndefer = 0;
-	cv->seam = m->seam;
-	cv->ring.head = cv->ring.tail + m->count;
-	cv->ring.pushed = m->pushed;
+	etm_conv_pos_restore(cv, &m->pos);
 	m->open = 0;
 }
 

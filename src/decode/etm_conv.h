@@ -128,14 +128,25 @@ struct etm_run_range;
 int etm_conv_run(struct etm_conv *cv, struct etm_src *s, uint64_t off,
 		 const struct etm_run_range *r, unsigned nr);
 
-/* What converting may change of source @s and of @cv, saved so that it can
- * be undone: the fast path converts a batch's ranges as it walks them, and
- * OpenCSD drops a batch in which it meets an error (etm_walk.c give_up). */
+/* Where the converter's output stands, besides the sources' flows: what
+ * the fast path restores when it takes back what it converted (a batch
+ * OpenCSD drops, etm_walk.c give_up; a formatted span given up,
+ * etm_fast.c). */
+struct etm_conv_pos {
+	size_t count;		/* items in the ring, counted from the oldest:
+				 * a ring that grows renumbers them */
+	uint64_t pushed;
+	struct sy_dec_seam seam;
+};
+
+void etm_conv_pos_save(const struct etm_conv *cv, struct etm_conv_pos *p);
+/* Nothing may have popped the ring since @p was saved. */
+void etm_conv_pos_restore(struct etm_conv *cv, const struct etm_conv_pos *p);
+
+/* What converting a batch may change of source @s and of @cv. */
 struct etm_conv_mark {
 	struct etm_src src;	/* up to (not including) its defer array */
-	struct sy_dec_seam seam;
-	size_t count;		/* the ring's items */
-	uint64_t pushed;
+	struct etm_conv_pos pos;
 	uint8_t open;
 };
 

@@ -41,22 +41,18 @@ static void span_mark(struct etm_fast *f)
 	struct etm_conv *cv = f->cv;
 
 	memcpy(f->mark_src, cv->src, cv->nsrc * sizeof(*cv->src));
-	f->mark_seam = cv->seam;
-	f->mark_count = etm_ring_count(&cv->ring);
-	f->mark_pushed = cv->ring.pushed;
+	etm_conv_pos_save(cv, &f->mark_pos);
 }
 
 /* The walk gave the span up: its items are taken back, as if the span's
  * elements had never been converted (nothing pops the ring during a
- * span; a ring that grew renumbered its items from the oldest). */
+ * span). */
 static void span_undo(struct etm_fast *f)
 {
 	struct etm_conv *cv = f->cv;
 
 	memcpy(cv->src, f->mark_src, cv->nsrc * sizeof(*cv->src));
-	cv->seam = f->mark_seam;
-	cv->ring.head = cv->ring.tail + f->mark_count;
-	cv->ring.pushed = f->mark_pushed;
+	etm_conv_pos_restore(cv, &f->mark_pos);
 }
 
 static ocsd_datapath_resp_t sink(const void *ctx, const ocsd_datapath_op_t op,
@@ -111,8 +107,7 @@ int etm_fast_init(struct etm_fast *f, struct etm_conv *cv,
 		etm_walk_cfg_from(&wc, &c);
 		etm_walk_init(&f->walk[i], &cv->src[i], convert, f, &f->blocks,
 			      &f->feed.pos, cv->ctxid, &wc);
-		etm_walk_runs(&f->walk[i], &f->runs);
-		etm_walk_direct(&f->walk[i], cv);
+		etm_walk_shortcuts(&f->walk[i], &f->runs, cv);
 		if (etm_ocsd_add_pkt_proc(f->dt, src[i], cv->src[i].id, sink,
 					  &f->walk[i]) != OCSD_OK) {
 			err = -SY_E_DECODE;

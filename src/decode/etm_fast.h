@@ -29,13 +29,11 @@ struct etm_fast {
 	struct etm_blocks blocks;
 	struct etm_runs runs;	/* over @blocks */
 	struct etm_walk *walk;	/* one per source, as cv->src */
-	/* a formatted span's start (span_mark): the flows of every source,
-	 * the seam and the ring's end, restored when the walk gives the span
+	/* a formatted span's start (span_mark): the flows of every source
+	 * and where the output stood, restored when the walk gives the span
 	 * up (etm_fast.c) */
 	struct etm_src *mark_src;
-	struct sy_dec_seam mark_seam;
-	size_t mark_count;	/* items in the ring */
-	uint64_t mark_pushed;
+	struct etm_conv_pos mark_pos;
 	int eot_sent;
 	int done;		/* every item is out */
 	enum etm_why why;	/* gave the window up */

@@ -19,10 +19,10 @@
  * committed together are looked up as one run (etm_runs.h) when nothing
  * but their ranges and the address can come of them (no return stack):
  * one lookup per packet instead of a chain of block lookups, each keyed by
- * the last one's end.  And in a raw window, ranges are converted as they
- * are walked while their batch holds nothing else (the direct lane,
- * out_range), with a mark that undoes them if the batch is dropped; a
- * formatted window's spans are undone the same way (etm_fast.c).
+ * the last one's end.  And ranges are converted as they are walked while
+ * their batch holds nothing else (the direct lane, out_range), with a
+ * mark that undoes them if the batch is dropped; a formatted window's
+ * spans are undone the same way (etm_fast.c).
  *
  * Batches matter twice: OpenCSD reads code for a whole batch before it
  * sends it, and the reads use the context the converter last saw (an
@@ -358,6 +358,14 @@ static enum etm_why out_side(struct etm_walk *w, const struct etm_p0 *p)
 	return ETM_WHY_NONE;
 }
 
+/* Whether a range made now goes the direct lane: nothing of its batch
+ * waits before it, and the batch's mark is taken. */
+static int direct_now(struct etm_walk *w)
+{
+	return w->direct && !w->nout && w->isa == ocsd_isa_aarch64 &&
+	       (w->mark.open || etm_conv_mark(w->direct, w->src, &w->mark));
+}
+
 /* An INSTR_RANGE element for @n instructions [st, en) ending with @last.
  * In the direct lane, converted at once while nothing of its batch waits
  * before it: the items come out in the same order, and the mark undoes
@@ -368,8 +376,7 @@ static enum etm_why out_range(struct etm_walk *w, uint32_t idx, uint64_t st,
 {
 	struct etm_elem *e;
 
-	if (w->direct && !w->nout && w->isa == ocsd_isa_aarch64 &&
-	    (w->mark.open || etm_conv_mark(w->direct, w->src, &w->mark))) {
+	if (direct_now(w)) {
 		etm_conv_range(w->direct, w->src, etm_offset_of(*w->pos, idx),
 			       st, en, (uint32_t)n, last->type, last->subtype,
 			       last->cond, (uint8_t)exec);
@@ -448,8 +455,7 @@ static int commit_run(struct etm_walk *w, struct etm_p0 *p, unsigned n)
 
 	if (!run)
 		return 0;
-	if (!(w->direct && !w->nout &&
-	      (w->mark.open || etm_conv_mark(w->direct, w->src, &w->mark)) &&
+	if (!(direct_now(w) &&
 	      etm_conv_run(w->direct, w->src, off, run->r, run->nr))) {
 		for (unsigned i = 0; i < run->nr; i++) {
 			const struct etm_run_range *r = &run->r[i];
@@ -1011,13 +1017,10 @@ int etm_walk_init(struct etm_walk *w, struct etm_src *src,
 	return 0;
 }
 
-void etm_walk_runs(struct etm_walk *w, struct etm_runs *runs)
+void etm_walk_shortcuts(struct etm_walk *w, struct etm_runs *runs,
+			struct etm_conv *cv)
 {
 	w->runs = runs;
-}
-
-void etm_walk_direct(struct etm_walk *w, struct etm_conv *cv)
-{
 	w->direct = cv;
 	w->mark.open = 0;
 }

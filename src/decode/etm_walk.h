@@ -125,12 +125,12 @@ struct etm_walk {
 	uint32_t *out_idx;
 	size_t nout, out_cap;
 
-	/* The direct lane: a raw window's ranges are converted as they are
-	 * walked (etm_conv_range), while the batch is still empty, rather
-	 * than built as elements, sent and converted.  NULL: off (a
-	 * formatted window's elements wait for their span, etm_fast.c).
-	 * OpenCSD drops a batch in which it meets an error: @mark undoes
-	 * what the batch's ranges did when the walk gives up in it. */
+	/* The direct lane: ranges are converted as they are walked
+	 * (etm_conv_range), while the batch is still empty, rather than
+	 * built as elements, sent and converted.  NULL: off (the full
+	 * decoder's guard walk).  OpenCSD drops a batch in which it meets an
+	 * error: @mark undoes what the batch's ranges did when the walk gives
+	 * up in it (a formatted window's span is undone too, etm_fast.c). */
 	struct etm_conv *direct;
 	/* atom runs (etm_runs.h); NULL: atom by atom */
 	struct etm_runs *runs;
@@ -147,12 +147,11 @@ int etm_walk_init(struct etm_walk *w, struct etm_src *src,
 		  const uint32_t *ctxid, const struct etm_walk_cfg *cfg);
 void etm_walk_fini(struct etm_walk *w);
 
-/* Converts ranges as they are walked into @cv (@w's source's converter):
- * for raw windows, where nothing waits for a span. */
-void etm_walk_direct(struct etm_walk *w, struct etm_conv *cv);
-
-/* Takes atom runs from @runs (shared by the walks of one decoder). */
-void etm_walk_runs(struct etm_walk *w, struct etm_runs *runs);
+/* The fast path's two shortcuts (etm_walk.c): atom runs from @runs (shared
+ * by the walks of one decoder), and ranges converted as they are walked
+ * into @cv, @w's source's converter (the direct lane). */
+void etm_walk_shortcuts(struct etm_walk *w, struct etm_runs *runs,
+			struct etm_conv *cv);
 
 /* One datapath operation of the source's packet processor, as its packet
  * sink receives it (OCSD_OP_DATA with a packet, OCSD_OP_EOT,

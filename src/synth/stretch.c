@@ -99,14 +99,7 @@ static int sy_ring_push(struct sy_stretcher *st, struct sy_stretch *s,
 			s->head = s->len;
 		}
 	}
-	s->ring[s->head].from = it->from;
-	s->ring[s->head].to = it->to;
-	s->ring[s->head].kind = it->br;
-	/* no division on the per-branch path: cap is any size (fitted) */
-	if (++s->head == s->cap)
-		s->head = 0;
-	if (s->len < s->cap)
-		s->len++;
+	sy_ring_write(s, it);
 	return 0;
 }
 

@@ -159,6 +159,23 @@ void sy_stretcher_reset(struct sy_stretcher *st);
 /* Feeds one item.  Returns 0 or -SY_E_NOMEM. */
 int sy_stretcher_push(struct sy_stretcher *st, const struct sy_dec_item *it);
 
+/* Branch item @it into @s's ring, which has room or wraps (at its depth):
+ * the newest, over the oldest when full. */
+static inline void sy_ring_write(struct sy_stretch *s,
+				 const struct sy_dec_item *it)
+{
+	struct sy_br *b = &s->ring[s->head];
+
+	b->from = it->from;
+	b->to = it->to;
+	b->kind = it->br;
+	/* no division on the per-branch path: cap is any size (fitted) */
+	if (++s->head == s->cap)
+		s->head = 0;
+	if (s->len < s->cap)
+		s->len++;
+}
+
 /* sy_stretcher_push(), inline for the common item: a taken branch while a
  * stretch runs and its ring has room (a call and a jump table per branch
  * were a tenth of convert's time on dense trace). */
@@ -166,7 +183,6 @@ static inline int sy_stretcher_push_hot(struct sy_stretcher *st,
 					const struct sy_dec_item *it)
 {
 	struct sy_stretch *s = &st->cur;
-	struct sy_br *b;
 
 	if (it->kind != SY_DEC_BRANCH || !st->open || s->len >= s->cap ||
 	    ((s->flags & SY_SF_CONT) && !s->start_addr && !s->branches))
@@ -176,13 +192,7 @@ static inline int sy_stretcher_push_hot(struct sy_stretcher *st,
 		s->off1 = it->offset;
 	s->branches++;
 	s->last_from = it->from;
-	b = &s->ring[s->head];
-	b->from = it->from;
-	b->to = it->to;
-	b->kind = it->br;
-	if (++s->head == s->cap)
-		s->head = 0;
-	s->len++;
+	sy_ring_write(s, it);
 	return 0;
 }
 /* The items that follow go on with a stretch the previous piece left
