@@ -474,7 +474,8 @@ static void ours_stream(const struct b_rec *b, const struct b_stream *st,
 	struct sy_dec_params p;
 	struct sy_decoder *d;
 	struct sy_dec_chunk ch = { st->data, st->len };
-	struct sy_dec_item it;
+	struct sy_dec_item *v;
+	size_t n;
 	int err;
 
 	memset(&p, 0, sizeof(p));
@@ -493,9 +494,19 @@ static void ours_stream(const struct b_rec *b, const struct b_stream *st,
 	if ((err = sy_decoder_alloc(&d, &p)) < 0 ||
 	    (err = sy_decoder_reset(d, &ch, 1, 0)) < 0)
 		die("decoder", err);
-	while ((err = sy_decoder_next(d, &it)) == 0) {
-		c->insns += it.ninsn;
-		c->branches += it.kind == SY_DEC_BRANCH;
+	/* items in place, as convert's decode loop takes them (jobs.c): an
+	 * atom run's branches in one item */
+	while ((err = sy_decoder_peek(d, &v, &n)) == 0) {
+		for (size_t i = 0; i < n; i++) {
+			c->insns += v[i].ninsn;
+			if (v[i].kind == SY_DEC_BRANCHES) {
+				c->insns += v[i].run->ninsn;
+				c->branches += v[i].code;
+			} else {
+				c->branches += v[i].kind == SY_DEC_BRANCH;
+			}
+		}
+		sy_decoder_advance(d, n);
 	}
 	if (err != -SY_E_EOS)
 		die("decode", err);

@@ -52,6 +52,8 @@ int sy_decoder_reset(struct sy_decoder *d, const struct sy_dec_chunk *chunks,
 		return -SY_E_INVALID;
 	memset(&d->stats, 0, sizeof(d->stats));
 	d->have_one = 0;
+	d->in_run = 0;
+	d->peeked_run = 0;
 	return d->ops->reset(d, chunks, nr_chunks, report_from);
 }
 
@@ -123,6 +125,10 @@ static inline void count(struct sy_decoder *d, const struct sy_dec_item *it)
 	case SY_DEC_BRANCH:
 		d->stats.branches++;
 		break;
+	case SY_DEC_BRANCHES:
+		d->stats.insns += it->run->ninsn;
+		d->stats.branches += it->code;
+		break;
 	case SY_DEC_ERROR:
 		d->stats.errors++;
 		break;
@@ -134,15 +140,33 @@ static inline void count(struct sy_decoder *d, const struct sy_dec_item *it)
 	}
 }
 
+/* The next branch of the run next() hands out, into *@item. */
+static void run_next(struct sy_decoder *d, struct sy_dec_item *item)
+{
+	sy_dec_run_branch(&d->run, d->run_at, item);
+	if (++d->run_at == d->run.code)
+		d->in_run = 0;
+}
+
 int sy_decoder_next(struct sy_decoder *d, struct sy_dec_item *item)
 {
 	int err;
 
-	if (d->have_one) {	/* peeked, not used */
+	if (d->in_run) {
+		run_next(d, item);
+	} else if (d->have_one) {	/* peeked, not used */
 		*item = d->one;
 		d->have_one = 0;
 	} else if ((err = d->ops->next(d, item))) {
 		return err;
+	}
+	if (item->kind == SY_DEC_BRANCHES) {
+		/* its branches stay where they are until the backend is
+		 * called again, which only the run's end does */
+		d->run = *item;
+		d->run_at = 0;
+		d->in_run = 1;
+		run_next(d, item);
 	}
 	count(d, item);
 	return 0;
@@ -153,6 +177,14 @@ int sy_decoder_peek(struct sy_decoder *d, struct sy_dec_item **items,
 {
 	int err;
 
+	d->peeked_run = d->in_run;
+	if (d->in_run) {
+		/* next() was handing a run out: the rest of it first */
+		sy_dec_run_branch(&d->run, d->run_at, &d->one);
+		*items = d->peeked = &d->one;
+		*n = 1;
+		return 0;
+	}
 	if (d->ops->peek && !d->have_one) {
 		if ((err = d->ops->peek(d, items, n)))
 			return err;
@@ -173,6 +205,11 @@ void sy_decoder_advance(struct sy_decoder *d, size_t k)
 {
 	for (size_t i = 0; i < k; i++)
 		count(d, &d->peeked[i]);
+	if (d->peeked_run) {
+		if (k && ++d->run_at == d->run.code)
+			d->in_run = 0;
+		return;
+	}
 	if (d->have_one) {
 		d->have_one = !k;
 		return;
@@ -196,6 +233,7 @@ const char *sy_dec_kind_name(enum sy_dec_kind kind)
 	case SY_DEC_ERROR: return "error";
 	case SY_DEC_TIME: return "time";
 	case SY_DEC_CONTEXT: return "context";
+	case SY_DEC_BRANCHES: return "branches";
 	default: return "?";
 	}
 }

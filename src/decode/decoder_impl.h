@@ -33,6 +33,12 @@ struct sy_decoder {
 	struct sy_dec_item one;
 	int have_one;
 	struct sy_dec_item *peeked;	/* what the last peek gave */
+	/* next() hands a SY_DEC_BRANCHES item out branch by branch: this
+	 * one, from branch run_at on (in_run set) */
+	struct sy_dec_item run;
+	uint32_t run_at;
+	int in_run;
+	int peeked_run;			/* the last peek gave run's next */
 	void *impl;
 };
 

@@ -216,9 +216,12 @@ static void fall_back(struct etm *e)
 	e->on_fast = 0;
 }
 
-/* One step of the window's decode; sets e->done after its last item. */
+/* One step of the window's decode; sets e->done after its last item.
+ * Called with the ring empty: no item points into a run any more. */
 static void step(struct etm *e)
 {
+	if (e->has_fast)
+		etm_runs_unpin(&e->fast.runs);
 	if (e->on_fast) {
 		if (e->fast.why) {
 			fall_back(e);

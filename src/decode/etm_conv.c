@@ -431,9 +431,10 @@ void etm_conv_range(struct etm_conv *cv, struct etm_src *s, uint64_t off,
 }
 
 int etm_conv_run(struct etm_conv *cv, struct etm_src *s, uint64_t off,
-		 const struct etm_run_range *r, unsigned nr)
+		 const struct etm_run *run)
 {
-	const struct etm_run_range *last = &r[nr - 1];
+	const struct etm_run_range *r = run->r;
+	const struct etm_run_range *last = &r[run->nr - 1];
 
 	/* the cases conv_range() handles that a run's later ranges could
 	 * meet: a seam, dropped items, held-back items */
@@ -444,16 +445,29 @@ int etm_conv_run(struct etm_conv *cv, struct etm_src *s, uint64_t off,
 		   r->cond, r->exec, 4, ocsd_isa_aarch64);
 	/* The others start where the one before went (its end, or its
 	 * taken branch's target): conv_range() without a START, STOP or
-	 * seam, the state written once at the end. */
-	for (unsigned i = 1; i < nr; i++) {
-		if (s->pending)
-			emit_branch(cv, s, r[i].st, off);
-		s->ninsn += r[i].ninsn;
-		if (r[i].br) {
-			s->pending = 1;
-			s->pend_from = r[i].en - 4;
-			s->pend_br = r[i].br;
-			s->pend_direct = r[i].type == OCSD_INSTR_BR;
+	 * seam.  Their branches are the run's, handed out as one item
+	 * (emit_branch() for each, with nothing held back), counted as as
+	 * many pushes (the full decoder makes an item of each); the state
+	 * is written once at the end. */
+	if (run->branches.n) {
+		struct sy_dec_item *d =
+			emit_slot(cv, s, SY_DEC_BRANCHES, off);
+
+		if (d) {
+			d->code = run->branches.n;
+			d->run = &run->branches;
+			cv->ring.pushed += run->branches.n - 1;
+		}
+		s->ninsn = run->tail_ninsn;
+	} else {
+		s->ninsn += run->tail_ninsn;
+	}
+	if (run->nr > 1) {
+		s->pending = last->br != 0;
+		if (s->pending) {
+			s->pend_from = last->en - 4;
+			s->pend_br = last->br;
+			s->pend_direct = last->type == OCSD_INSTR_BR;
 			s->pend_a64 = 1;
 		}
 	}

@@ -117,16 +117,17 @@ void etm_conv_range(struct etm_conv *cv, struct etm_src *s, uint64_t off,
  * whose last instruction is of class @i_type / @i_subtype / @cond. */
 uint8_t etm_conv_branch_kind(uint8_t i_type, uint8_t i_subtype, uint8_t cond);
 
-struct etm_run_range;
+struct etm_run;
 
-/* The ranges @r[0..@nr) of an atom run (etm_runs.h) at window offset @off,
- * each starting where the one before goes: what etm_conv_range() does
- * with each, the later ones without its per-range checks.  Returns 0,
- * having done nothing, when a check could matter (a seam at or before
- * @off, items dropped before report_from, items held back): then convert
- * them one by one. */
+/* The ranges of atom run @run (etm_runs.h) at window offset @off, each
+ * starting where the one before goes: what etm_conv_range() does with
+ * each, the later ones without its per-range checks, their branches as
+ * one SY_DEC_BRANCHES item pointing into @run.  Returns 0, having done
+ * nothing, when a check could matter (a seam at or before @off, items
+ * dropped before report_from, items held back): then convert them one by
+ * one. */
 int etm_conv_run(struct etm_conv *cv, struct etm_src *s, uint64_t off,
-		 const struct etm_run_range *r, unsigned nr);
+		 const struct etm_run *run);
 
 /* Where the converter's output stands, besides the sources' flows: what
  * the fast path restores when it takes back what it converted (a batch

@@ -11,7 +11,8 @@ int etm_runs_init(struct etm_runs *c, struct etm_blocks *blocks)
 	if (!c->v)
 		return -SY_E_NOMEM;
 	c->gen = 1;		/* calloc's zeros are generation 0: empty */
-	c->hits = c->misses = 0;
+	c->epoch = 1;		/* and epoch 0: not pinned */
+	c->hits = c->misses = c->pinned = 0;
 	return 0;
 }
 
@@ -28,7 +29,9 @@ void etm_runs_clear(struct etm_runs *c)
 			c->v[i].gen = 0;
 		c->gen = 1;
 	}
-	c->hits = c->misses = 0;
+	/* the window's items went with it */
+	etm_runs_unpin(c);
+	c->hits = c->misses = c->pinned = 0;
 }
 
 /* process_atom() for each atom, without a return stack: the blocks, the
@@ -68,6 +71,34 @@ static int run_fill(struct etm_runs *c, struct etm_run *e, uint64_t addr,
 	return 1;
 }
 
+/* The taken branches between the ranges, as etm_conv_run hands them out:
+ * what emit_branch() would give for each (etm_conv.c). */
+static void run_branches(struct etm_run *e)
+{
+	uint64_t acc = 0, total = 0;
+	uint32_t n = 0;
+
+	for (unsigned i = 1; i < e->nr; i++) {
+		const struct etm_run_range *p = &e->r[i - 1];
+
+		if (p->br) {
+			e->br[n++] = (struct sy_dec_br){
+				.from = p->en - 4,
+				.to = e->r[i].st,
+				.ninsn = (uint32_t)acc,
+				.br = p->br,
+			};
+			total += acc;
+			acc = 0;
+		}
+		acc += e->r[i].ninsn;
+	}
+	e->branches.v = e->br;
+	e->branches.n = n;
+	e->branches.ninsn = total;
+	e->tail_ninsn = acc;
+}
+
 const struct etm_run *etm_runs_get(struct etm_runs *c, uint64_t addr,
 				   uint32_t ctxid, int wfi_wfe, uint32_t bits,
 				   unsigned natoms)
@@ -81,13 +112,21 @@ const struct etm_run *etm_runs_get(struct etm_runs *c, uint64_t addr,
 	    e->natoms == natoms && e->ctxid == ctxid &&
 	    e->wfi_wfe == wfi_wfe) {
 		c->hits++;
+		e->pin = c->epoch;
 		return e;
+	}
+	if (e->pin == c->epoch) {
+		/* an item not taken yet points at it */
+		c->pinned++;
+		return NULL;
 	}
 	c->misses++;
 	e->gen = 0;
 	if (natoms > ETM_RUN_MAX ||
 	    !run_fill(c, e, addr, ctxid, wfi_wfe, bits, natoms))
 		return NULL;
+	run_branches(e);
+	e->pin = c->epoch;
 	e->addr = addr;
 	e->ctxid = ctxid;
 	e->bits = bits;

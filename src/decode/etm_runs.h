@@ -6,9 +6,11 @@
  * time.  Walking them one block at a time is a chain of dependent loads
  * (each block's end or target is the key of the next), which was the
  * walk's largest cost; a run is found with one lookup per packet.  This
- * is simpleperf's branch-list idea (BranchListParser) applied to the
- * walk, not to the output: the run's ranges are still converted one by
- * one, so items are what they were.
+ * is simpleperf's branch-list idea (BranchListParser).  A run also holds
+ * the taken branches between its ranges, which the converter hands out as
+ * one SY_DEC_BRANCHES item pointing here (etm_conv_run): a run an item
+ * uses is pinned, not replaced, until the items are taken (the ring is
+ * empty: etm_runs_unpin).
  *
  * A run is keyed by the address of its first atom, the context its code
  * is read in, whether WFI/WFE are waypoints, the number of atoms committed
@@ -51,23 +53,39 @@ struct etm_run {
 	uint8_t need_addr;	/* an indirect branch ended the processing */
 	uint64_t end;		/* the walk's address afterwards */
 	struct etm_run_range r[ETM_RUN_MAX];
+	/* the taken branches from one range to the next, each with the
+	 * instructions since the one before (the first's: since r[0]'s
+	 * end); and the instructions after the last (after r[0]'s end when
+	 * there is none) */
+	struct sy_dec_br br[ETM_RUN_MAX];
+	struct sy_dec_run branches;	/* br[0..n) */
+	uint64_t tail_ninsn;
+	uint32_t pin;		/* an item uses it when the cache's epoch */
 };
 
 struct etm_runs {
 	struct etm_blocks *blocks;
 	struct etm_run *v;	/* ETM_RUNS entries */
 	uint32_t gen;
-	uint64_t hits, misses;
+	uint32_t epoch;		/* of the items not taken yet */
+	uint64_t hits, misses, pinned;
 };
 
 int etm_runs_init(struct etm_runs *c, struct etm_blocks *blocks);
 void etm_runs_fini(struct etm_runs *c);
-/* Forgets every run (the code may differ in the next window). */
+/* Forgets every run (the code may differ in the next window), and unpins
+ * them: no item of the last window is left. */
 void etm_runs_clear(struct etm_runs *c);
+/* No item uses a run any more. */
+static inline void etm_runs_unpin(struct etm_runs *c)
+{
+	c->epoch++;
+}
 
 /* The run of @natoms atoms (1..24) with E bits @bits (oldest first) from
- * @addr in @ctxid's code; NULL when it cannot be a run (a block cannot be
- * read), which leaves the atoms to the walk. */
+ * @addr in @ctxid's code, pinned; NULL when it cannot be a run (a block
+ * cannot be read, or its entry is pinned by another run), which leaves the
+ * atoms to the walk. */
 const struct etm_run *etm_runs_get(struct etm_runs *c, uint64_t addr,
 				   uint32_t ctxid, int wfi_wfe, uint32_t bits,
 				   unsigned natoms);

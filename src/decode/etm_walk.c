@@ -456,7 +456,7 @@ static int commit_run(struct etm_walk *w, struct etm_p0 *p, unsigned n)
 	if (!run)
 		return 0;
 	if (!(direct_now(w) &&
-	      etm_conv_run(w->direct, w->src, off, run->r, run->nr))) {
+	      etm_conv_run(w->direct, w->src, off, run))) {
 		for (unsigned i = 0; i < run->nr; i++) {
 			const struct etm_run_range *r = &run->r[i];
 			struct etm_block last = { 0 };

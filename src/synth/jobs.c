@@ -331,6 +331,30 @@ static int sy_drop_head(struct sy_job *j, struct sy_stretcher *st,
 	return h->error ? 0 : sy_stretcher_continue(st, h->first);
 }
 
+static int sy_decode_item(const struct sy_jobs *js, struct sy_job *j,
+			  struct sy_stretcher *st, const struct sy_jobmem *m,
+			  struct sy_dec_item *it, struct sy_head *head);
+
+/* --items: the branches of a SY_DEC_BRANCHES item one by one, each with
+ * its line; the job's limit, if the run reaches it, after the last (the
+ * run is taken whole, as without --items). */
+static int sy_decode_run_items(const struct sy_jobs *js, struct sy_job *j,
+			       struct sy_stretcher *st,
+			       const struct sy_jobmem *m,
+			       const struct sy_dec_item *it,
+			       struct sy_head *head)
+{
+	int r = 0;
+
+	for (uint32_t i = 0; i < it->code && r >= 0; i++) {
+		struct sy_dec_item b;
+
+		sy_dec_run_branch(it, i, &b);
+		r = sy_decode_item(js, j, st, m, &b, head);
+	}
+	return r;
+}
+
 /* One item of the decode loop; 1 when it is the last the job takes (the
  * item at its limit), else 0 or an error. */
 static int sy_decode_item(const struct sy_jobs *js, struct sy_job *j,
@@ -339,6 +363,8 @@ static int sy_decode_item(const struct sy_jobs *js, struct sy_job *j,
 {
 	int err, r;
 
+	if (js->items && it->kind == SY_DEC_BRANCHES)
+		return sy_decode_run_items(js, j, st, m, it, head);
 	if (j->drop_head && (r = sy_drop_head(j, st, m, it, head)))
 		return r < 0 ? r : 0;
 	if (j->ext_from && it->kind == SY_DEC_TIME &&

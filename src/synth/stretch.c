@@ -331,10 +331,71 @@ void sy_stretcher_pid(struct sy_stretcher *st, uint32_t pid)
 		st->cur.pid = pid;
 }
 
+/* The branches of SY_DEC_BRANCHES item @it, as their SY_DEC_BRANCH items
+ * would be pushed one by one. */
+static int sy_push_run(struct sy_stretcher *st, const struct sy_dec_item *it)
+{
+	const struct sy_dec_run *run = it->run;
+	const struct sy_dec_br *x = run->v + 1;
+	struct sy_stretch *s = &st->cur;
+	uint32_t left = it->code - 1;
+	struct sy_dec_item b;
+	int err;
+
+	if (!it->code)
+		return 0;
+	/* the first as it is: it may open a stretch or start one that goes
+	 * on from the previous piece */
+	sy_dec_run_branch(it, 0, &b);
+	if ((err = sy_stretcher_push(st, &b)))
+		return err;
+	/* the others into the open stretch: same offset, no START; into the
+	 * ring a stretch of slots at a time (up to where it wraps, or to
+	 * where it must grow) */
+	s->insns += run->ninsn - run->v[0].ninsn;
+	s->branches += left;
+	if (left)
+		s->last_from = run->v[it->code - 1].from;
+	while (left) {
+		uint32_t m = s->len < s->cap ? s->cap - s->len
+					     : s->cap - s->head;
+
+		if (!m || (s->len == s->cap && (!st->depth ||
+						s->cap < st->depth))) {
+			/* full and below its depth: it grows */
+			b.from = x->from;
+			b.to = x->to;
+			b.br = x->br;
+			if ((err = sy_ring_push(st, s, &b)))
+				return err;
+			x++;
+			left--;
+			continue;
+		}
+		if (m > left)
+			m = left;
+		for (uint32_t i = 0; i < m; i++) {
+			struct sy_br *o = &s->ring[s->head + i];
+
+			o->from = x[i].from;
+			o->to = x[i].to;
+			o->kind = x[i].br;
+		}
+		x += m;
+		left -= m;
+		if ((s->head += m) == s->cap)
+			s->head = 0;
+		s->len = s->len + m < s->cap ? s->len + m : s->cap;
+	}
+	return 0;
+}
+
 int sy_stretcher_push(struct sy_stretcher *st, const struct sy_dec_item *it)
 {
 	struct sy_stretch *s = &st->cur;
 
+	if (it->kind == SY_DEC_BRANCHES)
+		return sy_push_run(st, it);
 	if (st->open) {
 		s->insns += it->ninsn;
 		/* items from bytes behind (timestamps OpenCSD held back for

@@ -159,21 +159,27 @@ void sy_stretcher_reset(struct sy_stretcher *st);
 /* Feeds one item.  Returns 0 or -SY_E_NOMEM. */
 int sy_stretcher_push(struct sy_stretcher *st, const struct sy_dec_item *it);
 
-/* Branch item @it into @s's ring, which has room or wraps (at its depth):
- * the newest, over the oldest when full. */
-static inline void sy_ring_write(struct sy_stretch *s,
-				 const struct sy_dec_item *it)
+/* Branch @from -> @to of kind @br into @s's ring, which has room or wraps
+ * (at its depth): the newest, over the oldest when full. */
+static inline void sy_ring_put(struct sy_stretch *s, uint64_t from,
+			       uint64_t to, uint8_t br)
 {
 	struct sy_br *b = &s->ring[s->head];
 
-	b->from = it->from;
-	b->to = it->to;
-	b->kind = it->br;
+	b->from = from;
+	b->to = to;
+	b->kind = br;
 	/* no division on the per-branch path: cap is any size (fitted) */
 	if (++s->head == s->cap)
 		s->head = 0;
 	if (s->len < s->cap)
 		s->len++;
+}
+
+static inline void sy_ring_write(struct sy_stretch *s,
+				 const struct sy_dec_item *it)
+{
+	sy_ring_put(s, it->from, it->to, it->br);
 }
 
 /* sy_stretcher_push(), inline for the common item: a taken branch while a

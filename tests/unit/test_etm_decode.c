@@ -1742,11 +1742,12 @@ static void in_frames(struct fx_buf *fb, uint8_t id, const uint8_t **buf,
 }
 
 /* Items of @buf taken in place (sy_decoder_peek), @take[i % 4] of each
- * peek at a time (0: none, the same items must come again), into @out;
- * the statistics into @stats. */
+ * peek at a time (0: none, the same items must come again), into @out,
+ * SY_DEC_BRANCHES items as their branches (*@runs counts them); the
+ * statistics into @stats. */
 static void decode_peeking(const struct sy_dec_params *p, const uint8_t *buf,
 			   size_t len, const size_t take[4], struct items *out,
-			   struct sy_dec_stats *stats)
+			   struct sy_dec_stats *stats, size_t *runs)
 {
 	struct sy_dec_chunk ch = { buf, len };
 	struct sy_dec_item *v, first;
@@ -1770,8 +1771,20 @@ static void decode_peeking(const struct sy_dec_params *p, const uint8_t *buf,
 			cr_assert_eq(sy_decoder_peek(d, &v, &n), 0);
 			cr_assert_eq(memcmp(&first, v, sizeof(first)), 0);
 		}
-		for (size_t j = 0; j < k; j++)
-			items_push(out, &v[j]);
+		for (size_t j = 0; j < k; j++) {
+			struct sy_dec_item b;
+
+			if (v[j].kind != SY_DEC_BRANCHES) {
+				items_push(out, &v[j]);
+				continue;
+			}
+			cr_assert_gt(v[j].code, 0);
+			for (uint32_t r = 0; r < v[j].code; r++) {
+				sy_dec_run_branch(&v[j], r, &b);
+				items_push(out, &b);
+			}
+			++*runs;
+		}
 		sy_decoder_advance(d, k);
 	}
 	cr_assert_eq(err, -SY_E_EOS, "peek: %s", sy_errname(err));
@@ -1792,6 +1805,7 @@ Test(etm_decode, peek_equals_next)
 	struct fx_truth t;
 	struct tmem mem = { 0 };
 	struct tsrc s;
+	size_t runs[2] = { 0, 0 };
 
 	struct fx_etm_config cfg;
 
@@ -1830,7 +1844,7 @@ Test(etm_decode, peek_equals_next)
 		p.u.etm.decoder = dec ? SY_ETM_DECODER_FULL
 				      : SY_ETM_DECODER_AUTO;
 		decode_once(&p, buf, len, NULL, &a, &g, &sa);
-		decode_peeking(&p, buf, len, takes[k], &b, &sb);
+		decode_peeking(&p, buf, len, takes[k], &b, &sb, &runs[dec]);
 		cr_assert_gt(a.n, 8000, "%zu items", a.n);
 		items_same(&a, &b, "next vs peek");
 		cr_assert_eq(sa.insns, sb.insns);
@@ -1842,6 +1856,78 @@ Test(etm_decode, peek_equals_next)
 		items_free(&b);
 		fx_buf_fini(&fb);
 	}
+	/* the fast path hands atom runs out whole; the full decoder never */
+	cr_assert_gt(runs[0], 100, "%zu runs", runs[0]);
+	cr_assert_eq(runs[1], 0);
+	tsrc_fini(&s);
+	fx_truth_fini(&t);
+}
+
+/* next() and peek() mixed on one decoder: next() hands an atom run out a
+ * branch at a time, and a peek() in the middle of it gives the run's next
+ * branch, not what follows the run. */
+Test(etm_decode, next_and_peek_mixed)
+{
+	struct fx_truth t;
+	struct tmem mem = { 0 };
+	struct tsrc s;
+	struct fx_etm_config cfg;
+	struct fx_etm_window w;
+	struct sy_dec_params p;
+	struct items a, b;
+	struct sy_dec_stats sa;
+	struct sy_etm_debug g;
+
+	load_truth(&t, "branchy-aarch64");
+	mem.t = &t;
+	fx_etm_config_init(&cfg);
+	cfg.arch = FX_ETM_ETE;
+	tsrc_init(&s, &cfg);
+	fx_etm_window_init(&w);
+	w.end = FX_ETM_END_EXCEPTION;
+	w.end_ip = t.insns[1000 + 7999].next;
+	tsrc_window(&s, t.insns + 1000, 8000, &w);
+	params_init(&p, &mem, &s.s, 1, 0, 0);
+	decode_once(&p, s.enc.out.data, s.enc.out.len, NULL, &a, &g, &sa);
+	memset(&b, 0, sizeof(b));
+	{
+		struct sy_dec_chunk ch = { s.enc.out.data, s.enc.out.len };
+		struct sy_decoder *d;
+		struct sy_dec_item it, *v;
+		size_t n, i = 0;
+		int err;
+
+		cr_assert_eq(sy_decoder_alloc(&d, &p), 0);
+		cr_assert_eq(sy_decoder_reset(d, &ch, 1, 0), 0);
+		for (;; i++) {
+			if (i % 3 == 0) {
+				if ((err = sy_decoder_next(d, &it)))
+					break;
+				cr_assert_neq(it.kind, SY_DEC_BRANCHES);
+				items_push(&b, &it);
+				continue;
+			}
+			if ((err = sy_decoder_peek(d, &v, &n)))
+				break;
+			if (v[0].kind == SY_DEC_BRANCHES) {
+				for (uint32_t r = 0; r < v[0].code; r++) {
+					sy_dec_run_branch(&v[0], r, &it);
+					items_push(&b, &it);
+				}
+			} else {
+				items_push(&b, &v[0]);
+			}
+			sy_decoder_advance(d, 1);
+		}
+		cr_assert_eq(err, -SY_E_EOS);
+		cr_assert_eq(sy_decoder_stats(d)->branches, sa.branches);
+		cr_assert_eq(sy_decoder_stats(d)->insns, sa.insns);
+		sy_decoder_free(d);
+	}
+	cr_assert_gt(a.n, 1000, "%zu items", a.n);
+	items_same(&a, &b, "next() vs next() and peek()");
+	items_free(&a);
+	items_free(&b);
 	tsrc_fini(&s);
 	fx_truth_fini(&t);
 }

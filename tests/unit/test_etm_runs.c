@@ -76,6 +76,16 @@ Test(etm_runs, loop_taken_twice)
 	range_is(&r->r[1], 0, 0x0c, 3, OCSD_INSTR_BR, 1, SY_BR_COND);
 	cr_assert_eq(r->end, BASE);
 	cr_assert_eq(r->need_addr, 0);
+	/* the branch between the ranges, handed out as the run's item; the
+	 * second range's branch waits for what comes next */
+	cr_assert_eq(r->branches.n, 1);
+	cr_assert_eq(r->branches.v, r->br);
+	cr_assert_eq(r->br[0].from, BASE + 0x08);
+	cr_assert_eq(r->br[0].to, BASE);
+	cr_assert_eq(r->br[0].br, SY_BR_COND);
+	cr_assert_eq(r->br[0].ninsn, 0, "the first range's are the item's");
+	cr_assert_eq(r->branches.ninsn, 0);
+	cr_assert_eq(r->tail_ninsn, 3);
 }
 
 /* N then E: falls through the b.ne into the bl, which goes to 0x20 */
@@ -88,6 +98,59 @@ Test(etm_runs, not_taken_then_call)
 	range_is(&r->r[0], 0, 0x0c, 3, OCSD_INSTR_BR, 0, 0);
 	range_is(&r->r[1], 0x0c, 0x10, 1, OCSD_INSTR_BR, 1, SY_BR_CALL);
 	cr_assert_eq(r->end, BASE + 0x20);
+	/* no branch between them: the bl's instructions come after */
+	cr_assert_eq(r->branches.n, 0);
+	cr_assert_eq(r->tail_ninsn, 1);
+}
+
+/* Taken, not taken, taken: the second branch's instructions are the
+ * not-taken range's and its own range's. */
+Test(etm_runs, branches_count_what_ran_between)
+{
+	const struct etm_run *r = etm_runs_get(&runs, BASE, 7, 0, 0x5, 3);
+
+	cr_assert_not_null(r);
+	cr_assert_eq(r->nr, 3);
+	cr_assert_eq(r->branches.n, 1);
+	cr_assert_eq(r->br[0].from, BASE + 0x08);
+	cr_assert_eq(r->br[0].to, BASE);
+	cr_assert_eq(r->br[0].ninsn, 0);
+	/* after it: N (the loop's 3), then the bl's 1, taken: pending */
+	cr_assert_eq(r->tail_ninsn, 4);
+	cr_assert_eq(r->r[2].br, SY_BR_CALL);
+}
+
+/* A run an item points at (etm_conv_run) stays what it is: another key
+ * for its entry gets no run (the walk takes those atoms) until the items
+ * are taken (etm_runs_unpin); a clear unpins too. */
+Test(etm_runs, pinned_until_the_items_are_taken)
+{
+	const struct etm_run *a = etm_runs_get(&runs, BASE, 7, 0, 0x3, 2);
+	struct etm_run keep;
+	unsigned rn = 0;
+	uint32_t rbits = 0;
+
+	cr_assert_not_null(a);
+	memcpy(&keep, a, sizeof(keep));
+	/* more keys than entries: some land on a's, or on another pinned */
+	for (unsigned n = 1; n <= 11 && !rn; n++)
+		for (uint32_t bits = 0; bits < (1u << n) && !rn; bits++) {
+			uint64_t before = runs.pinned;
+
+			if (!etm_runs_get(&runs, BASE, 7, 0, bits, n) &&
+			    runs.pinned > before) {
+				rn = n;
+				rbits = bits;
+			}
+		}
+	cr_assert_gt(rn, 0, "no key was refused for a pinned entry");
+	cr_assert_eq(memcmp(a, &keep, sizeof(keep)), 0,
+		     "a pinned run was overwritten");
+	etm_runs_unpin(&runs);
+	cr_assert_not_null(etm_runs_get(&runs, BASE, 7, 0, rbits, rn));
+	/* and after a clear, the same key is found again (filled anew) */
+	etm_runs_clear(&runs);
+	cr_assert_not_null(etm_runs_get(&runs, BASE, 7, 0, rbits, rn));
 }
 
 /* A taken indirect branch ends the processing: the walk needs an address,

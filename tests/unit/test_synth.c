@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "../../src/synth/stretch.h"
+#include "sy_bytes.h"
 #include "sy_test.h"
 
 static struct sy_dec_item item(int kind, uint64_t from, uint64_t to,
@@ -302,4 +303,118 @@ Test(stretch, own_timestamp_replaces_the_stand_in)
 	cr_assert(v[1].t0_stand_in);
 	sy_stretch_free_all(v, n);
 	sy_stretcher_fini(&st);
+}
+
+/* A SY_DEC_BRANCHES item (the ETM fast path's atom runs) makes the
+ * stretches its branches make pushed one by one, wherever it falls: as
+ * the first thing after a gap (it opens a stretch), after a START, at the
+ * start of a piece that goes on from the previous one (SY_SF_CONT: its
+ * first branch's source is the start), over a ring that grows (depth 0)
+ * or wraps (depth 4), and ended by a STOP or a context change. */
+static void stretches_same(const struct sy_stretch *a, size_t na,
+			   const struct sy_stretch *b, size_t nb)
+{
+	struct sy_br sa[64], sb[64];
+
+	cr_assert_eq(na, nb);
+	for (size_t i = 0; i < na; i++) {
+		uint32_t ka = sy_stretch_stack(&a[i], sa, 64);
+		uint32_t kb = sy_stretch_stack(&b[i], sb, 64);
+
+		cr_assert_eq(a[i].start_addr, b[i].start_addr, "stretch %zu", i);
+		cr_assert_eq(a[i].end_addr, b[i].end_addr);
+		cr_assert_eq(a[i].last_from, b[i].last_from);
+		cr_assert_eq(a[i].flags, b[i].flags);
+		cr_assert_eq(a[i].insns, b[i].insns, "stretch %zu: %llu vs %llu",
+			     i, (unsigned long long)a[i].insns,
+			     (unsigned long long)b[i].insns);
+		cr_assert_eq(a[i].branches, b[i].branches);
+		cr_assert_eq(a[i].off0, b[i].off0);
+		cr_assert_eq(a[i].off1, b[i].off1);
+		cr_assert_eq(ka, kb);
+		for (uint32_t k = 0; k < ka; k++) {
+			cr_assert_eq(sa[k].from, sb[k].from);
+			cr_assert_eq(sa[k].to, sb[k].to);
+			cr_assert_eq(sa[k].kind, sb[k].kind);
+		}
+	}
+}
+
+/* Feeds @v[0..n) to a stretcher of @depth, SY_DEC_BRANCHES items as they
+ * are (@whole) or as their branches one by one. */
+static struct sy_stretch *feed(uint32_t depth, const struct sy_dec_item *v,
+			       size_t n, int whole, int cont, size_t *nr)
+{
+	struct sy_stretcher st;
+	struct sy_stretch *out;
+
+	sy_stretcher_init(&st, depth);
+	if (cont)
+		cr_assert_eq(sy_stretcher_continue(&st, 0), 0);
+	for (size_t i = 0; i < n; i++) {
+		if (whole || v[i].kind != SY_DEC_BRANCHES) {
+			cr_assert_eq(sy_stretcher_push(&st, &v[i]), 0);
+			continue;
+		}
+		for (uint32_t k = 0; k < v[i].code; k++) {
+			struct sy_dec_item b;
+
+			sy_dec_run_branch(&v[i], k, &b);
+			cr_assert_eq(sy_stretcher_push(&st, &b), 0);
+		}
+	}
+	cr_assert_eq(sy_stretcher_finish(&st), 0);
+	out = sy_stretcher_take(&st, nr);
+	sy_stretcher_fini(&st);
+	return out;
+}
+
+Test(stretch, branch_runs_equal_their_branches)
+{
+	static struct sy_dec_br br[40];
+	struct sy_dec_run run = { br, 40, 0 };
+	/* a run with no START before it, one after a START, a context
+	 * change cutting one, a STOP; offsets 10, 11, ... */
+	static const struct {
+		int kind;
+		uint64_t from, to;
+		uint32_t code;
+		uint64_t ninsn;
+	} spec[] = {
+		{ SY_DEC_BRANCHES, 0, 0, 40, 7 },
+		{ SY_DEC_BRANCH, 0x9000, 0x9100, 0, 2 },
+		{ SY_DEC_STOP, 0x9100, 0xa000, SY_STOP_SYSCALL, 1 },
+		{ SY_DEC_START, 0, 0xa000, 0, 0 },
+		{ SY_DEC_BRANCHES, 0, 0, 40, 3 },
+		{ SY_DEC_CONTEXT, 0, 0, 77, 0 },
+		{ SY_DEC_CONTEXT, 0, 0, 78, 0 },
+		{ SY_DEC_BRANCHES, 0, 0, 40, 0 },
+		{ SY_DEC_STOP, 0, 0xb000, SY_STOP_EXCEPTION, 4 },
+	};
+	struct sy_dec_item v[SY_ARRAY_SIZE(spec)];
+	size_t n = SY_ARRAY_SIZE(spec);
+
+	for (uint32_t i = 0; i < 40; i++) {
+		br[i] = (struct sy_dec_br){ 0x1000 + 16 * i, 0x1004 + 16 * i,
+					    i % 5, SY_BR_COND + i % 3 };
+		run.ninsn += br[i].ninsn;
+	}
+	for (size_t i = 0; i < n; i++) {
+		v[i] = item(spec[i].kind, spec[i].from, spec[i].to,
+			    spec[i].code, spec[i].ninsn);
+		v[i].offset = 10 + i;
+		if (spec[i].kind == SY_DEC_BRANCHES)
+			v[i].run = &run;
+	}
+	for (uint32_t depth = 0; depth <= 4; depth += 4)
+		for (int cont = 0; cont <= 1; cont++) {
+			size_t na, nb;
+			struct sy_stretch *a = feed(depth, v, n, 0, cont, &na);
+			struct sy_stretch *b = feed(depth, v, n, 1, cont, &nb);
+
+			cr_assert_eq(na, 2, "%zu stretches", na);
+			stretches_same(a, na, b, nb);
+			sy_stretch_free_all(a, na);
+			sy_stretch_free_all(b, nb);
+		}
 }
