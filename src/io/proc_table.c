@@ -37,11 +37,15 @@ struct sy_tnode {
 };
 
 struct sy_proc_snap {
-	atomic_uint ref;
 	struct sy_tnode *procs;
 	struct sy_tnode *threads;
 	struct sy_aspace *kernel;
 	uint64_t serial;	/* sy_proc_snap_serial */
+	/* a cache line away from what lookups read: the walk's thread takes
+	 * and drops a reference per window while the workers look threads
+	 * up in it (sharing the line cost -j2 2% of its CPU) */
+	char apart[64];
+	atomic_uint ref;
 };
 
 /* One entry of the BUILD_ID feature. */

@@ -189,7 +189,7 @@ int sy_placer_window(struct sy_placer *p, const struct sy_synth_config *cfg,
 	for (size_t k = 0; k < n; k++) {
 		struct sy_qsample *m = &p->qs[p->qs_pos + k];
 		struct sy_inner_sample *o;
-		struct sy_br *stack;
+		const struct sy_br *stack;
 		struct sy_stack_mem sm;
 		uint32_t nr;
 		long i = sy_place_one(cfg, w, b, m, from, counted);
@@ -202,12 +202,12 @@ int sy_placer_window(struct sy_placer *p, const struct sy_synth_config *cfg,
 		}
 		/* on the walk's thread, which frees it too: malloc'd */
 		err = sy_stretch_stack_upto(w->st, (size_t)i, cfg->depth, NULL,
-					    &sm, &nr);
+					    &sm, &stack, &nr);
 		if (err)
 			goto out;
-		stack = sm.v;
 		w->inner_mem[w->pub.nr_inner].chain = m->chain;
-		w->inner_mem[w->pub.nr_inner].stack = stack;
+		/* NULL when the stack is the stretch's own */
+		w->inner_mem[w->pub.nr_inner].stack = sm.v;
 		o = &w->inner[w->pub.nr_inner++];
 		o->time = m->time;
 		o->ip = m->ip;

@@ -745,13 +745,11 @@ static int sy_pl_stretch(struct sy_pl_ctx *c, const struct sy_stretch *st,
 			 char *why, size_t len)
 {
 	const struct sy_br *prev = NULL;
-	uint32_t at = sy_stretch_oldest(st);
 
-	for (uint32_t i = 0; i < st->len; i++) {
-		const struct sy_br *b = &st->ring[at];
+	/* a closed stretch's ring is newest first */
+	for (uint32_t i = st->len; i-- > 0;) {
+		const struct sy_br *b = &st->ring[i];
 
-		if (++at == st->cap)
-			at = 0;
 		if (sy_pl_branch(c, b, prev, why, len))
 			return 1;
 		prev = b;

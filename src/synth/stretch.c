@@ -107,25 +107,42 @@ uint32_t sy_stretch_stack(const struct sy_stretch *s, struct sy_br *out,
 			  uint32_t max)
 {
 	uint32_t n = s->len < max ? s->len : max;
-	/* newest first: head-1 down to 0, then cap-1 down, without a
-	 * division per branch */
-	uint32_t a = s->head < n ? s->head : n;
 
-	for (uint32_t i = 0; i < a; i++)
-		out[i] = s->ring[s->head - 1 - i];
-	for (uint32_t i = a; i < n; i++)
-		out[i] = s->ring[s->cap - 1 - (i - a)];
+	if (n)
+		memcpy(out, s->ring, (size_t)n * sizeof(*out));
 	return n;
 }
 
-/* A ring that grew by doubling and never wrapped (head == len) keeps only
- * what it holds: a job's stretches wait, all of them, until it is
- * collected. */
+static void sy_br_reverse(struct sy_br *v, uint32_t n)
+{
+	for (uint32_t i = 0, j = n; i + 1 < j; i++) {
+		struct sy_br t = v[i];
+
+		v[i] = v[--j];
+		v[j] = t;
+	}
+}
+
+/* The closing stretch's ring, newest first from ring[0], in place: the
+ * newest are head-1 down to 0, then (when it wrapped) cap-1 down to head. */
+static void sy_ring_turn(struct sy_stretch *s)
+{
+	if (s->len < s->cap) {
+		sy_br_reverse(s->ring, s->len);	/* never wrapped */
+	} else {
+		sy_br_reverse(s->ring, s->head);
+		sy_br_reverse(s->ring + s->head, s->cap - s->head);
+	}
+	s->head = 0;
+}
+
+/* A ring that grew by doubling keeps only what it holds: a job's
+ * stretches wait, all of them, until it is collected. */
 static void sy_ring_fit(struct sy_stretcher *st, struct sy_stretch *s)
 {
 	struct sy_br *n;
 
-	if (!s->ring || s->len == s->cap || s->head != s->len || !s->len)
+	if (!s->ring || s->len == s->cap || !s->len)
 		return;
 	if (s->blk) {
 		/* the newest ring gives back its tail; another stays as is
@@ -134,7 +151,6 @@ static void sy_ring_fit(struct sy_stretcher *st, struct sy_stretch *s)
 				     (size_t)s->cap * sizeof(*s->ring),
 				     (size_t)s->len * sizeof(*s->ring))) {
 			s->cap = s->len;
-			s->head = 0;
 		}
 		return;
 	}
@@ -143,7 +159,6 @@ static void sy_ring_fit(struct sy_stretcher *st, struct sy_stretch *s)
 		return;	/* the larger one will do */
 	s->ring = n;
 	s->cap = s->len;
-	s->head = 0;
 }
 
 static int sy_close(struct sy_stretcher *st)
@@ -155,6 +170,8 @@ static int sy_close(struct sy_stretcher *st)
 	st->ring_hint -= st->ring_hint / 8;
 	if (st->cur.len > st->ring_hint)
 		st->ring_hint = st->cur.len;
+	if (st->cur.ring)
+		sy_ring_turn(&st->cur);
 	sy_ring_fit(st, &st->cur);
 	if (st->nr == st->cap) {
 		size_t ncap = st->cap ? st->cap * 2 : 8;
@@ -508,7 +525,8 @@ void sy_stack_mem_free(struct sy_stack_mem *m)
 
 int sy_stretch_stack_upto(const struct sy_stretch *v, size_t last,
 			  uint32_t depth, struct sy_blocks *mem,
-			  struct sy_stack_mem *out, uint32_t *nr)
+			  struct sy_stack_mem *out, const struct sy_br **stack,
+			  uint32_t *nr)
 {
 	size_t k = last;
 	uint64_t total = v[last].len;
@@ -521,9 +539,16 @@ int sy_stretch_stack_upto(const struct sy_stretch *v, size_t last,
 	max = depth ? depth : (uint32_t)(total < UINT32_MAX ? total : UINT32_MAX);
 	out->v = NULL;
 	out->blk = NULL;
+	*stack = NULL;
 	*nr = 0;
 	if (!max)
 		return 0;
+	if ((depth && depth <= v[last].len) || total == v[last].len) {
+		/* the newest stretch holds them all: as they are */
+		*stack = v[last].ring;
+		*nr = depth && depth < v[last].len ? depth : v[last].len;
+		return 0;
+	}
 	/* made on a worker, freed on the walk's thread: from a block */
 	if (mem)
 		out->v = sy_blocks_alloc(mem, (size_t)max * sizeof(*out->v),
@@ -532,6 +557,7 @@ int sy_stretch_stack_upto(const struct sy_stretch *v, size_t last,
 		return -SY_E_NOMEM;
 	for (size_t i = last + 1; i-- > k && n < max;)
 		n += sy_stretch_stack(&v[i], out->v + n, max - n);
+	*stack = out->v;
 	*nr = n;
 	return 0;
 }
@@ -542,39 +568,24 @@ int sy_stretch_stops_after_start(const struct sy_stretch *s)
 	       s->t1 == s->t0 && (s->insns || s->branches);
 }
 
-/* @s's branches, oldest first, into @out (room for s->len). */
-static void sy_ring_linear(const struct sy_stretch *s, struct sy_br *out)
-{
-	uint32_t at = sy_stretch_oldest(s);
-
-	for (uint32_t i = 0; i < s->len; i++) {
-		out[i] = s->ring[at];
-		if (++at == s->cap)
-			at = 0;
-	}
-}
-
-/* @a's ring followed by @b's, the newest @depth kept (0: all). */
+/* @a's branches followed by @b's, the newest @depth kept (0: all). */
 static int sy_ring_join(struct sy_stretch *a, const struct sy_stretch *b,
 			uint32_t depth)
 {
 	uint64_t total = (uint64_t)a->len + b->len;
 	uint32_t keep = depth && total > depth ? depth : (uint32_t)total;
-	struct sy_br *all, *ring;
+	uint32_t from_b = b->len < keep ? b->len : keep;
+	struct sy_br *ring;
 
 	if (!b->len)
 		return 0;
-	all = malloc((size_t)total * sizeof(*all));
-	ring = malloc((size_t)(keep ? keep : 1) * sizeof(*ring));
-	if (!all || !ring) {
-		free(all);
-		free(ring);
+	if (!(ring = malloc((size_t)keep * sizeof(*ring))))
 		return -SY_E_NOMEM;
-	}
-	sy_ring_linear(a, all);
-	sy_ring_linear(b, all + a->len);
-	memcpy(ring, all + (total - keep), (size_t)keep * sizeof(*ring));
-	free(all);
+	/* newest first: @b's, then what room is left of @a's */
+	memcpy(ring, b->ring, (size_t)from_b * sizeof(*ring));
+	if (keep > from_b)
+		memcpy(ring + from_b, a->ring,
+		       (size_t)(keep - from_b) * sizeof(*ring));
 	sy_ring_free(a);
 	a->ring = ring;
 	a->cap = a->len = keep;

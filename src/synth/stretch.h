@@ -13,7 +13,13 @@
  * to the trace, but belong to two windows.
  *
  * Each stretch keeps its newest `depth` branches in a ring (all of them
- * when depth is 0), its instruction count, times and flags.
+ * when depth is 0), its instruction count, times and flags.  When it
+ * closes, its ring is turned in place, newest first: a window's stack is
+ * then most often the newest stretch's branches as they are
+ * (sy_stretch_stack_upto).  A copy of every ring into a stack was a
+ * seventh of convert's CPU on dense trace at -j2 (the window is validated
+ * on the other core than the one that decoded it, and the copy doubled
+ * what a window held).
  */
 #ifndef SY_STRETCH_H
 #define SY_STRETCH_H
@@ -61,8 +67,10 @@ struct sy_stretch {
 	uint32_t ctxid;
 	uint32_t pid;		/* the process of ctxid when the recording
 				 * names it (PT per CPU), 0: not known */
-	/* ring of the newest branches: ring[(head - 1 - i) % cap] is the
-	 * i-th newest; len <= cap */
+	/* the newest branches: while the stretch is open a ring,
+	 * ring[(head - 1 - i) % cap] the i-th newest, len <= cap; closed
+	 * (as sy_stretcher_take hands them out), ring[i] is the i-th newest
+	 * and head is 0 */
 	struct sy_br *ring;
 	struct sy_block *blk;	/* the block holding ring, NULL: malloc'd */
 	uint32_t cap, len, head;
@@ -98,14 +106,8 @@ int sy_stretch_stops_after_start(const struct sy_stretch *s);
 int sy_stretch_append(struct sy_stretch *a, struct sy_stretch *b,
 		      uint32_t depth);
 
-/* Where @s's oldest branch is in its ring (walk on with ++, wrapping at
- * cap): no division per branch. */
-static inline uint32_t sy_stretch_oldest(const struct sy_stretch *s)
-{
-	return s->head >= s->len ? s->head - s->len : s->head + s->cap - s->len;
-}
-
-/* Copies up to @max branches, newest first, into @out; returns how many. */
+/* Copies up to @max branches of closed stretch @s, newest first, into
+ * @out; returns how many. */
 uint32_t sy_stretch_stack(const struct sy_stretch *s, struct sy_br *out,
 			  uint32_t max);
 
@@ -118,13 +120,16 @@ struct sy_stack_mem {
 /* NULL-safe; leaves @m empty. */
 void sy_stack_mem_free(struct sy_stack_mem *m);
 
-/* The newest branches of the run of joined stretches ending at @v[@last]
- * (a window's stack, or a placed sample's), at most @depth (0: all),
- * newest first, in new memory *@out, cut from @mem (NULL: malloc'd).
- * Returns 0 or -SY_E_NOMEM. */
+/* The newest branches of the run of joined (closed) stretches ending at
+ * @v[@last] (a window's stack, or a placed sample's), at most @depth (0:
+ * all), newest first: *@stack, *@nr of them.  When @v[@last] holds them
+ * all, *@stack points into its ring (nothing is allocated, *@out stays
+ * empty); else they are copied into new memory *@out, cut from @mem
+ * (NULL: malloc'd).  Returns 0 or -SY_E_NOMEM. */
 int sy_stretch_stack_upto(const struct sy_stretch *v, size_t last,
 			  uint32_t depth, struct sy_blocks *mem,
-			  struct sy_stack_mem *out, uint32_t *nr);
+			  struct sy_stack_mem *out, const struct sy_br **stack,
+			  uint32_t *nr);
 
 struct sy_stretcher {
 	uint32_t depth;		/* 0: keep every branch */

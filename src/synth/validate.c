@@ -211,10 +211,10 @@ static void sy_cut_stack(struct sy_validator *v, struct sy_win *w,
 	struct sy_window *p = &w->pub;
 
 	p->nr_stack = 0;
-	if (ev->last && !(w->st[w->nr_st - 1].flags & SY_SF_NOTHING) &&
-	    !sy_stretch_stack_upto(w->st, w->nr_st - 1, v->cfg->depth,
-				   &v->mem, &w->stack, &p->nr_stack))
-		p->stack = w->stack.v;
+	if (ev->last && !(w->st[w->nr_st - 1].flags & SY_SF_NOTHING))
+		sy_stretch_stack_upto(w->st, w->nr_st - 1, v->cfg->depth,
+				      &v->mem, &w->stack, &p->stack,
+				      &p->nr_stack);
 }
 
 /* A window without any stretch. */

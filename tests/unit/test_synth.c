@@ -418,3 +418,56 @@ Test(stretch, branch_runs_equal_their_branches)
 			sy_stretch_free_all(b, nb);
 		}
 }
+
+/* A closed stretch's ring is newest first: a stack its newest stretch
+ * holds is that ring as it is (nothing allocated), at most depth of it; a
+ * stack across joined stretches is a copy, newest first. */
+Test(stretch, stack_is_the_newest_stretch_as_it_is)
+{
+	struct sy_stretcher st;
+	struct sy_stretch *v;
+	struct sy_stack_mem sm;
+	const struct sy_br *stack;
+	uint32_t nr;
+	size_t n;
+
+	sy_stretcher_init(&st, 0);
+	push(&st, item(SY_DEC_START, 0, 0x100, 0, 0));
+	for (uint64_t i = 0; i < 10; i++)
+		push(&st, item(SY_DEC_BRANCH, 0x100 + i, 0x200 + i, 0, 1));
+	/* a syscall that comes back where it left: the next joins it */
+	push(&st, item(SY_DEC_STOP, 0, 0x300, SY_STOP_SYSCALL, 1));
+	push(&st, item(SY_DEC_START, 0, 0x300, 0, 0));
+	for (uint64_t i = 0; i < 3; i++)
+		push(&st, item(SY_DEC_BRANCH, 0x300 + i, 0x400 + i, 0, 1));
+	cr_assert_eq(sy_stretcher_finish(&st), 0);
+	v = sy_stretcher_take(&st, &n);
+	cr_assert_eq(n, 2);
+	cr_assert(sy_stretch_joins(&v[0], &v[1]));
+	/* the first alone: its own ring, the newest 4 or all 10 */
+	cr_assert_eq(sy_stretch_stack_upto(v, 0, 4, NULL, &sm, &stack, &nr), 0);
+	cr_assert_eq(stack, v[0].ring);
+	cr_assert_null(sm.v);
+	cr_assert_eq(nr, 4);
+	cr_assert_eq(stack[0].from, 0x109);
+	cr_assert_eq(stack[3].from, 0x106);
+	cr_assert_eq(sy_stretch_stack_upto(v, 0, 0, NULL, &sm, &stack, &nr), 0);
+	cr_assert_eq(stack, v[0].ring);
+	cr_assert_eq(nr, 10);
+	/* up to the second: 3 of its own, within its ring at depth 2 */
+	cr_assert_eq(sy_stretch_stack_upto(v, 1, 2, NULL, &sm, &stack, &nr), 0);
+	cr_assert_eq(stack, v[1].ring);
+	cr_assert_eq(nr, 2);
+	/* at depth 5 the run's: a copy, the second's 3 then the first's */
+	cr_assert_eq(sy_stretch_stack_upto(v, 1, 5, NULL, &sm, &stack, &nr), 0);
+	cr_assert_not_null(sm.v);
+	cr_assert_eq(stack, sm.v);
+	cr_assert_eq(nr, 5);
+	cr_assert_eq(stack[0].from, 0x302);
+	cr_assert_eq(stack[2].from, 0x300);
+	cr_assert_eq(stack[3].from, 0x109);
+	cr_assert_eq(stack[4].from, 0x108);
+	sy_stack_mem_free(&sm);
+	sy_stretch_free_all(v, n);
+	sy_stretcher_fini(&st);
+}

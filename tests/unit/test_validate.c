@@ -89,9 +89,11 @@ static struct sy_win *window(struct world *w, const struct sy_br *br,
 	cr_assert(win && st);
 	st->ring = malloc(n * sizeof(*st->ring));
 	cr_assert_not_null(st->ring);
-	memcpy(st->ring, br, n * sizeof(*br));
+	/* a closed stretch's ring: newest first */
+	for (uint32_t i = 0; i < n; i++)
+		st->ring[i] = br[n - 1 - i];
 	st->cap = st->len = n;
-	st->head = 0; /* a full ring: the oldest entry at head */
+	st->head = 0;
 	st->branches = n;
 	st->insns = 10 * (uint64_t)n;
 	st->start_addr = br[0].from;
