@@ -495,21 +495,13 @@ static void ours_stream(const struct b_rec *b, const struct b_stream *st,
 	    (err = sy_decoder_reset(d, &ch, 1, 0)) < 0)
 		die("decoder", err);
 	/* items in place, as convert's decode loop takes them (jobs.c): an
-	 * atom run's branches in one item */
-	while ((err = sy_decoder_peek(d, &v, &n)) == 0) {
-		for (size_t i = 0; i < n; i++) {
-			c->insns += v[i].ninsn;
-			if (v[i].kind == SY_DEC_BRANCHES) {
-				c->insns += v[i].run->ninsn;
-				c->branches += v[i].code;
-			} else {
-				c->branches += v[i].kind == SY_DEC_BRANCH;
-			}
-		}
+	 * atom run's branches in one item; advance() counts each */
+	while ((err = sy_decoder_peek(d, &v, &n)) == 0)
 		sy_decoder_advance(d, n);
-	}
 	if (err != -SY_E_EOS)
 		die("decode", err);
+	c->insns += sy_decoder_stats(d)->insns;
+	c->branches += sy_decoder_stats(d)->branches;
 	sy_decoder_free(d);
 }
 

@@ -366,43 +366,23 @@ static int sy_push_run(struct sy_stretcher *st, const struct sy_dec_item *it)
 	sy_dec_run_branch(it, 0, &b);
 	if ((err = sy_stretcher_push(st, &b)))
 		return err;
-	/* the others into the open stretch: same offset, no START; into the
-	 * ring a stretch of slots at a time (up to where it wraps, or to
-	 * where it must grow) */
+	/* the others into the open stretch: same offset, no START, the
+	 * counts added once */
 	s->insns += run->ninsn - run->v[0].ninsn;
 	s->branches += left;
 	if (left)
 		s->last_from = run->v[it->code - 1].from;
-	while (left) {
-		uint32_t m = s->len < s->cap ? s->cap - s->len
-					     : s->cap - s->head;
-
-		if (!m || (s->len == s->cap && (!st->depth ||
-						s->cap < st->depth))) {
-			/* full and below its depth: it grows */
-			b.from = x->from;
-			b.to = x->to;
-			b.br = x->br;
-			if ((err = sy_ring_push(st, s, &b)))
-				return err;
-			x++;
-			left--;
+	for (; left; x++, left--) {
+		if (s->len < s->cap) {
+			sy_ring_put(s, x->from, x->to, x->br);
 			continue;
 		}
-		if (m > left)
-			m = left;
-		for (uint32_t i = 0; i < m; i++) {
-			struct sy_br *o = &s->ring[s->head + i];
-
-			o->from = x[i].from;
-			o->to = x[i].to;
-			o->kind = x[i].br;
-		}
-		x += m;
-		left -= m;
-		if ((s->head += m) == s->cap)
-			s->head = 0;
-		s->len = s->len + m < s->cap ? s->len + m : s->cap;
+		/* full: it grows, or wraps at its depth */
+		b.from = x->from;
+		b.to = x->to;
+		b.br = x->br;
+		if ((err = sy_ring_push(st, s, &b)))
+			return err;
 	}
 	return 0;
 }
@@ -543,10 +523,10 @@ int sy_stretch_stack_upto(const struct sy_stretch *v, size_t last,
 	*nr = 0;
 	if (!max)
 		return 0;
-	if ((depth && depth <= v[last].len) || total == v[last].len) {
+	if ((max < total ? max : total) <= v[last].len) {
 		/* the newest stretch holds them all: as they are */
 		*stack = v[last].ring;
-		*nr = depth && depth < v[last].len ? depth : v[last].len;
+		*nr = max < v[last].len ? max : v[last].len;
 		return 0;
 	}
 	/* made on a worker, freed on the walk's thread: from a block */
