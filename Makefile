@@ -110,6 +110,13 @@ $(BUILD)/tests/test_%: $(BUILD)/tests/unit/test_%.o $(TESTLIB_OBJS) $(LIBFXGEN) 
 	$(CC) $(ALL_LDFLAGS) -o $@ $< $(TESTLIB_OBJS) $(LIBFXGEN) $(LIBSTROBE) \
 		$(LIBS) $(CRIT_LIBS)
 
+# convert's output formats are the command's, not the library's: their
+# test links them in
+$(BUILD)/tests/test_convert_formats: $(BUILD)/tests/unit/test_convert_formats.o \
+		$(BUILD)/src/convert_formats.o $(TESTLIB_OBJS) $(LIBFXGEN) $(LIBSTROBE)
+	$(CC) $(ALL_LDFLAGS) -o $@ $< $(BUILD)/src/convert_formats.o \
+		$(TESTLIB_OBJS) $(LIBFXGEN) $(LIBSTROBE) $(LIBS) $(CRIT_LIBS)
+
 # Test tools: one program per tests/tools/*.c, on the library only.
 $(BUILD)/tests/%: $(BUILD)/tests/tools/%.o $(LIBSTROBE)
 	$(CC) $(ALL_LDFLAGS) -o $@ $< $(LIBSTROBE) $(LIBS)

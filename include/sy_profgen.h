@@ -94,4 +94,35 @@ struct sy_agg_stats {
 };
 const struct sy_agg_stats *sy_agg_stats(const struct sy_agg *a);
 
+/* A sample log: samples made on one thread (a decode job's, on the thread
+ * that decoded it), each distinct key kept once, added to an aggregation
+ * later on another, in their order (sy_agg_add_logged).  What the
+ * aggregation then writes is what sy_agg_add of the same samples would
+ * write, flushes included, but it reads each distinct key of a log once
+ * (the log remembers the entry it went to), not every sample's branches. */
+struct sy_agg_log;
+
+int sy_agg_log_new(struct sy_agg_log **out);
+void sy_agg_log_free(struct sy_agg_log *l);
+/* Appends a sample.  Returns 0 or -SY_E_NOMEM. */
+int sy_agg_log_add(struct sy_agg_log *l, const uint64_t *frames,
+		   uint32_t nr_frames, const struct sy_br *stack,
+		   uint32_t nr_stack);
+/* Samples appended (0 for NULL). */
+size_t sy_agg_log_samples(const struct sy_agg_log *l);
+
+/* A logged sample's key: @nr_frames frames, then @nr_stack from/to pairs,
+ * laid end to end in @words; @lo and @hi are the smallest and largest of
+ * those words (for the writer's mappings). */
+struct sy_agg_logged {
+	const uint64_t *words;
+	uint32_t nr_frames, nr_stack;
+	uint64_t lo, hi;
+};
+void sy_agg_log_sample(const struct sy_agg_log *l, size_t i,
+		       struct sy_agg_logged *out);
+/* Adds sample @i of @l to @a, as sy_agg_add would; may flush.  Samples of
+ * a log must be added in their order, and a log to one aggregation only. */
+int sy_agg_add_logged(struct sy_agg *a, struct sy_agg_log *l, size_t i);
+
 #endif

@@ -143,6 +143,8 @@ struct sy_progress {
 	int finished;		/* the last call of the run */
 };
 
+#define SY_WHOLE_TRACE_AUTO 2
+
 struct sy_session_opts {
 	const char *input;	/* "-" reads standard input */
 	unsigned threads;	/* 0: one per online CPU */
@@ -153,8 +155,12 @@ struct sy_session_opts {
 	uint64_t min_branches;
 	struct sy_image_opts images;
 	/* No pause samples (a plain trace recording): cut every trace
-	 * stretch into windows of `depth` branches instead. */
+	 * stretch into windows of `depth` branches instead.  Or
+	 * SY_WHOLE_TRACE_AUTO: so when no event of the recording pauses the
+	 * trace, with `whole_depth` branches (sy_session_has_pause says
+	 * which; one pass over the file instead of opening it twice). */
 	int whole_trace;
+	uint32_t whole_depth;
 	/* Keep every decoder item of each window, as text (sy_window.items):
 	 * `windows --items`, for debugging; decodes on one thread. */
 	int items;
@@ -198,6 +204,9 @@ struct sy_session_summary {
 	uint64_t bytes, insns, branches;
 	/* ETM decode units by path (sy_dec_stats) */
 	uint64_t fast_units, full_units, fallbacks;
+	/* whole-trace windows finished on their decoding thread (given to
+	 * a sy_window_sink) */
+	uint64_t windows_in_jobs;
 	uint64_t resume_period, pause_period; /* R and P from the attrs */
 	int periods_freq;	/* the attrs use frequencies, not periods */
 	int same_event;		/* resume and pause count the same event */
@@ -240,6 +249,32 @@ void sy_session_close(struct sy_session *s);
  * reader's error when damage ended the walk (every window before it was
  * handed out; details in sy_session_diag), or -SY_E_NOMEM. */
 int sy_session_run(struct sy_session *s, sy_window_fn fn, void *ctx);
+
+/* Whole-trace windows finished on the thread that decoded them.  Without
+ * pause samples every stretch is a window: hundreds of thousands a second
+ * of dense trace.  Validated on another thread and handed to @fn on the
+ * run's, each window's branches were read again on other cores, which
+ * cost a second thread much of its gain.  With a sink, most of those
+ * windows (all but the first and last stretch of each decode job, which
+ * may join a neighbour's) are validated where they were decoded and given
+ * to @window there, a job's windows into a context of its own (@job_new,
+ * on that thread); @merge then takes each context on the run's thread, in
+ * window order, where those windows would have gone to @fn.  @window must
+ * do what @fn does, into @job; windows there have no index
+ * (SY_WINDOW_NO_INDEX) and no comm.  The sink is not used with the items
+ * option, per-thread recordings, or per-CPU Intel PT decoded without pause
+ * samples (its threads come from the walk). */
+#define SY_WINDOW_NO_INDEX UINT64_MAX
+struct sy_window_sink {
+	void *ctx;
+	void *(*job_new)(void *ctx);	/* NULL: out of memory */
+	int (*window)(void *job, const struct sy_window *w);
+	int (*merge)(void *ctx, void *job);
+	void (*job_free)(void *job);	/* NULL-safe */
+};
+/* sy_session_run with @sink (NULL: none) for whole-trace windows. */
+int sy_session_run_sink(struct sy_session *s, sy_window_fn fn, void *ctx,
+			const struct sy_window_sink *sink);
 
 const struct sy_session_summary *sy_session_summary(const struct sy_session *s);
 /* Nonzero when some event pauses the trace (aux_action pause): only then

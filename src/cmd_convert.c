@@ -157,6 +157,9 @@ static int sy_convert_whole(struct sy_convert *c, const struct sy_window *w)
 	}
 	if (c->cs.verbose && w->nr_stack)
 		sy_convert_note_leaf(c, w, w->stack[0].to);
+	if (c->log)
+		return sy_conv_log_whole(c->log, w, c->lbr_depth, &c->samples,
+					 &c->stack_entries);
 	return sy_conv_out_whole(c->out, w, c->lbr_depth, &c->samples,
 				 &c->stack_entries);
 }
@@ -180,6 +183,10 @@ static void sy_convert_dropped(struct sy_convert *c, const struct sy_window *w,
 struct sy_convert_run {
 	struct sy_convert *c;
 	struct sy_session *s;
+	/* what a decode job's share starts from (sy_convert_job_new): the
+	 * run's settings, no counts; never written during the run, as the
+	 * run's own counts are */
+	const struct sy_convert *job0;
 };
 
 static int sy_convert_window(void *ctx, const struct sy_window *w)
@@ -330,12 +337,19 @@ static int sy_convert_options(struct sy_convert *c, int argc, char **argv)
 static int sy_convert_open(struct sy_convert *c, struct sy_session **s)
 {
 	struct sy_diag d = { 0 };
-	int err = sy_session_open(s, &c->cs.o, &d);
+	int err;
 
+	/* a plain trace recording is the whole trace, every branch (the
+	 * session decides once it read the attrs) */
+	c->cs.o.whole_trace = SY_WHOLE_TRACE_AUTO;
+	c->cs.o.whole_depth = 0;
+	err = sy_session_open(s, &c->cs.o, &d);
 	if (err)
 		return sy_cli_open_failed(&c->cs, err, &d);
-	if (sy_session_has_pause(*s))
+	if (sy_session_has_pause(*s)) {
+		c->cs.o.whole_trace = 0;
 		return -1;
+	}
 	if (sy_conv_format_hybrid(c->fmt)) {
 		sy_msg_error("%s: no event pauses the trace (no "
 			     "aux-action=pause), so no window has a "
@@ -346,8 +360,6 @@ static int sy_convert_open(struct sy_convert *c, struct sy_session **s)
 		return SY_EXIT_NODATA;
 	}
 	/* plain trace recording: whole-trace windows, every branch */
-	sy_session_close(*s);
-	*s = NULL;
 	c->whole_trace = 1;
 	c->lbr_depth = c->cs.o.depth ? c->cs.o.depth : 64;
 	c->cs.o.whole_trace = 1;
@@ -356,9 +368,6 @@ static int sy_convert_open(struct sy_convert *c, struct sy_session **s)
 	 * --keep implausible asked for it */
 	c->keep = (~0u & ~(1u << SY_ST_PAUSED) & ~(1u << SY_ST_IMPLAUSIBLE)) |
 		  (c->keep & (1u << SY_ST_IMPLAUSIBLE));
-	err = sy_session_open(s, &c->cs.o, &d);
-	if (err)
-		return sy_cli_open_failed(&c->cs, err, &d);
 	if (!c->quiet)
 		fprintf(stderr,
 			"strobe-synth: %s: no pause samples: converting "
@@ -385,13 +394,100 @@ static void sy_convert_out_error(const struct sy_diag *d)
 	sy_msg_error("%s", d->msg[0] ? d->msg : sy_errstr(d->err));
 }
 
+/* --- whole-trace windows finished where they were decoded --------------- */
+
+/* What every job's share starts from: @c's settings, no counts, no
+ * output. */
+static void sy_convert_job0(struct sy_convert *j, const struct sy_convert *c)
+{
+	*j = *c;
+	j->out = NULL;
+	j->selected = j->samples = j->filtered = j->not_kept = 0;
+	j->no_stack = j->binary_filtered = j->stack_entries = 0;
+	memset(j->by_status, 0, sizeof(j->by_status));
+	j->bins = NULL;
+	j->nr_bins = 0;
+}
+
+/* A decode job's share of the run (sy_window_sink), on its thread: the
+ * run's settings with counts of its own, its samples logged, not
+ * written. */
+static void *sy_convert_job_new(void *ctx)
+{
+	const struct sy_convert_run *run = ctx;
+	struct sy_convert *j = malloc(sizeof(*j));
+
+	if (!j)
+		return NULL;
+	*j = *run->job0;
+	if (sy_conv_log_new(&j->log)) {
+		free(j);
+		return NULL;
+	}
+	return j;
+}
+
+static void sy_convert_job_free(void *job)
+{
+	struct sy_convert *j = job;
+
+	if (!j)
+		return;
+	sy_conv_log_free(j->log);
+	free(j);
+}
+
+/* On the decoding thread: what sy_convert_window does on the run's. */
+static int sy_convert_job_window(void *job, const struct sy_window *w)
+{
+	struct sy_convert_run run = { job, NULL, NULL };
+
+	return sy_convert_window(&run, w);
+}
+
+/* On the run's thread, where the job's windows would have been. */
+static int sy_convert_job_merge(void *ctx, void *job)
+{
+	struct sy_convert *c = ((struct sy_convert_run *)ctx)->c;
+	const struct sy_convert *j = job;
+
+	c->selected += j->selected;
+	for (size_t i = 0; i < SY_ST_NR; i++)
+		c->by_status[i] += j->by_status[i];
+	c->samples += j->samples;
+	c->filtered += j->filtered;
+	c->not_kept += j->not_kept;
+	c->no_stack += j->no_stack;
+	c->binary_filtered += j->binary_filtered;
+	c->stack_entries += j->stack_entries;
+	return sy_conv_out_merge(c->out, j->log);
+}
+
+/* Whether a job's windows can be converted on its thread: whole trace
+ * into a format that logs (lbr), without what needs the run's thread
+ * (--verbose's notes and reasons, --comm's names). */
+static int sy_convert_sinks(const struct sy_convert *c)
+{
+	return c->whole_trace && sy_conv_out_logs(c->out) && !c->cs.verbose &&
+	       !c->cs.filter.nr_comms;
+}
+
 /* Runs the windows into the aggregation.  Returns -1 to go on (*ret may
  * say damage), else the exit status. */
 static int sy_convert_run(struct sy_convert *c, struct sy_session *s, int *ret)
 {
-	struct sy_convert_run run = { c, s };
+	struct sy_convert job0;
+	struct sy_convert_run run = { c, s, &job0 };
+	struct sy_window_sink sink = {
+		&run, sy_convert_job_new, sy_convert_job_window,
+		sy_convert_job_merge, sy_convert_job_free,
+	};
 	struct sy_diag d = { 0 };
-	int err = sy_session_run(s, sy_convert_window, &run);
+	int err;
+
+	sy_convert_job0(&job0, c);
+	err = sy_session_run_sink(s, sy_convert_window, &run,
+				  sy_convert_sinks(c) ? &sink : NULL);
 
 	if (err == -SY_E_NOMEM) {
 		sy_msg_error("convert: %s", sy_errstr(err));

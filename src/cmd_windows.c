@@ -169,15 +169,15 @@ static int sy_windows_options(struct sy_wl *c, int argc, char **argv)
 static int sy_windows_open(struct sy_wl *c, struct sy_session **s)
 {
 	struct sy_diag d = { 0 };
-	int err = sy_session_open(s, &c->cs.o, &d);
+	int err;
 
-	if (!err && !sy_session_has_pause(*s)) {
-		/* a plain trace recording: its stretches are the windows */
-		sy_session_close(*s);
-		*s = NULL;
-		c->cs.o.whole_trace = 1;
-		err = sy_session_open(s, &c->cs.o, &d);
-	}
+	/* a plain trace recording: its stretches are the windows (the
+	 * session decides once it read the attrs) */
+	c->cs.o.whole_trace = SY_WHOLE_TRACE_AUTO;
+	c->cs.o.whole_depth = c->cs.o.depth;
+	err = sy_session_open(s, &c->cs.o, &d);
+	if (!err)
+		c->cs.o.whole_trace = !sy_session_has_pause(*s);
 	if (err)
 		return sy_cli_open_failed(&c->cs, err, &d);
 	c->kind = sy_cli_trace_kind(sy_session_summary(*s));

@@ -39,6 +39,9 @@ struct sy_convert {
 	struct sy_convert_bin *bins; /* --verbose */
 	size_t nr_bins;
 	uint64_t dropped_shown;	/* --verbose: reasons printed so far */
+	/* a decode job's copy (sy_convert_sink): its whole-trace samples go
+	 * here, merged into the run's output in window order */
+	struct sy_conv_log *log;
 };
 
 /* The closing summary on stderr, or as JSON into @f. */

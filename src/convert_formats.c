@@ -138,21 +138,63 @@ static void sy_conv_seen_reset(struct sy_conv_out *o,
 	memset(o->seen, 0, sizeof(o->seen));
 }
 
+/* The MMAP2 line of the mapping holding @addr, unless written last. */
+static int sy_conv_mmap_addr(struct sy_conv_out *o, const struct sy_window *w,
+			     const struct sy_aspace *as,
+			     const struct sy_aspace *kernel, uint64_t addr)
+{
+	const struct sy_map *m;
+	const uint8_t *bid;
+	size_t blen;
+
+	if (sy_conv_seen(o, addr))
+		return 0;
+	m = sy_aspace_find(as, addr);
+	if (!m)
+		m = sy_aspace_find(kernel, addr);
+	if (!m)
+		return 0;
+	o->seen[o->seen_next++ % 4] = m;
+	/* a served kernel too: llvm-profgen --kernel finds vmlinux by its
+	 * "[kernel.kallsyms]_text" map */
+	if (!m->img)
+		return 0;
+	bid = m->build_id;
+	blen = m->build_id_size;
+	/* the binary's own id when the recording has none */
+	if (!blen)
+		blen = sy_image_build_id(m->img, &bid);
+	/* the writer writes each mapping once */
+	return sy_profgen_mmap_bid(o->pg, w->pid, w->tid, m->start,
+				   m->end - m->start, m->pgoff, m->path, bid,
+				   blen);
+}
+
+/* Whether a sample's addresses, all within [@lo, @hi], lie in one mapping
+ * written already: mostly they do (one range for the lot). */
+static int sy_conv_mmaps_covered(struct sy_conv_out *o,
+				 const struct sy_window *w, uint64_t lo,
+				 uint64_t hi)
+{
+	const struct sy_map *m0;
+
+	sy_conv_seen_reset(o, w);
+	m0 = sy_conv_seen(o, lo);
+	return m0 && hi < m0->end;
+}
+
 /* MMAP2 lines for the binaries a sample touches, before the sample. */
 static int sy_conv_mmaps(struct sy_conv_out *o, const struct sy_window *w,
 			 const uint64_t *frames, uint32_t nr_frames,
 			 const struct sy_br *st, uint32_t nr)
 {
-	const struct sy_aspace *as = sy_proc_snap_aspace(w->snap, w->pid);
-	const struct sy_aspace *kernel = sy_proc_snap_kernel(w->snap);
-	uint64_t addrs[2];
+	const struct sy_aspace *as, *kernel;
+	uint64_t lo = UINT64_MAX, hi = 0;
+	int err = 0;
 
 	if (!w->snap)
 		return 0;
-	sy_conv_seen_reset(o, w);
-	/* mostly every address is in one mapping written already: one range
-	 * for the lot (a loop the compiler vectorises) */
-	uint64_t lo = UINT64_MAX, hi = 0;
+	/* a loop the compiler vectorises */
 	for (uint32_t i = 0; i < nr_frames; i++) {
 		lo = frames[i] < lo ? frames[i] : lo;
 		hi = frames[i] > hi ? frames[i] : hi;
@@ -164,51 +206,36 @@ static int sy_conv_mmaps(struct sy_conv_out *o, const struct sy_window *w,
 		lo = a < lo ? a : lo;
 		hi = b > hi ? b : hi;
 	}
-	const struct sy_map *m0 = sy_conv_seen(o, lo);
-	if (m0 && hi < m0->end)
+	if (sy_conv_mmaps_covered(o, w, lo, hi))
 		return 0;
-	for (uint32_t i = 0; i < nr_frames + nr; i++) {
-		size_t na = 0;
+	as = sy_proc_snap_aspace(w->snap, w->pid);
+	kernel = sy_proc_snap_kernel(w->snap);
+	for (uint32_t i = 0; i < nr_frames && !err; i++)
+		err = sy_conv_mmap_addr(o, w, as, kernel, frames[i]);
+	for (uint32_t i = 0; i < nr && !err; i++)
+		if (!(err = sy_conv_mmap_addr(o, w, as, kernel, st[i].from)))
+			err = sy_conv_mmap_addr(o, w, as, kernel, st[i].to);
+	return err;
+}
 
-		if (i < nr_frames) {
-			addrs[na++] = frames[i];
-		} else {
-			addrs[na++] = st[i - nr_frames].from;
-			addrs[na++] = st[i - nr_frames].to;
-		}
-		for (size_t k = 0; k < na; k++) {
-			const struct sy_map *m;
-			const uint8_t *bid;
-			size_t blen;
+/* The same for a logged sample, whose key holds its addresses in the
+ * order sy_conv_mmaps reads them: frames, then from and to of each
+ * branch. */
+static int sy_conv_mmaps_logged(struct sy_conv_out *o,
+				const struct sy_window *w,
+				const struct sy_agg_logged *k)
+{
+	const struct sy_aspace *as, *kernel;
+	size_t n = k->nr_frames + 2 * (size_t)k->nr_stack;
+	int err = 0;
 
-			if (sy_conv_seen(o, addrs[k]))
-				continue;
-			m = sy_aspace_find(as, addrs[k]);
-			if (!m)
-				m = sy_aspace_find(kernel, addrs[k]);
-			if (!m)
-				continue;
-			o->seen[o->seen_next++ % 4] = m;
-			/* a served kernel too: llvm-profgen --kernel finds
-			 * vmlinux by its "[kernel.kallsyms]_text" map */
-			if (!m->img)
-				continue;
-			bid = m->build_id;
-			blen = m->build_id_size;
-			/* the binary's own id when the recording has none */
-			if (!blen)
-				blen = sy_image_build_id(m->img, &bid);
-			/* the writer writes each mapping once */
-			int err = sy_profgen_mmap_bid(o->pg, w->pid, w->tid,
-						      m->start,
-						      m->end - m->start,
-						      m->pgoff, m->path, bid,
-						      blen);
-			if (err)
-				return err;
-		}
-	}
-	return 0;
+	if (!w->snap || sy_conv_mmaps_covered(o, w, k->lo, k->hi))
+		return 0;
+	as = sy_proc_snap_aspace(w->snap, w->pid);
+	kernel = sy_proc_snap_kernel(w->snap);
+	for (size_t i = 0; i < n && !err; i++)
+		err = sy_conv_mmap_addr(o, w, as, kernel, k->words[i]);
+	return err;
 }
 
 int sy_conv_out_sample(struct sy_conv_out *o, const struct sy_window *w,
@@ -270,6 +297,101 @@ int sy_conv_out_whole(struct sy_conv_out *o, const struct sy_window *w,
 		err = sy_conv_out_sample(o, w, &cs);
 		*samples += 1;
 		*entries += n;
+	}
+	return err;
+}
+
+/* --- whole-trace windows finished on a decoding thread --------------------- */
+
+/* A window whose samples are in the log: where they start and what the
+ * writer's mappings need of it (the snapshot is the job's, kept by the
+ * session until the log is merged). */
+struct sy_conv_logwin {
+	size_t first;
+	uint32_t pid, tid;
+	const struct sy_proc_snap *snap;
+};
+
+struct sy_conv_log {
+	struct sy_agg_log *agg;
+	struct sy_conv_logwin *win;
+	size_t nr, cap;
+};
+
+int sy_conv_out_logs(const struct sy_conv_out *o)
+{
+	return o->fmt == SY_CONV_LBR;
+}
+
+int sy_conv_log_new(struct sy_conv_log **out)
+{
+	struct sy_conv_log *l = calloc(1, sizeof(*l));
+
+	if (!l || sy_agg_log_new(&l->agg)) {
+		free(l);
+		return -SY_E_NOMEM;
+	}
+	*out = l;
+	return 0;
+}
+
+void sy_conv_log_free(struct sy_conv_log *l)
+{
+	if (!l)
+		return;
+	sy_agg_log_free(l->agg);
+	free(l->win);
+	free(l);
+}
+
+int sy_conv_log_whole(struct sy_conv_log *l, const struct sy_window *w,
+		      uint32_t depth, uint64_t *samples, uint64_t *entries)
+{
+	int err = 0;
+
+	if (!w->nr_stack)
+		return 0;
+	if (l->nr == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 64;
+		struct sy_conv_logwin *n = realloc(l->win, cap * sizeof(*n));
+
+		if (!n)
+			return -SY_E_NOMEM;
+		l->win = n;
+		l->cap = cap;
+	}
+	l->win[l->nr++] = (struct sy_conv_logwin){
+		sy_agg_log_samples(l->agg), w->pid, w->tid, w->snap
+	};
+	/* as sy_conv_out_whole: lbr samples have the leaf as their frame */
+	for (uint32_t i = 0; i < w->nr_stack && !err; i += depth) {
+		uint32_t n = w->nr_stack - i < depth ? w->nr_stack - i : depth;
+
+		err = sy_agg_log_add(l->agg, &w->stack[i].to, 1, w->stack + i,
+				     n);
+		*samples += 1;
+		*entries += n;
+	}
+	return err;
+}
+
+int sy_conv_out_merge(struct sy_conv_out *o, struct sy_conv_log *l)
+{
+	size_t n = sy_agg_log_samples(l->agg), wi = 0;
+	struct sy_window w = { 0 };
+	struct sy_agg_logged k;
+	int err = 0;
+
+	for (size_t i = 0; i < n && !err; i++) {
+		for (; wi < l->nr && l->win[wi].first <= i; wi++) {
+			w.pid = l->win[wi].pid;
+			w.tid = l->win[wi].tid;
+			w.snap = l->win[wi].snap;
+		}
+		sy_agg_log_sample(l->agg, i, &k);
+		err = sy_conv_mmaps_logged(o, &w, &k);
+		if (!err)
+			err = sy_agg_add_logged(o->agg, l->agg, i);
 	}
 	return err;
 }

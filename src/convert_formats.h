@@ -56,6 +56,21 @@ int sy_conv_out_sample(struct sy_conv_out *o, const struct sy_window *w,
 int sy_conv_out_whole(struct sy_conv_out *o, const struct sy_window *w,
 		      uint32_t depth, uint64_t *samples, uint64_t *entries);
 
+/* Whole-trace windows' samples kept where their window was finished (on
+ * the thread that decoded it, sy_window_sink), for sy_conv_out_merge to
+ * write later, in window order, as sy_conv_out_whole would have written
+ * them.  Only some formats can (sy_conv_out_logs: lbr). */
+struct sy_conv_log;
+
+int sy_conv_out_logs(const struct sy_conv_out *o);
+int sy_conv_log_new(struct sy_conv_log **out);
+void sy_conv_log_free(struct sy_conv_log *l);
+/* sy_conv_out_whole into @l: @w's snapshot must outlive @l's merge. */
+int sy_conv_log_whole(struct sy_conv_log *l, const struct sy_window *w,
+		      uint32_t depth, uint64_t *samples, uint64_t *entries);
+/* Writes @l's samples (they stay in @l). */
+int sy_conv_out_merge(struct sy_conv_out *o, struct sy_conv_log *l);
+
 /* Writes what is pending and renames the output(s) into place; frees @o.
  * *@unique: the distinct samples written (perf-data: all samples; bolt:
  * distinct stacks are not kept, 0).  Returns 0, -SY_E_OUTPUT (@diag names

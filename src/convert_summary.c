@@ -58,6 +58,7 @@ static void sy_summary_json(struct sy_convert *c, struct sy_session *s,
 		"  \"bogus_sample_rate\": %.6f,\n"
 		"  \"etm_units\": {\"fast\": %" PRIu64 ", \"full\": %" PRIu64
 		", \"fallbacks\": %" PRIu64 "},\n"
+		"  \"windows_in_jobs\": %" PRIu64 ",\n"
 		"  \"threads\": %u,\n  \"seconds\": %.3f,\n"
 		"  \"missing_binaries\": [",
 		c->samples, c->unique,
@@ -69,7 +70,8 @@ static void sy_summary_json(struct sy_convert *c, struct sy_session *s,
 		c->filtered, sum->decode_errors, sum->overflows,
 		sum->bytes, sum->insns, sum->branches, sum->damage,
 		sy_summary_bogus_rate(sum), sum->fast_units, sum->full_units,
-		sum->fallbacks, sum->threads, sum->seconds);
+		sum->fallbacks, sum->windows_in_jobs, sum->threads,
+		sum->seconds);
 	for (size_t i = 0; i < nmiss; i++) {
 		fprintf(f, "%s\n    {\"path\": ", i ? "," : "");
 		sy_json_str(f, miss[i].path);

@@ -1,5 +1,10 @@
 /* Merging identical samples (sy_profgen.h).  Keys are the frames and the
- * branch pairs laid end to end; entries keep their first-seen order. */
+ * branch pairs laid end to end; entries keep their first-seen order.
+ *
+ * Both the aggregation and a job's sample log (sy_agg_log) keep their keys
+ * in a table of their own (struct sy_agg_tab): the log deduplicates where
+ * the samples are made, so that the aggregation later reads each distinct
+ * key once per log instead of every sample's branches. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,19 +17,178 @@ struct sy_agg_ent {
 	uint64_t count;
 };
 
-struct sy_agg {
-	struct sy_profgen *w;
-	size_t budget;		/* bytes of keys before a flush */
+/* A key to look up or add: frames, then the branches either as they are
+ * (@stack) or as the key's own from/to words (@pairs). */
+struct sy_agg_key {
+	uint64_t hash;
+	const uint64_t *frames;
+	uint32_t nr_frames, nr_stack;
+	const struct sy_br *stack;
+	const uint64_t *pairs;
+};
+
+/* Distinct keys in first-seen order, found through open addressing. */
+struct sy_agg_tab {
 	uint64_t *arena;
 	size_t used, cap;	/* u64 words */
 	struct sy_agg_ent *ents; /* first-seen order */
 	size_t nr, cap_ents;
-	uint32_t *table;	/* open addressing: entry index + 1, 0 empty */
+	uint32_t *table;	/* entry index + 1, 0 empty */
 	size_t tcap;
+};
+
+struct sy_agg {
+	struct sy_profgen *w;
+	size_t budget;		/* bytes of keys before a flush */
+	struct sy_agg_tab t;
+	/* flushes so far: what a log's remembered entry index is valid for
+	 * (sy_agg_add_logged) */
+	uint64_t gen;
 	struct sy_agg_stats st;
 	struct sy_br *tmp;
 	size_t tmp_cap;
 };
+
+/* What a log knows of one of its keys besides the key itself. */
+struct sy_agg_logent {
+	uint64_t lo, hi;	/* the smallest and largest of its words */
+	uint64_t gen;		/* idx below is valid while the aggregation's
+				 * gen is this, plus one (0: never) */
+	size_t idx;		/* its entry in the aggregation */
+};
+
+struct sy_agg_log {
+	struct sy_agg_tab t;
+	struct sy_agg_logent *info; /* per entry of t */
+	size_t cap_info;
+	uint32_t *seq;		/* the samples: their entries, in order */
+	size_t nr_seq, cap_seq;
+};
+
+static void sy_agg_tab_fini(struct sy_agg_tab *t)
+{
+	free(t->arena);
+	free(t->ents);
+	free(t->table);
+	memset(t, 0, sizeof(*t));
+}
+
+static void sy_agg_tab_clear(struct sy_agg_tab *t)
+{
+	t->nr = 0;
+	t->used = 0;
+	if (t->table)
+		memset(t->table, 0, t->tcap * sizeof(*t->table));
+}
+
+static int sy_agg_tab_grow(struct sy_agg_tab *t)
+{
+	size_t ncap = t->tcap ? t->tcap * 2 : 1024;
+	uint32_t *n = calloc(ncap, sizeof(*n));
+
+	if (!n)
+		return -SY_E_NOMEM;
+	for (size_t i = 0; i < t->nr; i++) {
+		size_t j = t->ents[i].hash & (ncap - 1);
+		while (n[j])
+			j = (j + 1) & (ncap - 1);
+		n[j] = (uint32_t)i + 1;
+	}
+	free(t->table);
+	t->table = n;
+	t->tcap = ncap;
+	return 0;
+}
+
+static int sy_agg_key_eq(const struct sy_agg_ent *e, const uint64_t *k,
+			 const struct sy_agg_key *key)
+{
+	if (e->hash != key->hash || e->nr_frames != key->nr_frames ||
+	    e->nr_stack != key->nr_stack ||
+	    (key->nr_frames && memcmp(k, key->frames, key->nr_frames * 8)))
+		return 0;
+	k += key->nr_frames;
+	if (key->pairs)
+		return !key->nr_stack ||
+		       !memcmp(k, key->pairs, key->nr_stack * 16);
+	for (uint32_t i = 0; i < key->nr_stack; i++)
+		if (k[2 * i] != key->stack[i].from ||
+		    k[2 * i + 1] != key->stack[i].to)
+			return 0;
+	return 1;
+}
+
+/* The entry holding @key (its index), or -1 with *@slot where it goes.
+ * The table has room (sy_agg_tab_room). */
+static long sy_agg_tab_find(const struct sy_agg_tab *t,
+			    const struct sy_agg_key *key, size_t *slot)
+{
+	size_t j = key->hash & (t->tcap - 1);
+
+	for (; t->table[j]; j = (j + 1) & (t->tcap - 1)) {
+		size_t i = t->table[j] - 1;
+
+		if (sy_agg_key_eq(&t->ents[i], t->arena + t->ents[i].off, key))
+			return (long)i;
+	}
+	*slot = j;
+	return -1;
+}
+
+/* Room in the table for one more entry. */
+static int sy_agg_tab_room(struct sy_agg_tab *t)
+{
+	return (t->nr + 1) * 2 > t->tcap ? sy_agg_tab_grow(t) : 0;
+}
+
+static size_t sy_agg_key_words(const struct sy_agg_key *key)
+{
+	return key->nr_frames + 2 * (size_t)key->nr_stack;
+}
+
+/* Adds @key as a new entry at @slot (from sy_agg_tab_find), count 1. */
+static int sy_agg_tab_insert(struct sy_agg_tab *t, size_t slot,
+			     const struct sy_agg_key *key)
+{
+	size_t words = sy_agg_key_words(key);
+
+	/* (an empty key still needs an arena to point into) */
+	if (!t->arena || t->used + words > t->cap) {
+		size_t ncap = t->cap ? t->cap * 2 : 65536;
+		while (ncap < t->used + words)
+			ncap *= 2;
+		uint64_t *n = realloc(t->arena, ncap * 8);
+		if (!n)
+			return -SY_E_NOMEM;
+		t->arena = n;
+		t->cap = ncap;
+	}
+	if (t->nr == t->cap_ents) {
+		size_t ncap = t->cap_ents ? t->cap_ents * 2 : 1024;
+		struct sy_agg_ent *n = realloc(t->ents, ncap * sizeof(*n));
+		if (!n)
+			return -SY_E_NOMEM;
+		t->ents = n;
+		t->cap_ents = ncap;
+	}
+	uint64_t *k = t->arena + t->used;
+	if (key->nr_frames)
+		memcpy(k, key->frames, key->nr_frames * 8);
+	k += key->nr_frames;
+	if (key->pairs && key->nr_stack)
+		memcpy(k, key->pairs, key->nr_stack * 16);
+	for (uint32_t i = 0; !key->pairs && i < key->nr_stack; i++) {
+		k[2 * i] = key->stack[i].from;
+		k[2 * i + 1] = key->stack[i].to;
+	}
+	t->ents[t->nr] = (struct sy_agg_ent){ key->hash, t->used,
+					      key->nr_frames, key->nr_stack,
+					      1 };
+	t->table[slot] = (uint32_t)t->nr + 1;
+	t->nr++;
+	t->used += words;
+	return 0;
+}
 
 int sy_agg_new(struct sy_agg **out, struct sy_profgen *w, size_t budget)
 {
@@ -42,9 +206,7 @@ void sy_agg_free(struct sy_agg *a)
 {
 	if (!a)
 		return;
-	free(a->arena);
-	free(a->ents);
-	free(a->table);
+	sy_agg_tab_fini(&a->t);
 	free(a->tmp);
 	free(a);
 }
@@ -62,11 +224,12 @@ static uint64_t sy_mix(uint64_t h, uint64_t v)
 
 int sy_agg_flush(struct sy_agg *a)
 {
+	struct sy_agg_tab *t = &a->t;
 	int err = 0;
 
-	for (size_t i = 0; i < a->nr && !err; i++) {
-		const struct sy_agg_ent *e = &a->ents[i];
-		const uint64_t *k = a->arena + e->off;
+	for (size_t i = 0; i < t->nr && !err; i++) {
+		const struct sy_agg_ent *e = &t->ents[i];
+		const uint64_t *k = t->arena + e->off;
 
 		if (a->tmp_cap < e->nr_stack) {
 			struct sy_br *n = realloc(a->tmp, e->nr_stack * sizeof(*n));
@@ -84,30 +247,9 @@ int sy_agg_flush(struct sy_agg *a)
 					a->tmp, e->nr_stack);
 		a->st.unique++;
 	}
-	a->nr = 0;
-	a->used = 0;
-	if (a->table)
-		memset(a->table, 0, a->tcap * sizeof(*a->table));
+	sy_agg_tab_clear(t);
+	a->gen++;
 	return err;
-}
-
-static int sy_agg_grow_table(struct sy_agg *a)
-{
-	size_t ncap = a->tcap ? a->tcap * 2 : 1024;
-	uint32_t *t = calloc(ncap, sizeof(*t));
-
-	if (!t)
-		return -SY_E_NOMEM;
-	for (size_t i = 0; i < a->nr; i++) {
-		size_t j = a->ents[i].hash & (ncap - 1);
-		while (t[j])
-			j = (j + 1) & (ncap - 1);
-		t[j] = (uint32_t)i + 1;
-	}
-	free(a->table);
-	a->table = t;
-	a->tcap = ncap;
-	return 0;
 }
 
 static uint64_t sy_rotl(uint64_t v, unsigned r)
@@ -141,69 +283,164 @@ static uint64_t sy_agg_hash(const uint64_t *frames, uint32_t nr_frames,
 	return sy_mix(sy_mix(sy_mix(l[0], l[1]), l[2]), l[3]);
 }
 
-int sy_agg_add(struct sy_agg *a, const uint64_t *frames, uint32_t nr_frames,
-	       const struct sy_br *stack, uint32_t nr_stack)
+/* One sample of @key: counted in its entry, or a new entry (after a flush
+ * when the budget is reached).  Sets *@idx to its entry. */
+static int sy_agg_put(struct sy_agg *a, const struct sy_agg_key *key,
+		      size_t *idx)
 {
-	size_t words = nr_frames + 2 * (size_t)nr_stack;
-	uint64_t h = sy_agg_hash(frames, nr_frames, stack, nr_stack);
+	size_t slot;
+	long i;
 	int err;
 
 	a->st.samples++;
-	if ((a->nr + 1) * 2 > a->tcap && (err = sy_agg_grow_table(a)))
+	if ((err = sy_agg_tab_room(&a->t)))
 		return err;
-	size_t j = h & (a->tcap - 1);
-	for (; a->table[j]; j = (j + 1) & (a->tcap - 1)) {
-		struct sy_agg_ent *e = &a->ents[a->table[j] - 1];
-		const uint64_t *k = a->arena + e->off;
-		int same = e->hash == h && e->nr_frames == nr_frames &&
-			   e->nr_stack == nr_stack &&
-			   (!nr_frames || !memcmp(k, frames, nr_frames * 8));
-
-		for (uint32_t i = 0; same && i < nr_stack; i++)
-			same = k[nr_frames + 2 * i] == stack[i].from &&
-			       k[nr_frames + 2 * i + 1] == stack[i].to;
-		if (same) {
-			e->count++;
-			return 0;
-		}
+	if ((i = sy_agg_tab_find(&a->t, key, &slot)) >= 0) {
+		a->t.ents[i].count++;
+		*idx = (size_t)i;
+		return 0;
 	}
-	if ((a->used + words) * 8 > a->budget && a->nr) {
+	if ((a->t.used + sy_agg_key_words(key)) * 8 > a->budget && a->t.nr) {
 		a->st.flushes++;
-		err = sy_agg_flush(a);
-		if (err)
+		if ((err = sy_agg_flush(a)))
 			return err;
 		a->st.samples--; /* counted again by the retry */
-		return sy_agg_add(a, frames, nr_frames, stack, nr_stack);
+		return sy_agg_put(a, key, idx);
 	}
-	if (a->used + words > a->cap) {
-		size_t ncap = a->cap ? a->cap * 2 : 65536;
-		while (ncap < a->used + words)
-			ncap *= 2;
-		uint64_t *n = realloc(a->arena, ncap * 8);
+	*idx = a->t.nr;
+	return sy_agg_tab_insert(&a->t, slot, key);
+}
+
+int sy_agg_add(struct sy_agg *a, const uint64_t *frames, uint32_t nr_frames,
+	       const struct sy_br *stack, uint32_t nr_stack)
+{
+	struct sy_agg_key key = {
+		.hash = sy_agg_hash(frames, nr_frames, stack, nr_stack),
+		.frames = frames, .nr_frames = nr_frames,
+		.stack = stack, .nr_stack = nr_stack,
+	};
+	size_t idx;
+
+	return sy_agg_put(a, &key, &idx);
+}
+
+/* --- a job's sample log --------------------------------------------------- */
+
+int sy_agg_log_new(struct sy_agg_log **out)
+{
+	*out = calloc(1, sizeof(**out));
+	return *out ? 0 : -SY_E_NOMEM;
+}
+
+void sy_agg_log_free(struct sy_agg_log *l)
+{
+	if (!l)
+		return;
+	sy_agg_tab_fini(&l->t);
+	free(l->info);
+	free(l->seq);
+	free(l);
+}
+
+int sy_agg_log_add(struct sy_agg_log *l, const uint64_t *frames,
+		   uint32_t nr_frames, const struct sy_br *stack,
+		   uint32_t nr_stack)
+{
+	struct sy_agg_key key = {
+		.hash = sy_agg_hash(frames, nr_frames, stack, nr_stack),
+		.frames = frames, .nr_frames = nr_frames,
+		.stack = stack, .nr_stack = nr_stack,
+	};
+	size_t slot;
+	long i;
+	int err;
+
+	if (l->nr_seq == l->cap_seq) {
+		size_t ncap = l->cap_seq ? 2 * l->cap_seq : 1024;
+		uint32_t *n = realloc(l->seq, ncap * sizeof(*n));
+
 		if (!n)
 			return -SY_E_NOMEM;
-		a->arena = n;
-		a->cap = ncap;
+		l->seq = n;
+		l->cap_seq = ncap;
 	}
-	if (a->nr == a->cap_ents) {
-		size_t ncap = a->cap_ents ? a->cap_ents * 2 : 1024;
-		struct sy_agg_ent *n = realloc(a->ents, ncap * sizeof(*n));
-		if (!n)
-			return -SY_E_NOMEM;
-		a->ents = n;
-		a->cap_ents = ncap;
+	if ((err = sy_agg_tab_room(&l->t)))
+		return err;
+	if ((i = sy_agg_tab_find(&l->t, &key, &slot)) < 0) {
+		uint64_t lo = UINT64_MAX, hi = 0;
+
+		if (l->t.nr == l->cap_info) {
+			size_t ncap = l->cap_info ? 2 * l->cap_info : 1024;
+			struct sy_agg_logent *n =
+				realloc(l->info, ncap * sizeof(*n));
+
+			if (!n)
+				return -SY_E_NOMEM;
+			l->info = n;
+			l->cap_info = ncap;
+		}
+		for (uint32_t k = 0; k < nr_frames; k++) {
+			lo = frames[k] < lo ? frames[k] : lo;
+			hi = frames[k] > hi ? frames[k] : hi;
+		}
+		for (uint32_t k = 0; k < nr_stack; k++) {
+			uint64_t a = stack[k].from, b = stack[k].to;
+
+			lo = a < lo ? a : lo;
+			lo = b < lo ? b : lo;
+			hi = a > hi ? a : hi;
+			hi = b > hi ? b : hi;
+		}
+		i = (long)l->t.nr;
+		if ((err = sy_agg_tab_insert(&l->t, slot, &key)))
+			return err;
+		l->info[i] = (struct sy_agg_logent){ lo, hi, 0, 0 };
 	}
-	uint64_t *k = a->arena + a->used;
-	if (nr_frames)
-		memcpy(k, frames, nr_frames * 8);
-	for (uint32_t i = 0; i < nr_stack; i++) {
-		k[nr_frames + 2 * i] = stack[i].from;
-		k[nr_frames + 2 * i + 1] = stack[i].to;
+	l->seq[l->nr_seq++] = (uint32_t)i;
+	return 0;
+}
+
+size_t sy_agg_log_samples(const struct sy_agg_log *l)
+{
+	return l ? l->nr_seq : 0;
+}
+
+void sy_agg_log_sample(const struct sy_agg_log *l, size_t i,
+		       struct sy_agg_logged *out)
+{
+	uint32_t e = l->seq[i];
+	const struct sy_agg_ent *ent = &l->t.ents[e];
+
+	out->words = l->t.arena + ent->off;
+	out->nr_frames = ent->nr_frames;
+	out->nr_stack = ent->nr_stack;
+	out->lo = l->info[e].lo;
+	out->hi = l->info[e].hi;
+}
+
+int sy_agg_add_logged(struct sy_agg *a, struct sy_agg_log *l, size_t i)
+{
+	uint32_t e = l->seq[i];
+	struct sy_agg_logent *in = &l->info[e];
+	const struct sy_agg_ent *ent = &l->t.ents[e];
+	struct sy_agg_key key;
+	int err;
+
+	/* the entry this key went to before, unless a flush emptied the
+	 * table since: what the lookup would find */
+	if (in->gen == a->gen + 1) {
+		a->st.samples++;
+		a->t.ents[in->idx].count++;
+		return 0;
 	}
-	a->ents[a->nr] = (struct sy_agg_ent){ h, a->used, nr_frames,
-					      nr_stack, 1 };
-	a->table[j] = (uint32_t)a->nr + 1;
-	a->nr++;
-	a->used += words;
+	key = (struct sy_agg_key){
+		.hash = ent->hash,
+		.frames = l->t.arena + ent->off, .nr_frames = ent->nr_frames,
+		.pairs = l->t.arena + ent->off + ent->nr_frames,
+		.nr_stack = ent->nr_stack,
+	};
+	if ((err = sy_agg_put(a, &key, &in->idx)))
+		return err;
+	in->gen = a->gen + 1;
 	return 0;
 }

@@ -459,6 +459,16 @@ static void sy_job_run(void *ctx, struct sy_work *work)
 	m->tc = NULL;
 	sy_stats_sub(&j->stats, sy_decoder_stats(d), prev);
 	j->st = sy_stretcher_take(st, &j->nr_st);
+	/* item offsets count from the job's first byte: make them AUX
+	 * offsets, so that a window decoded in two pieces has a length and
+	 * an error is where it is in the trace, however it was cut */
+	for (size_t i = 0; i < j->nr_st; i++) {
+		j->st[i].off0 += j->aux_lo;
+		j->st[i].off1 += j->aux_lo;
+		j->st[i].first_error_off += j->aux_lo;
+	}
+	if (c->js->extra.finish)
+		c->js->extra.finish(c->extra, j);
 	for (size_t i = 0; j->drop_pages && i < j->nr_chunks; i++)
 		sy_pages_drop(j->chunks[i].data, j->chunks[i].len);
 	if (ds) {

@@ -114,7 +114,8 @@ struct sy_job {
 	/* the chunks are pages of the input's file mapping, dropped once
 	 * decoded (sy_pages.h): resident input stays what is in flight */
 	int drop_pages;
-	/* output, set by the decode loop */
+	/* output, set by the decode loop; the stretches' offsets are AUX
+	 * offsets (aux_lo added) */
 	struct sy_stretch *st;
 	size_t nr_st;
 	struct sy_dec_stats stats; /* what this job decoded */
@@ -133,6 +134,9 @@ struct sy_jobs_extra {
 	void *(*ctx_new)(void *arg);
 	void (*ctx_free)(void *ctx);
 	void *arg;
+	/* run on the decoding thread after each decode job, with that
+	 * thread's state (NULL: nothing) */
+	void (*finish)(void *ctx, struct sy_job *j);
 };
 
 struct sy_jobs {

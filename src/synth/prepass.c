@@ -316,6 +316,19 @@ static void sy_pre_sink(struct sy_session *s)
 	s->cfg.sink = raw ? SY_SINK_TRBE : SY_SINK_ETR;
 }
 
+/* A plain trace recording opened with SY_WHOLE_TRACE_AUTO: the whole
+ * trace, from here on as if it had been asked for.  The queues the walk
+ * made have no stretch yet: only their depth changes. */
+static void sy_pre_whole(struct sy_session *s)
+{
+	s->o.whole_trace = 1;
+	s->o.depth = s->o.whole_depth;
+	s->cfg.whole_trace = 1;
+	s->cfg.depth = s->o.depth;
+	for (size_t i = 0; i < s->queues.nr; i++)
+		sy_units_set_depth(&s->queues.v[i]->units, s->cfg.depth);
+}
+
 int sy_prepass(struct sy_session *s)
 {
 	struct sy_prewalk pw;
@@ -338,6 +351,8 @@ int sy_prepass(struct sy_session *s)
 		s->sum.input_error = err;
 	if ((err = sy_pre_kind(s, &pw, &pmu_type)) || (err = sy_roles(s, pmu_type)))
 		goto out;
+	if (s->o.whole_trace == SY_WHOLE_TRACE_AUTO && !s->any_pause_attr)
+		sy_pre_whole(s);
 	if ((err = sy_pre_queue_recs(s, &pw)))
 		goto out;
 	sy_pre_sink(s);

@@ -106,7 +106,8 @@ static void sy_config_from_opts(struct sy_synth_config *c,
 				const struct sy_session_opts *o)
 {
 	memset(c, 0, sizeof(*c));
-	c->whole_trace = o->whole_trace;
+	/* (SY_WHOLE_TRACE_AUTO: decided once the attrs are read) */
+	c->whole_trace = o->whole_trace == 1;
 	c->depth = o->depth;
 	c->skid = o->skid;
 	c->win_unit = o->win_unit;
@@ -281,12 +282,25 @@ static int sy_session_walk(struct sy_session *s)
 
 int sy_session_run(struct sy_session *s, sy_window_fn fn, void *ctx)
 {
+	return sy_session_run_sink(s, fn, ctx, NULL);
+}
+
+int sy_session_run_sink(struct sy_session *s, sy_window_fn fn, void *ctx,
+			const struct sy_window_sink *sink)
+{
 	double t0 = sy_now();
 	int err;
 
 	s->sum.threads = sy_threads(s);
 	s->fn = fn;
 	s->fn_ctx = ctx;
+	/* the windows a sink can take are the whole trace's, and only where
+	 * a job alone makes them (finish.h) */
+	if (sink && fn && s->cfg.whole_trace && !s->cfg.items &&
+	    !s->cfg.per_thread && !sy_queue_tracks_threads(&s->cfg)) {
+		s->sink = *sink;
+		s->has_sink = 1;
+	}
 	if ((err = sy_reopen(s)))
 		return err;
 	/* the prepass saw the same damage; the reader replays what it met
@@ -302,7 +316,8 @@ int sy_session_run(struct sy_session *s, sy_window_fn fn, void *ctx)
 				s->cfg.depth, s->cfg.items, s->cfg.unit_bytes,
 				&(struct sy_jobs_extra){ sy_validator_new,
 							 sy_validator_free,
-							 &s->cfg })))
+							 &s->cfg,
+							 sy_finish_job })))
 		return err;
 	err = sy_session_walk(s);
 	sy_progress(s, 0, 1);

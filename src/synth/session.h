@@ -17,6 +17,7 @@
 
 #include "config.h"
 #include "comms.h"
+#include "finish.h"
 #include "jobs.h"
 #include "queue.h"
 #include "sy_auxtrace.h"
@@ -38,6 +39,11 @@ struct sy_qjob {
 	int has_aux_time;	/* ETR group: the closing AUX record's time */
 	uint64_t aux_time;
 	uint64_t t_lo;		/* its data came after this perf time */
+	/* whole trace: its windows finished on the decoding thread (set
+	 * when it is sent; NULL: none), what that made */
+	const struct sy_window_sink *sink;
+	uint32_t cpu;		/* its queue's */
+	struct sy_finished *fin;
 };
 
 struct sy_session;
@@ -102,6 +108,9 @@ struct sy_session {
 	sy_window_fn fn;
 	void *fn_ctx;
 	int fn_ret;
+	/* whole-trace windows finished in their jobs (finish.h) */
+	struct sy_window_sink sink;
+	int has_sink;
 };
 
 /* The queue of @key (created when @create). */

@@ -40,6 +40,8 @@
 #define SY_SF_NOTHING 0x40u	/* trace was enabled but nothing ran */
 #define SY_SF_SEAM 0x100u	/* its piece ended at a seam while it ran: it
 				 * goes on in the next piece (units.h) */
+#define SY_SF_FINISHED 0x400u	/* made a window on its decoding thread
+				 * (finish.h): only its flags are left */
 #define SY_SF_CONT 0x200u	/* begun where the previous piece's seam
 				 * left a stretch running */
 #define SY_SF_T0_START 0x80u	/* t0 was taken when its trace started (ETM:

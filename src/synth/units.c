@@ -12,6 +12,11 @@ void sy_units_init(struct sy_units *u, const struct sy_synth_config *cfg)
 	sy_decstate_init(&u->stream.ds, cfg->depth);
 }
 
+void sy_units_set_depth(struct sy_units *u, uint32_t depth)
+{
+	u->stream.ds.st.depth = depth;
+}
+
 void sy_units_fini(struct sy_units *u)
 {
 	sy_decstate_fini(&u->stream.ds);

@@ -104,6 +104,8 @@ struct sy_unit_task {
 
 void sy_units_init(struct sy_units *u, const struct sy_synth_config *cfg);
 void sy_units_fini(struct sy_units *u);
+/* The stream's stretches keep @depth branches (before any is made). */
+void sy_units_set_depth(struct sy_units *u, uint32_t depth);
 
 /* Cuts the map's stream units into pieces of about cfg->unit_bytes (PT at
  * PSBs; ETM at seams, when the trace unit allows them), using the bytes of

@@ -55,6 +55,23 @@ static int sy_head_validated(struct sy_session *s, int block)
 	return 1;
 }
 
+/* A job's finished windows, in their place: what they add to the summary,
+ * and the sink's context merged where they would have gone to fn. */
+static void sy_emit_finished(struct sy_session *s, struct sy_finished *f)
+{
+	s->sum.windows += f->windows;
+	s->sum.windows_in_jobs += f->windows;
+	for (size_t i = 0; i < SY_ST_NR; i++)
+		s->sum.by_status[i] += f->by_status[i];
+	s->sum.bytes += f->bytes;
+	s->sum.insns += f->insns;
+	s->sum.branches += f->branches;
+	s->sum.unplaced += f->unplaced;
+	s->sum.placed += f->placed;
+	if (!s->fn_ret)
+		s->fn_ret = f->err ? f->err : s->sink.merge(s->sink.ctx, f->job);
+}
+
 /* Hands out the windows that are ready, in order.  Windows waiting for a
  * worker to validate them hold their branches: past a few batches per
  * thread, the walk waits for the oldest. */
@@ -67,6 +84,11 @@ static void sy_emit_ready(struct sy_session *s)
 					     SY_VALIDATING_MAX(s->sum.threads));
 		if (!(w = sy_outq_pop_ready(&s->out)))
 			break;
+		if (w->fin) {
+			sy_emit_finished(s, w->fin);
+			sy_win_free(w);
+			continue;
+		}
 		struct sy_window *p = &w->pub;
 
 		if (s->cfg.items)
@@ -98,6 +120,7 @@ static void sy_qjob_free(struct sy_qjob *j)
 {
 	if (!j)
 		return;
+	sy_finished_free(j->fin);
 	sy_job_release(&j->job);
 	free(j);
 }
@@ -121,6 +144,10 @@ static int sy_feed(struct sy_session *s, struct sy_queue *q)
 		}
 		if (err || !j)
 			return err;
+		if (s->has_sink) {
+			j->sink = &s->sink;
+			j->cpu = q->cpu;
+		}
 		sy_jobs_submit(&s->jobs, &j->job);
 		if (sy_jobs_full(&s->jobs) && (err = sy_walk_pump(s, 1)))
 			return err;
@@ -148,14 +175,6 @@ static int sy_job_done(struct sy_session *s, struct sy_qjob *j)
 		s->sum.ctx_example = job->ctx_example;
 	s->sum.ctx_remapped += job->ctx_remapped;
 	s->sum.ctx_unknown += job->ctx_unknown;
-	/* item offsets count from the job's first byte: make them AUX
-	 * offsets, so that a window decoded in two pieces has a length and
-	 * an error is where it is in the trace, however it was cut */
-	for (size_t i = 0; i < job->nr_st; i++) {
-		job->st[i].off0 += job->aux_lo;
-		job->st[i].off1 += job->aux_lo;
-		job->st[i].first_error_off += job->aux_lo;
-	}
 	if ((err = s->mode->job_done(s, j)))
 		return err;
 	/* without pause samples each stretch is a window: made a batch at a

@@ -14,10 +14,19 @@ void sy_win_free_inner(struct sy_win *w)
 	w->inner = NULL;
 }
 
+void sy_finished_free(struct sy_finished *f)
+{
+	if (!f)
+		return;
+	f->sink->job_free(f->job);
+	free(f);
+}
+
 void sy_win_free(struct sy_win *w)
 {
 	if (!w)
 		return;
+	sy_finished_free(w->fin);
 	free(w->chain);
 	sy_stretch_free_all(w->st, w->nr_st);
 	sy_stack_mem_free(&w->stack);
@@ -33,7 +42,8 @@ void sy_win_free(struct sy_win *w)
 
 void sy_outq_append(struct sy_outq *o, struct sy_win *w)
 {
-	w->pub.index = o->next_index++;
+	w->pub.index = o->next_index;
+	o->next_index += w->fin ? w->fin->windows : 1;
 	w->next = NULL;
 	o->nr++;
 	if (o->tail)

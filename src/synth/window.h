@@ -26,6 +26,19 @@ struct sy_inner_mem {
 
 struct sy_win;
 
+/* What the windows of a decode job finished on its thread made (finish.h):
+ * the sink's context, and what they add to the summary. */
+struct sy_finished {
+	const struct sy_window_sink *sink;
+	void *job;		/* the sink's */
+	uint64_t windows, bytes, insns, branches, unplaced, placed;
+	uint64_t by_status[SY_ST_NR];
+	int err;		/* the first the sink returned */
+};
+
+/* NULL-safe. */
+void sy_finished_free(struct sy_finished *f);
+
 /* Windows validated by one work item: a window of a program's trace may
  * have a few branches only, too little work to hand a thread alone. */
 struct sy_vbatch {
@@ -68,6 +81,9 @@ struct sy_win {
 	struct sy_inner_mem *inner_mem;
 	struct sy_proc_snap *snap;
 	struct sy_text items;	/* --items: its stretches' item lines */
+	/* not a window: the windows a job finished (finish.h), standing for
+	 * them on the output list, ready at once */
+	struct sy_finished *fin;
 };
 
 /* NULL-safe.  The last window of a batch frees the batch. */
@@ -83,7 +99,8 @@ struct sy_outq {
 	uint64_t next_index;
 };
 
-/* Appends @w, numbering it: the output order. */
+/* Appends @w, numbering it: the output order (a job's finished windows
+ * take as many numbers as they are). */
 void sy_outq_append(struct sy_outq *o, struct sy_win *w);
 /* The oldest window if it is ready, taken off the list; else NULL. */
 struct sy_win *sy_outq_pop_ready(struct sy_outq *o);

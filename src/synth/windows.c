@@ -123,12 +123,34 @@ static struct sy_win *sy_window_of_stretch(struct sy_qjob *j, size_t i)
 	return w;
 }
 
+/* The windows @j finished on its thread, in their place on the output
+ * list: ready at once, they are merged when the walk comes to them. */
+static int sy_windows_finished(struct sy_session *s, struct sy_qjob *j)
+{
+	struct sy_win *w;
+
+	if (!j->fin)
+		return 0;
+	if (!(w = calloc(1, sizeof(*w))))
+		return -SY_E_NOMEM;
+	w->fin = j->fin;
+	j->fin = NULL;
+	w->snap = sy_proc_snap_get(j->job.snap); /* their windows' */
+	w->ready = 1;
+	sy_outq_append(&s->out, w);
+	return 0;
+}
+
 int sy_windows_whole(struct sy_session *s, struct sy_qjob *j, size_t *i)
 {
 	struct sy_vbatch *b = NULL;
 	int err = 0;
 
 	for (; *i < j->job.nr_st && !err && !sy_vbatch_full(b); ++*i) {
+		if (j->job.st[*i].flags & SY_SF_FINISHED) {
+			err = sy_windows_finished(s, j);
+			continue;
+		}
 		struct sy_win *w = sy_window_of_stretch(j, *i);
 
 		if (!w) {

@@ -53,7 +53,38 @@ same convert --format lbr --symfs "$R/symfs" -o - "$R/orig/perf_kernel.data"
 	fail "session_check: cut or threaded decode differs from the uncut stream"
 "$SY_BUILD/tests/aux_repeat" -n 2000 "$R/orig/perf_etm.data" "$T/etm-long.data" \
 	2>/dev/null || fail "aux_repeat failed"
+"$SY_BUILD/tests/aux_repeat" -n 4000 "$R/orig/perf_with_unformatted_trace.data" \
+	"$T/trbe-long.data" 2>/dev/null || fail "aux_repeat failed"
 "$SY_BUILD/tests/session_check" --symfs "$R/symfs" "$R"/orig/perf_*.data \
-	"$T/etm-long.data" ||
+	"$T/etm-long.data" "$T/trbe-long.data" ||
 	fail "session_check: cut or threaded decode differs from the uncut stream (real captures)"
+
+# json_count FILE KEY: a top-level count of a --stats-json file
+json_count() {
+	sed -n "s/^  \"$2\": \([0-9][0-9]*\),\$/\1/p" "$1" | grep .
+}
+
+# Whole-trace windows finished on their decoding threads (finish.h), most
+# of a dense stream's: convert writes the bytes it writes when every window
+# goes through the run's thread (as --verbose keeps them, for its notes)
+for f in etm-long trbe-long; do
+	for j in 1 2 3; do
+		"$SY" convert --format lbr -q -j $j --symfs "$R/symfs" \
+			-o "$T/sink.lbr" --stats-json "$T/sink.json" "$T/$f.data" ||
+			fail "$f: convert -j $j failed"
+		"$SY" convert --format lbr --verbose -j $j --symfs "$R/symfs" \
+			-o "$T/walk.lbr" --stats-json "$T/walk.json" \
+			"$T/$f.data" 2>/dev/null ||
+			fail "$f: convert --verbose -j $j failed"
+		cmp -s "$T/sink.lbr" "$T/walk.lbr" ||
+			fail "$f: -j $j: windows finished in their jobs convert to other bytes"
+		w=$(json_count "$T/sink.json" windows) &&
+			k=$(json_count "$T/sink.json" windows_in_jobs) &&
+			kw=$(json_count "$T/walk.json" windows_in_jobs) ||
+			fail "$f: no window counts in --stats-json"
+		[ $((k * 10)) -gt $((w * 9)) ] ||
+			fail "$f: -j $j: only $k of $w windows finished in their jobs"
+		[ "$kw" = 0 ] || fail "$f: --verbose: $kw windows finished in jobs"
+	done
+done
 exit 0

@@ -128,5 +128,13 @@ awk '$9 == "end-mismatch" { getline; print; exit }' "$T/d" >"$T/line"
 grep -q 'pause sample IP; this window traced no instruction' "$T/line" ||
 	{ cat "$T/d"; fail "--disasm shows nothing for the end-mismatch window"; }
 grep -q '^ *[0-9a-f]*  [a-z]' "$T/line" || { cat "$T/line"; fail "--disasm: no instruction at the pause IP"; }
-echo "messages: words, one-line errors, plurals, conflicts, perf-style selections, --version, -v, --disasm"
+# damage is said once, not once per pass over the file: a plain trace
+# recording (whole trace) is read once to index it, once to convert it
+r=tests/fuzz/regress/session-aux-range-wraps-whole-trace.data
+for cmd in "convert --format lbr -o $T/o" "windows"; do
+	"$SY" $cmd --symfs . "$r" >/dev/null 2>"$T/err"
+	n=$(grep -c 'AUX record: offset .* wraps around; ignored' "$T/err")
+	[ "$n" = 1 ] || { cat "$T/err"; fail "$cmd: the damage is said $n times"; }
+done
+echo "messages: words, one-line errors, plurals, conflicts, perf-style selections, --version, -v, --disasm, damage said once"
 exit 0

@@ -8,7 +8,11 @@
  *
  * Every window handed out must be self-consistent (a status in range, a
  * stack no deeper than asked, present when its length says so, samples
- * that reference only what the window holds), and the run must end. */
+ * that reference only what the window holds), and the run must end.
+ * Whole-trace runs go twice, every window through the callback and with
+ * a window sink (windows finished on the decoding thread, their samples
+ * logged per job and merged in order, as convert does): the two must
+ * write the same bytes. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,17 +34,13 @@ struct fz_ctx {
 	int any;
 };
 
-static int fz_window(void *ctx, const struct sy_window *w)
+/* Aborts unless @w is self-consistent. */
+static void fz_check(const struct fz_ctx *c, const struct sy_window *w)
 {
-	struct fz_ctx *c = ctx;
 	uint64_t sum = 0;
 
 	if (w->status >= SY_ST_NR)
 		abort();
-	if (c->any && w->index <= c->last_index)
-		abort(); /* window order is output order */
-	c->any = 1;
-	c->last_index = w->index;
 	if (!c->whole_trace && w->nr_stack > FZ_DEPTH)
 		abort();
 	if (w->nr_stack && !w->stack)
@@ -57,18 +57,83 @@ static int fz_window(void *ctx, const struct sy_window *w)
 	if (w->comm)
 		sum += strlen(w->comm);
 	(void)sum;
+}
+
+static int fz_window(void *ctx, const struct sy_window *w)
+{
+	struct fz_ctx *c = ctx;
+
+	fz_check(c, w);
+	if (c->any && w->index <= c->last_index)
+		abort(); /* window order is output order */
+	c->any = 1;
+	c->last_index = w->index;
 	if (w->status != SY_ST_OK || !w->nr_stack)
 		return 0;
 	return sy_agg_add(c->agg, w->nr_callchain ? w->callchain : NULL,
 			  w->nr_callchain, w->stack, w->nr_stack);
 }
 
-static void fz_run(const char *path, int whole_trace, FILE *out)
+/* The sink: a job's samples logged on its thread, merged in order. */
+struct fz_job {
+	const struct fz_ctx *c;
+	struct sy_agg_log *log;
+};
+
+static void *fz_job_new(void *ctx)
+{
+	struct fz_job *j = calloc(1, sizeof(*j));
+
+	if (j && sy_agg_log_new(&j->log)) {
+		free(j);
+		return NULL;
+	}
+	if (j)
+		j->c = ctx;
+	return j;
+}
+
+static int fz_job_window(void *job, const struct sy_window *w)
+{
+	struct fz_job *j = job;
+
+	fz_check(j->c, w);
+	if (w->index != SY_WINDOW_NO_INDEX)
+		abort();
+	if (w->status != SY_ST_OK || !w->nr_stack)
+		return 0;
+	return sy_agg_log_add(j->log, w->nr_callchain ? w->callchain : NULL,
+			      w->nr_callchain, w->stack, w->nr_stack);
+}
+
+static int fz_job_merge(void *ctx, void *job)
+{
+	struct fz_ctx *c = ctx;
+	struct fz_job *j = job;
+	int err = 0;
+
+	for (size_t i = 0; i < sy_agg_log_samples(j->log) && !err; i++)
+		err = sy_agg_add_logged(c->agg, j->log, i);
+	return err;
+}
+
+static void fz_job_free(void *job)
+{
+	struct fz_job *j = job;
+
+	if (j)
+		sy_agg_log_free(j->log);
+	free(j);
+}
+
+static void fz_run(const char *path, int whole_trace, int sink, FILE *out)
 {
 	struct sy_session_opts o;
 	struct sy_session *s = NULL;
 	struct sy_profgen *w = NULL;
 	struct fz_ctx c = { 0 };
+	struct sy_window_sink k = { &c, fz_job_new, fz_job_window,
+				    fz_job_merge, fz_job_free };
 	struct sy_diag d;
 
 	sy_session_opts_init(&o);
@@ -82,8 +147,8 @@ static void fz_run(const char *path, int whole_trace, FILE *out)
 	if (sy_session_open(&s, &o, &d))
 		return;
 	if (!whole_trace && !sy_session_has_pause(s)) {
+		/* a plain trace recording: whole trace only (fz_whole_twice) */
 		sy_session_close(s);
-		fz_run(path, 1, out);
 		return;
 	}
 	c.whole_trace = whole_trace;
@@ -91,7 +156,7 @@ static void fz_run(const char *path, int whole_trace, FILE *out)
 							 SY_PROFGEN_HYBRID) ||
 	    sy_agg_new(&c.agg, w, 1 << 16))
 		goto out;
-	(void)sy_session_run(s, fz_window, &c);
+	(void)sy_session_run_sink(s, fz_window, &c, sink ? &k : NULL);
 	(void)sy_agg_flush(c.agg);
 	(void)sy_session_summary(s);
 out:
@@ -99,6 +164,26 @@ out:
 	if (w)
 		sy_profgen_commit(w, &d);
 	sy_session_close(s);
+}
+
+/* The whole trace with and without the sink: the same bytes. */
+static void fz_whole_twice(const char *path)
+{
+	char *text[2] = { NULL, NULL };
+	size_t len[2] = { 0, 0 };
+
+	for (int k = 0; k < 2; k++) {
+		FILE *f = open_memstream(&text[k], &len[k]);
+
+		if (!f)
+			abort();
+		fz_run(path, 1, k, f);
+		fclose(f);
+	}
+	if (len[0] != len[1] || memcmp(text[0], text[1], len[0]))
+		abort(); /* windows finished in their jobs write other bytes */
+	free(text[0]);
+	free(text[1]);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -117,9 +202,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	out = fopen("/dev/null", "w");
 	if (out) {
-		fz_run(path, 0, out);
+		fz_run(path, 0, 0, out);
 		fclose(out);
 	}
+	fz_whole_twice(path);
 	close(fd);
 	return 0;
 }

@@ -170,3 +170,22 @@ const char *sy_test_prog(void)
 	snprintf(buf, sizeof(buf), "%s/strobe-synth", (b && *b) ? b : "build");
 	return buf;
 }
+
+void sy_test_first_diff(const char *a, const char *na, const char *b,
+			const char *nb, char *out, size_t n)
+{
+	size_t line = 1, i = 0, start = 0;
+
+	while (a[i] && a[i] == b[i]) {
+		if (a[i] == '\n') {
+			line++;
+			start = i + 1;
+		}
+		i++;
+	}
+	snprintf(out, n, "line %zu: %s \"%.150s\" %s \"%.150s\"", line, na,
+		 a + start, nb, b + start);
+	for (char *c = out; *c; c++)
+		if (*c == '\n')
+			*c = '|';
+}

@@ -42,6 +42,12 @@ uint8_t *sy_test_read_file(const char *path, size_t *len);
 /* Writes a whole file; returns 0 on success. */
 int sy_test_write_file(const char *path, const void *data, size_t len);
 
+/* The first line where the NUL-terminated texts @a and @b differ, for a
+ * failure message: "line N: NA "..." NB "..."" into @out (newlines shown
+ * as '|'). */
+void sy_test_first_diff(const char *a, const char *na, const char *b,
+			const char *nb, char *out, size_t n);
+
 /* Path of the built strobe-synth binary ($SY_BUILD/strobe-synth). */
 const char *sy_test_prog(void);
 

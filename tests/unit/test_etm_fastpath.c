@@ -121,25 +121,6 @@ static void run_mode(const char *path, const char *symfs,
 	sy_session_close(s);
 }
 
-/* The first line where @a and @b differ, for the failure message. */
-static void first_diff(const char *a, const char *b, char *out, size_t n)
-{
-	size_t line = 1, i = 0, start = 0;
-
-	while (a[i] && a[i] == b[i]) {
-		if (a[i] == '\n') {
-			line++;
-			start = i + 1;
-		}
-		i++;
-	}
-	snprintf(out, n, "line %zu: fast \"%.150s\" full \"%.150s\"", line,
-		 a + start, b + start);
-	for (char *c = out; *c; c++)
-		if (*c == '\n')
-			*c = '|';
-}
-
 struct totals {
 	uint64_t fast_units, full_units, fallbacks, insns, recordings;
 };
@@ -165,7 +146,8 @@ static uint64_t compare(const char *path, const char *symfs,
 		    cfg[c].unit_bytes, &full);
 		if (fast.len != full.len || memcmp(fast.text, full.text,
 						   fast.len) != 0) {
-			first_diff(fast.text, full.text, why, sizeof(why));
+			sy_test_first_diff(fast.text, "fast", full.text, "full", why,
+					   sizeof(why));
 			cr_assert_fail("%s -j %u unit %" PRIu64 ": %s", path,
 				       cfg[c].threads, cfg[c].unit_bytes, why);
 		}

@@ -141,6 +141,126 @@ Test(profgen, bounded_aggregation_keeps_totals)
 	free(out);
 }
 
+/* --- sample logs ---------------------------------------------------------- */
+
+/* Sample @i of a fixed stream: keys from a small alphabet, so that they
+ * repeat within and across logs, of 0-2 frames and 0-5 branches. */
+static uint32_t stream_sample(uint32_t i, uint64_t *frames, struct sy_br *st,
+			      uint32_t *nr_stack)
+{
+	uint32_t x = i * 2654435761u;
+	uint32_t k = (x >> 7) % 23, nf = k % 3;
+
+	*nr_stack = (k * 7) % 6;
+	for (uint32_t f = 0; f < nf; f++)
+		frames[f] = 0x400000 + 0x10 * k + f;
+	for (uint32_t b = 0; b < *nr_stack; b++)
+		st[b] = (struct sy_br){ 0x401000 + 0x100 * k + b,
+					0x3ff000 + 0x40 * b + k, 0 };
+	return nf;
+}
+
+/* The stream into an aggregation with @budget: every sample added as it
+ * comes (@logged 0), or in turns of up to 97 samples added directly and
+ * logged (a job's windows finished on a worker), the logs added later in
+ * order. */
+static char *run_stream(size_t budget, int logged, struct sy_agg_stats *st)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct sy_profgen *w;
+	struct sy_agg *a;
+	const uint32_t n = 5000;
+
+	cr_assert_eq(sy_profgen_open_file(&w, f, SY_PROFGEN_HYBRID), 0);
+	cr_assert_eq(sy_agg_new(&a, w, budget), 0);
+	for (uint32_t i = 0, turn = 0; i < n; turn++) {
+		uint32_t m = 1 + (turn * 37) % 97;
+		struct sy_agg_log *l = NULL;
+
+		if (logged && turn % 2)
+			cr_assert_eq(sy_agg_log_new(&l), 0);
+		for (uint32_t k = 0; k < m && i < n; k++, i++) {
+			uint64_t fr[2];
+			struct sy_br sb[5];
+			uint32_t ns, nf = stream_sample(i, fr, sb, &ns);
+
+			if (l)
+				cr_assert_eq(sy_agg_log_add(l, fr, nf, sb, ns),
+					     0);
+			else
+				cr_assert_eq(sy_agg_add(a, fr, nf, sb, ns), 0);
+		}
+		for (size_t k = 0; k < sy_agg_log_samples(l); k++)
+			cr_assert_eq(sy_agg_add_logged(a, l, k), 0);
+		sy_agg_log_free(l);
+	}
+	cr_assert_eq(sy_agg_flush(a), 0);
+	*st = *sy_agg_stats(a);
+	sy_agg_free(a);
+	cr_assert_eq(sy_profgen_commit(w, NULL), 0);
+	fclose(f);
+	return buf;
+}
+
+/* Logged samples added later write what adding them as they came writes,
+ * byte for byte, with and without budget flushes between and inside
+ * logs. */
+Test(profgen, logged_samples_write_what_direct_ones_do)
+{
+	static const size_t budgets[] = { 0, 200, 1000, 4000 };
+
+	for (size_t b = 0; b < sizeof(budgets) / sizeof(budgets[0]); b++) {
+		struct sy_agg_stats sd, sl;
+		char *direct = run_stream(budgets[b], 0, &sd);
+		char *logged = run_stream(budgets[b], 1, &sl);
+
+		cr_assert_str_eq(logged, direct, "budget %zu", budgets[b]);
+		cr_assert_eq(sl.samples, 5000);
+		cr_assert_eq(sl.samples, sd.samples);
+		cr_assert_eq(sl.unique, sd.unique);
+		cr_assert_eq(sl.flushes, sd.flushes);
+		if (budgets[b] && budgets[b] < 4000)
+			cr_assert_gt(sd.flushes, 10, "budget %zu", budgets[b]);
+		free(direct);
+		free(logged);
+	}
+}
+
+/* A logged sample's key is its frames then its from/to pairs, with the
+ * smallest and largest of them. */
+Test(profgen, logged_sample_key_and_range)
+{
+	struct sy_agg_log *l;
+	struct sy_agg_logged k;
+
+	cr_assert_eq(sy_agg_log_new(&l), 0);
+	cr_assert_eq(sy_agg_log_add(l, fr2, 2, st1, 2), 0);
+	cr_assert_eq(sy_agg_log_add(l, NULL, 0, st1, 1), 0);
+	cr_assert_eq(sy_agg_log_add(l, fr2, 2, st1, 2), 0);
+	cr_assert_eq(sy_agg_log_samples(l), 3);
+	sy_agg_log_sample(l, 2, &k);
+	cr_assert_eq(k.nr_frames, 2);
+	cr_assert_eq(k.nr_stack, 2);
+	cr_assert_eq(k.words[0], 0x4005b0);
+	cr_assert_eq(k.words[1], 0x400684);
+	cr_assert_eq(k.words[2], 0x4005c8);
+	cr_assert_eq(k.words[3], 0x4005dc);
+	cr_assert_eq(k.words[4], 0x40062f);
+	cr_assert_eq(k.words[5], 0x4005b0);
+	cr_assert_eq(k.lo, 0x4005b0);
+	cr_assert_eq(k.hi, 0x400684);
+	sy_agg_log_sample(l, 1, &k);
+	cr_assert_eq(k.nr_frames, 0);
+	cr_assert_eq(k.nr_stack, 1);
+	cr_assert_eq(k.lo, 0x4005c8);
+	cr_assert_eq(k.hi, 0x4005dc);
+	sy_agg_log_free(l);
+	sy_agg_log_free(NULL);
+	cr_assert_eq(sy_agg_log_samples(NULL), 0);
+}
+
 Test(profgen, atomic_output)
 {
 	const char *dir = sy_test_mkdtemp();
