@@ -15,3 +15,35 @@ void sy_pages_drop(const void *p, size_t len)
 	if (p && hi > lo)
 		(void)madvise((void *)lo, hi - lo, MADV_DONTNEED);
 }
+
+void sy_pages_batch_flush(struct sy_pages_batch *b)
+{
+	if (b->hi > b->lo)
+		sy_pages_drop((const void *)b->lo, b->hi - b->lo);
+	b->lo = b->hi = 0;
+}
+
+void sy_pages_batch_add(struct sy_pages_batch *b, const void *p, size_t len)
+{
+	uintptr_t lo = (uintptr_t)p, hi = lo + len;
+
+	if (!p || !len)
+		return;
+	if (b->hi > b->lo && (lo > b->hi || hi < b->lo))
+		sy_pages_batch_flush(b);
+	if (b->hi > b->lo) {
+		lo = lo < b->lo ? lo : b->lo;
+		hi = hi > b->hi ? hi : b->hi;
+	}
+	b->lo = lo;
+	b->hi = hi;
+	if (b->hi - b->lo >= SY_PAGES_BATCH) {
+		long ps = sysconf(_SC_PAGESIZE);
+		uintptr_t page = ps > 0 ? (uintptr_t)ps : 4096;
+
+		sy_pages_drop((const void *)b->lo, b->hi - b->lo);
+		/* the last page, when the batch ends inside it, waits for the
+		 * range that completes it */
+		b->lo = b->hi & ~(page - 1);
+	}
+}

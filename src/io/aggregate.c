@@ -35,6 +35,7 @@ struct sy_agg_tab {
 	size_t nr, cap_ents;
 	uint32_t *table;	/* entry index + 1, 0 empty */
 	size_t tcap;
+	size_t arena0;		/* words the arena starts with */
 };
 
 struct sy_agg {
@@ -154,7 +155,8 @@ static int sy_agg_tab_insert(struct sy_agg_tab *t, size_t slot,
 
 	/* (an empty key still needs an arena to point into) */
 	if (!t->arena || t->used + words > t->cap) {
-		size_t ncap = t->cap ? t->cap * 2 : 65536;
+		size_t ncap = t->cap ? t->cap * 2 :
+				 t->arena0 ? t->arena0 : 1024;
 		while (ncap < t->used + words)
 			ncap *= 2;
 		uint64_t *n = realloc(t->arena, ncap * 8);
@@ -198,6 +200,7 @@ int sy_agg_new(struct sy_agg **out, struct sy_profgen *w, size_t budget)
 		return -SY_E_NOMEM;
 	a->w = w;
 	a->budget = budget ? budget : (size_t)256 << 20;
+	a->t.arena0 = 65536;
 	*out = a;
 	return 0;
 }
@@ -329,7 +332,13 @@ int sy_agg_add(struct sy_agg *a, const uint64_t *frames, uint32_t nr_frames,
 int sy_agg_log_new(struct sy_agg_log **out)
 {
 	*out = calloc(1, sizeof(**out));
-	return *out ? 0 : -SY_E_NOMEM;
+	if (!*out)
+		return -SY_E_NOMEM;
+	/* a job's distinct samples are few on looping code (4 per job of the
+	 * repeated real captures): a large first arena was mapped and
+	 * unmapped per job, each unmap a TLB shootdown of the other core */
+	(*out)->t.arena0 = 1024;
+	return 0;
 }
 
 void sy_agg_log_free(struct sy_agg_log *l)

@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sy_pages.h"
 #include "sy_vec.h"
 
 /* Decode jobs in flight per worker thread before the caller should wait. */
@@ -469,8 +468,6 @@ static void sy_job_run(void *ctx, struct sy_work *work)
 	}
 	if (c->js->extra.finish)
 		c->js->extra.finish(c->extra, j);
-	for (size_t i = 0; j->drop_pages && i < j->nr_chunks; i++)
-		sy_pages_drop(j->chunks[i].data, j->chunks[i].len);
 	if (ds) {
 		ds->prev = *sy_decoder_stats(d);
 		sy_decstate_leave(ds);

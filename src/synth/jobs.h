@@ -112,7 +112,8 @@ struct sy_job {
 	uint64_t aux_lo;	/* AUX offset of the chunks' first byte: item
 				 * offsets count from it */
 	/* the chunks are pages of the input's file mapping, dropped once
-	 * decoded (sy_pages.h): resident input stays what is in flight */
+	 * decoded (sy_pages.h): resident input stays what is in flight; the
+	 * collector drops them, a batch at a time (walk.c) */
 	int drop_pages;
 	/* output, set by the decode loop; the stretches' offsets are AUX
 	 * offsets (aux_lo added) */

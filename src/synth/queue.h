@@ -13,6 +13,7 @@
 #include "order.h"
 #include "place.h"
 #include "switches.h"
+#include "sy_pages.h"
 #include "units.h"
 
 struct sy_event;
@@ -43,6 +44,9 @@ struct sy_queue {
 	 * jobs still to come (sy_queue_tracks_threads) */
 	struct sy_switches sw;
 	int unnamed_warned;	/* said that a stretch had no thread */
+	/* input pages of its jobs collected, to drop (sy_pages.h): a batch
+	 * per queue, as each queue's trace is in payloads of its own */
+	struct sy_pages_batch drop;
 	/* what the samples say (the summary's view; windows come from the
 	 * trace) */
 	int seen;		/* a sample of this queue was read */

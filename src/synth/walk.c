@@ -175,6 +175,12 @@ static int sy_job_done(struct sy_session *s, struct sy_qjob *j)
 		s->sum.ctx_example = job->ctx_example;
 	s->sum.ctx_remapped += job->ctx_remapped;
 	s->sum.ctx_unknown += job->ctx_unknown;
+	/* its input is decoded (jobs come back in order): its pages go with
+	 * the next megabyte's (before job_done: a slice's chunks are freed
+	 * there) */
+	for (size_t i = 0; job->drop_pages && i < job->nr_chunks; i++)
+		sy_pages_batch_add(&j->q->drop, job->chunks[i].data,
+				   job->chunks[i].len);
 	if ((err = s->mode->job_done(s, j)))
 		return err;
 	/* without pause samples each stretch is a window: made a batch at a
@@ -593,6 +599,8 @@ int sy_walk_end(struct sy_session *s)
 	while (!sy_jobs_idle(&s->jobs))
 		if ((err = sy_walk_pump(s, 1)))
 			return err;
+	for (size_t i = 0; i < s->queues.nr; i++)
+		sy_pages_batch_flush(&s->queues.v[i]->drop);
 	for (size_t i = 0; i < s->queues.nr; i++)
 		if ((err = sy_windows_resolve(s, s->queues.v[i], 1)))
 			return err;
