@@ -39,13 +39,29 @@ struct sy_pl_memo_ent {
 	struct sy_insn insn;
 };
 
+/* A branch that passed the checks that depend only on the code, with the
+ * target of the branch before it (its straight run's start); kind 0:
+ * empty.  Direct-mapped, SY_PL_SEEN entries (a power of two). */
+#define SY_PL_SEEN 16
+
+struct sy_pl_seen {
+	uint64_t run, from, to;
+	uint8_t kind;
+};
+
 int sy_plausible_init(struct sy_plausible *p, enum sy_trace_kind arch)
 {
 	memset(p, 0, sizeof(*p));
 	p->arch = arch;
 	p->memo = calloc(SY_PL_MEMO_CAP, sizeof(*p->memo));
-	if (!p->memo)
+	p->seen = calloc(SY_PL_SEEN, sizeof(*p->seen));
+	if (!p->memo || !p->seen) {
+		free(p->memo);
+		free(p->seen);
+		p->memo = NULL;
+		p->seen = NULL;
 		return -SY_E_NOMEM;
+	}
 	/* without capstone every read of code is "unknown" */
 	sy_insn_decoder_init(&p->dec, arch);
 	return 0;
@@ -55,7 +71,9 @@ void sy_plausible_fini(struct sy_plausible *p)
 {
 	sy_insn_decoder_fini(&p->dec);
 	free(p->memo);
+	free(p->seen);
 	p->memo = NULL;
+	p->seen = NULL;
 }
 
 /* --- memo ------------------------------------------------------------------ */
@@ -150,16 +168,6 @@ struct sy_loc {
  * last ones found are kept for the next lookups. */
 #define SY_PL_CACHE 4
 
-/* A branch that passed the checks that depend only on the code, with the
- * target of the branch before it (its straight run's start); kind 0:
- * empty.  Direct-mapped, SY_PL_SEEN entries (a power of two). */
-#define SY_PL_SEEN 16
-
-struct sy_pl_seen {
-	uint64_t run, from, to;
-	uint8_t kind;
-};
-
 struct sy_pl_ctx {
 	struct sy_plausible *p;
 	const struct sy_win *w;
@@ -179,8 +187,10 @@ struct sy_pl_ctx {
 	struct sy_loc at[SY_PL_CACHE];
 	unsigned next_map, next_code;
 	/* branches (with the straight run before them) whose places,
-	 * encoding and run passed: a loop repeats a few of them */
-	struct sy_pl_seen seen[SY_PL_SEEN];
+	 * encoding and run passed: a loop repeats a few of them (the
+	 * validator's, kept while the snapshot and the thread are the
+	 * same: what passed depends on nothing else) */
+	struct sy_pl_seen *seen;
 };
 
 /* The mapping at @addr in the window's process (or the kernel's). */
@@ -799,6 +809,13 @@ int sy_plausible_window(struct sy_plausible *p, const struct sy_win *w,
 	c.as = sy_proc_snap_aspace(c.snap, c.id);
 	c.kernel = sy_proc_snap_kernel(c.snap);
 	c.proc_known = c.as != NULL;
+	c.seen = p->seen;
+	if (p->seen_serial != sy_proc_snap_serial(c.snap) ||
+	    p->seen_id != c.id) {
+		memset(p->seen, 0, SY_PL_SEEN * sizeof(*p->seen));
+		p->seen_serial = sy_proc_snap_serial(c.snap);
+		p->seen_id = c.id;
+	}
 	for (size_t i = 0; i < w->nr_st; i++) {
 		const struct sy_stretch *st = &w->st[i];
 

@@ -51,6 +51,7 @@
 #include "window.h"
 
 struct sy_pl_memo_ent;
+struct sy_pl_seen;
 
 struct sy_plausible {
 	enum sy_trace_kind arch;
@@ -58,6 +59,12 @@ struct sy_plausible {
 	struct sy_pl_memo_ent *memo;	/* open addressing, SY_PL_MEMO_CAP */
 	size_t memo_used;
 	uint64_t memo_hits, memo_misses;
+	/* branches whose code checks passed, kept from window to window
+	 * while the snapshot (its serial) and the thread are the same:
+	 * windows of a loop are short and make the same few branches */
+	struct sy_pl_seen *seen;
+	uint64_t seen_serial;	/* 0: empty */
+	uint32_t seen_id;
 };
 
 /* Returns 0 or -SY_E_NOMEM.  Without capstone the checks that read code

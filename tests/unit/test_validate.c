@@ -176,6 +176,49 @@ Test(plausible, real_a64_branches_are_ok)
 	world_fini(&w);
 }
 
+/* What passed in one window is not taken for granted in the next of
+ * another process, or of the same process once its code changed: the
+ * validator keeps the branches it checked from window to window (a loop
+ * makes the same few) only while both are the same.  One branch per
+ * window, so that nothing else takes its place in what is kept. */
+Test(plausible, checked_branches_are_kept_per_process_and_snapshot)
+{
+	const struct sy_br *call = &a64_turn[0];
+	struct world w;
+	struct sy_ev_mmap m;
+	struct sy_win *win;
+
+	world_init(&w, SY_TRACE_ETM, 0);
+	check(&w, call, 1, 0x4002bc, NULL, 0, NULL);
+	/* another process of the same snapshot, its code elsewhere */
+	memset(&m, 0, sizeof(m));
+	m.pid = m.tid = PID + 1;
+	m.is_mmap2 = 1;
+	m.prot = SY_PROT_READ | SY_PROT_EXEC;
+	m.addr = 0x500000;
+	m.len = 0x1000;
+	m.filename = A64_BIN;
+	cr_assert_eq(sy_proc_table_mmap(w.procs, &m, SY_MISC_USER), 0);
+	check(&w, call, 1, 0x4002bc, NULL, 0, NULL);
+	win = window(&w, call, 1, 0x4002bc, NULL, 0);
+	win->pub.pid = win->pub.tid = PID + 1;
+	sy_validate(&w.v, win);
+	cr_assert_eq(win->pub.status, SY_ST_IMPLAUSIBLE, "%s",
+		     win->pub.reason);
+	cr_assert(strstr(win->pub.reason, "outside executable mappings"),
+		  "%s", win->pub.reason);
+	sy_win_free(win);
+	/* the same process once its code is data: a new snapshot */
+	check(&w, call, 1, 0x4002bc, NULL, 0, NULL);
+	m.pid = m.tid = PID;
+	m.prot = SY_PROT_READ;
+	m.addr = 0x400000;
+	cr_assert_eq(sy_proc_table_mmap(w.procs, &m, SY_MISC_USER), 0);
+	check(&w, call, 1, 0x4002bc, NULL, 0,
+	      "branch source outside executable mappings");
+	world_fini(&w);
+}
+
 Test(plausible, a64_branch_checks)
 {
 	static const struct {
