@@ -4,10 +4,16 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-void sy_pages_drop(const void *p, size_t len)
+static uintptr_t sy_page_size(void)
 {
 	long ps = sysconf(_SC_PAGESIZE);
-	uintptr_t page = ps > 0 ? (uintptr_t)ps : 4096;
+
+	return ps > 0 ? (uintptr_t)ps : 4096;
+}
+
+void sy_pages_drop(const void *p, size_t len)
+{
+	uintptr_t page = sy_page_size();
 	uintptr_t lo = ((uintptr_t)p + page - 1) & ~(page - 1);
 	uintptr_t hi = ((uintptr_t)p + len) & ~(page - 1);
 
@@ -38,12 +44,9 @@ void sy_pages_batch_add(struct sy_pages_batch *b, const void *p, size_t len)
 	b->lo = lo;
 	b->hi = hi;
 	if (b->hi - b->lo >= SY_PAGES_BATCH) {
-		long ps = sysconf(_SC_PAGESIZE);
-		uintptr_t page = ps > 0 ? (uintptr_t)ps : 4096;
-
 		sy_pages_drop((const void *)b->lo, b->hi - b->lo);
 		/* the last page, when the batch ends inside it, waits for the
 		 * range that completes it */
-		b->lo = b->hi & ~(page - 1);
+		b->lo = b->hi & ~(sy_page_size() - 1);
 	}
 }

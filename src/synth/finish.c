@@ -5,8 +5,8 @@
 
 #include "session.h"
 
-/* What the walk would make of stretch @st of @j (sy_window_of_stretch,
- * windows.c), validated and handed to the sink here. */
+/* The window the walk would make of stretch @st of @j (windows.c),
+ * validated and handed to the sink here. */
 static void sy_finish_one(struct sy_validator *v, const struct sy_qjob *j,
 			  struct sy_stretch *st, struct sy_finished *f)
 {
@@ -15,21 +15,13 @@ static void sy_finish_one(struct sy_validator *v, const struct sy_qjob *j,
 
 	memset(&w, 0, sizeof(w));
 	p->index = SY_WINDOW_NO_INDEX;
-	p->cpu = j->cpu;
-	p->tid = st->has_ctx ? st->ctxid : j->job.ctxid;
-	p->pid = st->pid ? st->pid : p->tid;
+	sy_window_of_stretch_pub(p, j->cpu, st, j->job.ctxid);
 	w.st = st;
 	w.nr_st = 1;
 	w.snap = j->job.snap;
 	sy_validate(v, &w);
 	p->snap = w.snap;
-	f->windows++;
-	f->by_status[p->status]++;
-	f->bytes += p->bytes;
-	f->insns += p->insns;
-	f->branches += p->branches;
-	f->unplaced += p->unplaced;
-	f->placed += p->nr_inner;
+	sy_summary_add_window(&f->sum, p);
 	if (!f->err)
 		f->err = f->sink->window(f->job, p);
 	sy_stack_mem_free(&w.stack);

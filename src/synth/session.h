@@ -132,6 +132,11 @@ int sy_prepass(struct sy_session *s);
  * (walk.c).  Return 0 or -SY_E_NOMEM. */
 int sy_windows_resolve(struct sy_session *s, struct sy_queue *q, int final);
 int sy_windows_whole(struct sy_session *s, struct sy_qjob *j, size_t *i);
+/* A whole-trace window's CPU, thread and process: stretch @st's of a job
+ * on @cpu whose context ID was @ctxid when it started (the walk's windows
+ * and those finished on the decoding thread, finish.h, alike). */
+void sy_window_of_stretch_pub(struct sy_window *p, uint32_t cpu,
+			      const struct sy_stretch *st, uint32_t ctxid);
 
 /* walk.c: the record walk.  sy_walk_record handles one record; sy_walk_end
  * finishes every queue after the last one and hands out every window. */

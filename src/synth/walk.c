@@ -59,15 +59,8 @@ static int sy_head_validated(struct sy_session *s, int block)
  * and the sink's context merged where they would have gone to fn. */
 static void sy_emit_finished(struct sy_session *s, struct sy_finished *f)
 {
-	s->sum.windows += f->windows;
-	s->sum.windows_in_jobs += f->windows;
-	for (size_t i = 0; i < SY_ST_NR; i++)
-		s->sum.by_status[i] += f->by_status[i];
-	s->sum.bytes += f->bytes;
-	s->sum.insns += f->insns;
-	s->sum.branches += f->branches;
-	s->sum.unplaced += f->unplaced;
-	s->sum.placed += f->placed;
+	sy_summary_add_windows(&s->sum, &f->sum);
+	s->sum.windows_in_jobs += f->sum.windows;
 	if (!s->fn_ret)
 		s->fn_ret = f->err ? f->err : s->sink.merge(s->sink.ctx, f->job);
 }
@@ -93,13 +86,7 @@ static void sy_emit_ready(struct sy_session *s)
 
 		if (s->cfg.items)
 			sy_win_items(w);
-		s->sum.windows++;
-		s->sum.by_status[p->status]++;
-		s->sum.bytes += p->bytes;
-		s->sum.insns += p->insns;
-		s->sum.branches += p->branches;
-		s->sum.unplaced += p->unplaced;
-		s->sum.placed += p->nr_inner;
+		sy_summary_add_window(&s->sum, p);
 		p->snap = w->snap;
 		p->comm = sy_comms_get(&s->comms, p->pid);
 		if (s->fn && !s->fn_ret)

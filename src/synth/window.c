@@ -22,6 +22,31 @@ void sy_finished_free(struct sy_finished *f)
 	free(f);
 }
 
+void sy_summary_add_window(struct sy_session_summary *s,
+			   const struct sy_window *p)
+{
+	s->windows++;
+	s->by_status[p->status]++;
+	s->bytes += p->bytes;
+	s->insns += p->insns;
+	s->branches += p->branches;
+	s->unplaced += p->unplaced;
+	s->placed += p->nr_inner;
+}
+
+void sy_summary_add_windows(struct sy_session_summary *s,
+			    const struct sy_session_summary *from)
+{
+	s->windows += from->windows;
+	for (size_t i = 0; i < SY_ST_NR; i++)
+		s->by_status[i] += from->by_status[i];
+	s->bytes += from->bytes;
+	s->insns += from->insns;
+	s->branches += from->branches;
+	s->unplaced += from->unplaced;
+	s->placed += from->placed;
+}
+
 void sy_win_free(struct sy_win *w)
 {
 	if (!w)
@@ -43,7 +68,7 @@ void sy_win_free(struct sy_win *w)
 void sy_outq_append(struct sy_outq *o, struct sy_win *w)
 {
 	w->pub.index = o->next_index;
-	o->next_index += w->fin ? w->fin->windows : 1;
+	o->next_index += w->fin ? w->fin->sum.windows : 1;
 	w->next = NULL;
 	o->nr++;
 	if (o->tail)

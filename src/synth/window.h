@@ -31,13 +31,20 @@ struct sy_win;
 struct sy_finished {
 	const struct sy_window_sink *sink;
 	void *job;		/* the sink's */
-	uint64_t windows, bytes, insns, branches, unplaced, placed;
-	uint64_t by_status[SY_ST_NR];
+	struct sy_session_summary sum; /* sy_summary_add_window's counts */
 	int err;		/* the first the sink returned */
 };
 
 /* NULL-safe. */
 void sy_finished_free(struct sy_finished *f);
+
+/* What window @p adds to a summary (windows, by status, bytes,
+ * instructions, branches, placed and unplaced samples); and those counts
+ * of @from added to @s. */
+void sy_summary_add_window(struct sy_session_summary *s,
+			   const struct sy_window *p);
+void sy_summary_add_windows(struct sy_session_summary *s,
+			    const struct sy_session_summary *from);
 
 /* Windows validated by one work item: a window of a program's trace may
  * have a few branches only, too little work to hand a thread alone. */

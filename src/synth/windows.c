@@ -99,6 +99,15 @@ int sy_windows_resolve(struct sy_session *s, struct sy_queue *q, int final)
 	return 0;
 }
 
+void sy_window_of_stretch_pub(struct sy_window *p, uint32_t cpu,
+			      const struct sy_stretch *st, uint32_t ctxid)
+{
+	p->cpu = cpu;
+	p->tid = st->has_ctx ? st->ctxid : ctxid;
+	/* the process when the recording says it (the trace names threads) */
+	p->pid = st->pid ? st->pid : p->tid;
+}
+
 /* The window of stretch @i of @j. */
 static struct sy_win *sy_window_of_stretch(struct sy_qjob *j, size_t i)
 {
@@ -107,10 +116,7 @@ static struct sy_win *sy_window_of_stretch(struct sy_qjob *j, size_t i)
 
 	if (!w)
 		return NULL;
-	w->pub.cpu = j->q->cpu;
-	w->pub.tid = job->st[i].has_ctx ? job->st[i].ctxid : job->ctxid;
-	/* the process when the recording says it (the trace names threads) */
-	w->pub.pid = job->st[i].pid ? job->st[i].pid : w->pub.tid;
+	sy_window_of_stretch_pub(&w->pub, j->q->cpu, &job->st[i], job->ctxid);
 	w->st = malloc(sizeof(*w->st));
 	if (!w->st) {
 		free(w);
