@@ -41,8 +41,11 @@ ALL_CFLAGS = $(CSTD) $(OPT) $(WARN) $(SAN) $(PKG_CFLAGS) $(CFLAGS)
 LIBS = $(OPENCSD_C_API_LIBS) $(PKG_LIBS) $(LIBIPT_LIBS) -lpthread -lm
 ALL_LDFLAGS = $(SAN) $(LDFLAGS)
 
-LIB_SRCS := $(sort $(wildcard src/base/*.c src/io/*.c src/decode/*.c src/synth/*.c))
-CLI_SRCS := $(sort $(wildcard src/*.c))
+# The library, one folder per layer (tests/import-cycles knows their order),
+# and the command line on top of it.
+LIB_DIRS := base decode perf proc synth out
+LIB_SRCS := $(sort $(foreach d,$(LIB_DIRS),$(wildcard src/$(d)/*.c)))
+CLI_SRCS := $(sort $(wildcard src/cli/*.c src/cli/*/*.c))
 TESTLIB_SRCS := $(sort $(wildcard tests/lib/*.c))
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 GEN_LIB_SRCS := $(sort $(wildcard tests/fixtures/gen/fx_*.c))
@@ -85,6 +88,10 @@ $(LIBSTROBE): $(LIB_OBJS)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
+# The windows command's files (src/cli/windows/) share cli.h with the rest of
+# the command line.
+$(CLI_OBJS): CPPFLAGS += -Isrc/cli
+
 $(PROG): $(CLI_OBJS) $(LIBSTROBE)
 	$(CC) $(ALL_LDFLAGS) -o $@ $(CLI_OBJS) $(LIBSTROBE) $(LIBS)
 
@@ -103,19 +110,12 @@ $(BUILD)/sy-fixturegen: $(GEN_MAIN_OBJS) $(LIBFXGEN) $(LIBSTROBE)
 # library relinks them, it does not recompile them.
 $(BUILD)/tests/unit/%.o: tests/unit/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -Itests/lib -Itests/fixtures/gen $(ALL_CFLAGS) $(CRIT_CFLAGS) \
+	$(CC) $(CPPFLAGS) -Isrc -Itests/lib -Itests/fixtures/gen $(ALL_CFLAGS) $(CRIT_CFLAGS) \
 		-MMD -MP -c -o $@ $<
 
 $(BUILD)/tests/test_%: $(BUILD)/tests/unit/test_%.o $(TESTLIB_OBJS) $(LIBFXGEN) $(LIBSTROBE)
 	$(CC) $(ALL_LDFLAGS) -o $@ $< $(TESTLIB_OBJS) $(LIBFXGEN) $(LIBSTROBE) \
 		$(LIBS) $(CRIT_LIBS)
-
-# convert's output formats are the command's, not the library's: their
-# test links them in
-$(BUILD)/tests/test_convert_formats: $(BUILD)/tests/unit/test_convert_formats.o \
-		$(BUILD)/src/convert_formats.o $(TESTLIB_OBJS) $(LIBFXGEN) $(LIBSTROBE)
-	$(CC) $(ALL_LDFLAGS) -o $@ $< $(BUILD)/src/convert_formats.o \
-		$(TESTLIB_OBJS) $(LIBFXGEN) $(LIBSTROBE) $(LIBS) $(CRIT_LIBS)
 
 # Test tools: one program per tests/tools/*.c, on the library only.
 $(BUILD)/tests/%: $(BUILD)/tests/tools/%.o $(LIBSTROBE)
@@ -124,7 +124,7 @@ $(BUILD)/tests/%: $(BUILD)/tests/tools/%.o $(LIBSTROBE)
 # The benches encode their traces with the fixture generator's library.
 $(BUILD)/bench/%.o: bench/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -Itests/fixtures/gen $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+	$(CC) $(CPPFLAGS) -Isrc -Itests/fixtures/gen $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
 $(BUILD)/bench/%: $(BUILD)/bench/%.o $(LIBFXGEN) $(LIBSTROBE)
 	$(CC) $(ALL_LDFLAGS) -o $@ $< $(LIBFXGEN) $(LIBSTROBE) $(LIBS)

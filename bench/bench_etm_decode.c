@@ -46,8 +46,8 @@
 #include "fx_etm.h"
 #include "fx_truth.h"
 
-#include "../src/decode/code_cache.h"
-#include "../src/decode/etm.h"
+#include "decode/code_cache.h"
+#include "decode/etm.h"
 
 #define B_TRUTH "tests/fixtures/truth/branchy-aarch64.truth"
 #define B_ELF "tests/fixtures/programs/bin/branchy-aarch64"

@@ -53,7 +53,7 @@
 #include "sy_perf_writer.h"
 #include "sy_synth.h"
 
-#include "../src/decode/etm_ocsd.h"
+#include "decode/etm_ocsd.h"
 
 /* The snapshot reader and the sources from AUXTRACE_INFO are test-side
  * code (tests/lib) that the bench build does not link: compile them in,

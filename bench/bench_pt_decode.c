@@ -37,7 +37,7 @@
 #include "fx_pt.h"
 #include "fx_truth.h"
 
-#include "../src/decode/pt_priv.h"
+#include "decode/pt_impl.h"
 
 #define B_TRUTH "tests/fixtures/truth/branchy-x86_64.truth"
 #define B_ELF "tests/fixtures/programs/bin/branchy-x86_64"

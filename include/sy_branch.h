@@ -17,6 +17,13 @@ enum sy_branch_kind {
 	SY_BR_NR
 };
 
+/* One taken branch of a branch stack: what synthesis hands to every output
+ * (perf-script, lbr, bolt, perf.data), so it lives below all of them. */
+struct sy_br {
+	uint64_t from, to;
+	uint8_t kind; /* enum sy_branch_kind */
+};
+
 /* "cond", "jump", ... for listings and JSON. */
 const char *sy_branch_kind_name(enum sy_branch_kind kind);
 

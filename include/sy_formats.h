@@ -2,8 +2,8 @@
  * (llvm-profgen text, sy_profgen.h), bolt (perf2bolt pre-aggregated,
  * sy_bolt.h) and perf-data (sy_perf_data_out.h).  cmd_convert.c decides
  * which samples exist; this file decides how they are written. */
-#ifndef SY_CONVERT_FORMATS_H
-#define SY_CONVERT_FORMATS_H
+#ifndef SY_FORMATS_H
+#define SY_FORMATS_H
 
 #include <stdint.h>
 

@@ -26,7 +26,7 @@
 #include <stdio.h>
 
 #include "sy_error.h"
-#include "sy_synth.h"
+#include "sy_branch.h"
 
 enum sy_profgen_format {
 	SY_PROFGEN_HYBRID,

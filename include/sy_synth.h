@@ -24,6 +24,8 @@
 #include "sy_decode.h"
 #include "sy_error.h"
 #include "sy_image.h"
+#include "sy_image_cache.h"
+#include "sy_proc.h"
 #include "sy_perf.h"
 
 /* Window statuses, in the order they are tested: a window gets the first
@@ -74,11 +76,6 @@ enum sy_sink {
 	SY_SINK_PT,   /* Intel PT */
 };
 const char *sy_sink_name(enum sy_sink s);
-
-struct sy_br {
-	uint64_t from, to;
-	uint8_t kind; /* enum sy_branch_kind */
-};
 
 /* A callchain sample of another event (neither pause nor resume) that
  * interrupted the window's trace, placed where the trace shows that

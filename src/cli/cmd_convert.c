@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "convert.h"
-#include "convert_formats.h"
+#include "sy_formats.h"
 #include "sy_atomic_file.h"
 #include "sy_bytes.h"
 #include "sy_synth.h"

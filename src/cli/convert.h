@@ -7,7 +7,7 @@
 #include <stdio.h>
 
 #include "cli.h"
-#include "convert_formats.h"
+#include "sy_formats.h"
 #include "sy_profgen.h"
 
 /* A binary a written sample touched: the recorded path and the file used

@@ -83,7 +83,7 @@
 
 #include "code_cache.h"
 #include "decoder_impl.h"
-#include "pt_priv.h"
+#include "pt_impl.h"
 #include "pt_x86.h"
 
 #if LIBIPT_VERSION < 0x200

@@ -1,7 +1,7 @@
 /* Private to src/decode (and to the PT tests and benchmark): knobs and
  * counters of the Intel PT backend that sy_decode.h does not expose. */
-#ifndef SY_PT_PRIV_H
-#define SY_PT_PRIV_H
+#ifndef SY_PT_IMPL_H
+#define SY_PT_IMPL_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "decoder_impl.h"
-#include "pt_priv.h"
+#include "pt_impl.h"
 
 #define SY_PT_PSB_SIZE 16
 

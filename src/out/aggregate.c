@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sy_hash.h"
 #include "sy_profgen.h"
 
 struct sy_agg_ent {
@@ -33,8 +34,7 @@ struct sy_agg_tab {
 	size_t used, cap;	/* u64 words */
 	struct sy_agg_ent *ents; /* first-seen order */
 	size_t nr, cap_ents;
-	uint32_t *table;	/* entry index + 1, 0 empty */
-	size_t tcap;
+	struct sy_hindex ix;	/* key -> ents[] */
 	size_t arena0;		/* words the arena starts with */
 };
 
@@ -70,7 +70,7 @@ static void sy_agg_tab_fini(struct sy_agg_tab *t)
 {
 	free(t->arena);
 	free(t->ents);
-	free(t->table);
+	sy_hindex_fini(&t->ix);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -78,27 +78,12 @@ static void sy_agg_tab_clear(struct sy_agg_tab *t)
 {
 	t->nr = 0;
 	t->used = 0;
-	if (t->table)
-		memset(t->table, 0, t->tcap * sizeof(*t->table));
+	sy_hindex_clear(&t->ix);
 }
 
-static int sy_agg_tab_grow(struct sy_agg_tab *t)
+static uint64_t sy_agg_ent_hash(const void *ctx, size_t i)
 {
-	size_t ncap = t->tcap ? t->tcap * 2 : 1024;
-	uint32_t *n = calloc(ncap, sizeof(*n));
-
-	if (!n)
-		return -SY_E_NOMEM;
-	for (size_t i = 0; i < t->nr; i++) {
-		size_t j = t->ents[i].hash & (ncap - 1);
-		while (n[j])
-			j = (j + 1) & (ncap - 1);
-		n[j] = (uint32_t)i + 1;
-	}
-	free(t->table);
-	t->table = n;
-	t->tcap = ncap;
-	return 0;
+	return ((const struct sy_agg_tab *)ctx)->ents[i].hash;
 }
 
 static int sy_agg_key_eq(const struct sy_agg_ent *e, const uint64_t *k,
@@ -124,10 +109,11 @@ static int sy_agg_key_eq(const struct sy_agg_ent *e, const uint64_t *k,
 static long sy_agg_tab_find(const struct sy_agg_tab *t,
 			    const struct sy_agg_key *key, size_t *slot)
 {
-	size_t j = key->hash & (t->tcap - 1);
+	size_t j = sy_hindex_first(&t->ix, key->hash);
+	uint32_t e;
 
-	for (; t->table[j]; j = (j + 1) & (t->tcap - 1)) {
-		size_t i = t->table[j] - 1;
+	for (; (e = sy_hindex_at(&t->ix, j)); j = sy_hindex_next(&t->ix, j)) {
+		size_t i = e - 1;
 
 		if (sy_agg_key_eq(&t->ents[i], t->arena + t->ents[i].off, key))
 			return (long)i;
@@ -139,7 +125,7 @@ static long sy_agg_tab_find(const struct sy_agg_tab *t,
 /* Room in the table for one more entry. */
 static int sy_agg_tab_room(struct sy_agg_tab *t)
 {
-	return (t->nr + 1) * 2 > t->tcap ? sy_agg_tab_grow(t) : 0;
+	return sy_hindex_reserve(&t->ix, t->nr + 1, 1024, sy_agg_ent_hash, t);
 }
 
 static size_t sy_agg_key_words(const struct sy_agg_key *key)
@@ -186,7 +172,7 @@ static int sy_agg_tab_insert(struct sy_agg_tab *t, size_t slot,
 	t->ents[t->nr] = (struct sy_agg_ent){ key->hash, t->used,
 					      key->nr_frames, key->nr_stack,
 					      1 };
-	t->table[slot] = (uint32_t)t->nr + 1;
+	sy_hindex_set(&t->ix, slot, t->nr);
 	t->nr++;
 	t->used += words;
 	return 0;
@@ -219,12 +205,6 @@ const struct sy_agg_stats *sy_agg_stats(const struct sy_agg *a)
 	return &a->st;
 }
 
-static uint64_t sy_mix(uint64_t h, uint64_t v)
-{
-	h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-	return h * 0xff51afd7ed558ccdULL;
-}
-
 int sy_agg_flush(struct sy_agg *a)
 {
 	struct sy_agg_tab *t = &a->t;
@@ -255,11 +235,6 @@ int sy_agg_flush(struct sy_agg *a)
 	return err;
 }
 
-static uint64_t sy_rotl(uint64_t v, unsigned r)
-{
-	return v << r | v >> (64 - r);
-}
-
 /* The key's hash, in four independent lanes: a sample of a whole-trace
  * conversion is 64 branches, and one chain of multiplies over its 130
  * words was a third of the walk thread's time.  Only the table's probe
@@ -267,23 +242,24 @@ static uint64_t sy_rotl(uint64_t v, unsigned r)
 static uint64_t sy_agg_hash(const uint64_t *frames, uint32_t nr_frames,
 			    const struct sy_br *stack, uint32_t nr_stack)
 {
-	const uint64_t k1 = 0x9e3779b97f4a7c15ULL, k2 = 0xc2b2ae3d27d4eb4fULL;
+	const uint64_t k1 = SY_HASH_GOLDEN, k2 = SY_HASH_K2;
 	uint64_t l[4] = { nr_frames * k1, nr_stack * k2, k1, k2 };
 	uint32_t i;
 
 	for (i = 0; i < nr_frames; i++)
-		l[i & 1] = sy_rotl((l[i & 1] ^ frames[i]) * k1, 29);
+		l[i & 1] = sy_hash_rotl((l[i & 1] ^ frames[i]) * k1, 29);
 	for (i = 0; i + 1 < nr_stack; i += 2) {
-		l[0] = sy_rotl((l[0] ^ stack[i].from) * k1, 31);
-		l[1] = sy_rotl((l[1] ^ stack[i].to) * k2, 27);
-		l[2] = sy_rotl((l[2] ^ stack[i + 1].from) * k1, 33);
-		l[3] = sy_rotl((l[3] ^ stack[i + 1].to) * k2, 23);
+		l[0] = sy_hash_rotl((l[0] ^ stack[i].from) * k1, 31);
+		l[1] = sy_hash_rotl((l[1] ^ stack[i].to) * k2, 27);
+		l[2] = sy_hash_rotl((l[2] ^ stack[i + 1].from) * k1, 33);
+		l[3] = sy_hash_rotl((l[3] ^ stack[i + 1].to) * k2, 23);
 	}
 	if (i < nr_stack) {
-		l[0] = sy_rotl((l[0] ^ stack[i].from) * k1, 31);
-		l[1] = sy_rotl((l[1] ^ stack[i].to) * k2, 27);
+		l[0] = sy_hash_rotl((l[0] ^ stack[i].from) * k1, 31);
+		l[1] = sy_hash_rotl((l[1] ^ stack[i].to) * k2, 27);
 	}
-	return sy_mix(sy_mix(sy_mix(l[0], l[1]), l[2]), l[3]);
+	return sy_hash_combine(sy_hash_combine(sy_hash_combine(l[0], l[1]), l[2]),
+			       l[3]);
 }
 
 /* One sample of @key: counted in its entry, or a new entry (after a flush

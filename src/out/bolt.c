@@ -5,7 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sy_bolt.h"
+#include "bolt.h"
+#include "sy_hash.h"
 
 enum { SY_BOLT_F = 0, SY_BOLT_B = 1 };
 
@@ -24,8 +25,7 @@ struct sy_bolt_bin {
 struct sy_bolt {
 	struct sy_bolt_rec *recs;
 	size_t nr, cap;
-	uint32_t *tab;		/* open addressing: index + 1, 0 free */
-	size_t tcap;
+	struct sy_hindex ix;	/* (bin, kind, a, b) -> recs[] */
 	struct sy_bolt_bin *bins;
 	size_t nr_bins, cap_bins;
 };
@@ -41,54 +41,36 @@ void sy_bolt_free(struct sy_bolt *b)
 	if (!b)
 		return;
 	free(b->recs);
-	free(b->tab);
+	sy_hindex_fini(&b->ix);
 	free(b->bins);
 	free(b);
 }
 
-static size_t sy_bolt_hash(uint32_t bin, uint32_t kind, uint64_t a,
-			   uint64_t b)
+static uint64_t sy_bolt_hash(uint32_t bin, uint32_t kind, uint64_t a,
+			     uint64_t b)
 {
-	uint64_t h = a * 0x9e3779b97f4a7c15ull ^ (b + ((uint64_t)bin << 33) +
-						    kind);
-
-	h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
-	h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
-	return (size_t)(h ^ (h >> 31));
+	return sy_hash_u64(a * SY_HASH_GOLDEN ^
+			   (b + ((uint64_t)bin << 33) + kind));
 }
 
-static int sy_bolt_grow(struct sy_bolt *b)
+static uint64_t sy_bolt_rec_hash(const void *ctx, size_t i)
 {
-	size_t ncap = b->tcap ? b->tcap * 2 : 1024;
-	uint32_t *t = calloc(ncap, sizeof(*t));
+	const struct sy_bolt_rec *r = &((const struct sy_bolt *)ctx)->recs[i];
 
-	if (!t)
-		return -SY_E_NOMEM;
-	for (size_t i = 0; i < b->nr; i++) {
-		const struct sy_bolt_rec *r = &b->recs[i];
-		size_t j = sy_bolt_hash(r->bin, r->kind, r->a, r->b) &
-			   (ncap - 1);
-
-		while (t[j])
-			j = (j + 1) & (ncap - 1);
-		t[j] = (uint32_t)i + 1;
-	}
-	free(b->tab);
-	b->tab = t;
-	b->tcap = ncap;
-	return 0;
+	return sy_bolt_hash(r->bin, r->kind, r->a, r->b);
 }
 
 static int sy_bolt_count(struct sy_bolt *b, uint32_t bin, uint32_t kind,
 			 uint64_t x, uint64_t y, uint64_t count)
 {
 	size_t j;
+	uint32_t e;
 
-	if ((b->nr + 1) * 2 > b->tcap && sy_bolt_grow(b))
+	if (sy_hindex_reserve(&b->ix, b->nr + 1, 1024, sy_bolt_rec_hash, b))
 		return -SY_E_NOMEM;
-	j = sy_bolt_hash(bin, kind, x, y) & (b->tcap - 1);
-	for (; b->tab[j]; j = (j + 1) & (b->tcap - 1)) {
-		struct sy_bolt_rec *r = &b->recs[b->tab[j] - 1];
+	for (j = sy_hindex_first(&b->ix, sy_bolt_hash(bin, kind, x, y));
+	     (e = sy_hindex_at(&b->ix, j)); j = sy_hindex_next(&b->ix, j)) {
+		struct sy_bolt_rec *r = &b->recs[e - 1];
 
 		if (r->bin == bin && r->kind == kind && r->a == x &&
 		    r->b == y) {
@@ -108,7 +90,7 @@ static int sy_bolt_count(struct sy_bolt *b, uint32_t bin, uint32_t kind,
 		b->cap = ncap;
 	}
 	b->recs[b->nr] = (struct sy_bolt_rec){ x, y, count, bin, kind };
-	b->tab[j] = (uint32_t)++b->nr;
+	sy_hindex_set(&b->ix, j, b->nr++);
 	return 0;
 }
 

@@ -18,8 +18,8 @@
  *
  * simpleperf writes the same records (`simpleperf inject --output bolt`).
  */
-#ifndef SY_BOLT_H
-#define SY_BOLT_H
+#ifndef SY_OUT_BOLT_H
+#define SY_OUT_BOLT_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -27,7 +27,8 @@
 
 #include "sy_error.h"
 #include "sy_image.h"
-#include "sy_synth.h"
+#include "sy_proc.h"
+#include "sy_branch.h"
 
 struct sy_bolt;
 

@@ -1,4 +1,4 @@
-/* convert's output formats (convert_formats.h). */
+/* convert's output formats (sy_formats.h). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -6,10 +6,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "convert_formats.h"
+#include "sy_formats.h"
 #include "sy_atomic_file.h"
-#include "sy_bolt.h"
-#include "sy_perf_data_out.h"
+#include "bolt.h"
+#include "perf_data.h"
 #include "sy_profgen.h"
 
 static const struct {

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "sy_bytes.h"
+#include "sy_hash.h"
 #include "sy_merge.h"
 
 struct sy_merge_ent {
@@ -25,8 +26,7 @@ struct sy_merge_ent {
 struct sy_merge_tab {
 	struct sy_merge_ent *ents;
 	size_t nr, cap;
-	uint32_t *slots;	/* open addressing: index + 1, 0 free */
-	size_t scap;
+	struct sy_hindex ix;	/* key bytes -> ents[] */
 };
 
 struct sy_merge {
@@ -60,7 +60,7 @@ int sy_merge_new(struct sy_merge **out)
 static void sy_merge_tab_free(struct sy_merge_tab *t)
 {
 	free(t->ents);
-	free(t->slots);
+	sy_hindex_fini(&t->ix);
 }
 
 void sy_merge_free(struct sy_merge *m)
@@ -90,20 +90,14 @@ const struct sy_merge_stats *sy_merge_stats(const struct sy_merge *m)
 	w->st.held = m->acap + m->block_cap;
 	for (int i = 0; i < 3; i++)
 		w->st.held += t[i]->cap * sizeof(*t[i]->ents) +
-			      t[i]->scap * sizeof(*t[i]->slots);
+			      t[i]->ix.cap * sizeof(*t[i]->ix.slot);
 	return &m->st;
 }
 
+/* FNV-1a, then a finaliser so the low bits the table uses mix. */
 static uint64_t sy_merge_hash(const void *p, size_t n)
 {
-	const uint8_t *b = p;
-	uint64_t h = 0xcbf29ce484222325ull ^ n;
-
-	/* FNV-1a, then a finaliser so the low bits the table uses mix */
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ b[i]) * 0x100000001b3ull;
-	h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
-	return h ^ (h >> 31);
+	return sy_hash_u64(sy_hash_bytes(SY_HASH_FNV_OFFSET ^ n, p, n));
 }
 
 static size_t sy_merge_store(struct sy_merge *m, const void *p, size_t n)
@@ -129,24 +123,9 @@ static size_t sy_merge_store(struct sy_merge *m, const void *p, size_t n)
 	return off;
 }
 
-static int sy_merge_grow(struct sy_merge_tab *t)
+static uint64_t sy_merge_ent_hash(const void *ctx, size_t i)
 {
-	size_t ncap = t->scap ? t->scap * 2 : 1024;
-	uint32_t *s = calloc(ncap, sizeof(*s));
-
-	if (!s)
-		return -SY_E_NOMEM;
-	for (size_t i = 0; i < t->nr; i++) {
-		size_t j = t->ents[i].hash & (ncap - 1);
-
-		while (s[j])
-			j = (j + 1) & (ncap - 1);
-		s[j] = (uint32_t)i + 1;
-	}
-	free(t->slots);
-	t->slots = s;
-	t->scap = ncap;
-	return 0;
+	return ((const struct sy_merge_tab *)ctx)->ents[i].hash;
 }
 
 /* The entry for key @p (@n bytes), made when absent (*made = 1). */
@@ -156,12 +135,14 @@ static struct sy_merge_ent *sy_merge_get(struct sy_merge *m,
 {
 	uint64_t h = sy_merge_hash(p, n);
 	size_t j;
+	uint32_t x;
 
 	*made = 0;
-	if ((t->nr + 1) * 2 > t->scap && sy_merge_grow(t))
+	if (sy_hindex_reserve(&t->ix, t->nr + 1, 1024, sy_merge_ent_hash, t))
 		return NULL;
-	for (j = h & (t->scap - 1); t->slots[j]; j = (j + 1) & (t->scap - 1)) {
-		struct sy_merge_ent *e = &t->ents[t->slots[j] - 1];
+	for (j = sy_hindex_first(&t->ix, h); (x = sy_hindex_at(&t->ix, j));
+	     j = sy_hindex_next(&t->ix, j)) {
+		struct sy_merge_ent *e = &t->ents[x - 1];
 
 		if (e->hash == h && e->len == n &&
 		    !memcmp(m->arena + e->off, p, n))
@@ -182,7 +163,7 @@ static struct sy_merge_ent *sy_merge_get(struct sy_merge *m,
 	if (off == SIZE_MAX)
 		return NULL;
 	t->ents[t->nr] = (struct sy_merge_ent){ h, off, n, 0, 0, 0, 0, 0 };
-	t->slots[j] = (uint32_t)++t->nr;
+	sy_hindex_set(&t->ix, j, t->nr++);
 	*made = 1;
 	return &t->ents[t->nr - 1];
 }

@@ -5,9 +5,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "perf_data.h"
 #include "sy_atomic_file.h"
 #include "sy_bytes.h"
-#include "sy_perf_data_out.h"
+#include "sy_hash.h"
 #include "sy_perf_writer.h"
 
 #define SY_PDO_ID 1		/* the one event's id */
@@ -29,10 +30,9 @@ struct sy_pdo {
 	struct sy_perf_attr attr;
 	uint64_t id;
 
-	struct sy_pdo_key *keys;	/* open addressing, path NULL + a 0 +
-					 * b 0 = free */
-	uint8_t *used;
+	struct sy_pdo_key *keys;	/* first-seen order */
 	size_t nr_keys, cap_keys;
+	struct sy_hindex ix;		/* key -> keys[] */
 
 	struct sy_perf_build_id *bids;	/* file mode: BUILD_ID feature */
 	size_t nr_bids, cap_bids;
@@ -47,53 +47,43 @@ struct sy_pdo {
 	int kernel_done;		/* the kernel's maps written */
 };
 
-static size_t sy_pdo_hash(const struct sy_pdo_key *k)
+static uint64_t sy_pdo_hash(const struct sy_pdo_key *k)
 {
-	uint64_t h = k->a * 0x9e3779b97f4a7c15ull ^ k->b ^
-		     (uint64_t)(uintptr_t)k->path * 0xff51afd7ed558ccdull;
+	return sy_hash_u64(k->a * SY_HASH_GOLDEN ^ k->b ^
+			   (uint64_t)(uintptr_t)k->path * SY_HASH_FMIX);
+}
 
-	h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
-	return (size_t)(h ^ (h >> 31));
+static uint64_t sy_pdo_key_hash(const void *ctx, size_t i)
+{
+	return sy_pdo_hash(&((const struct sy_pdo *)ctx)->keys[i]);
 }
 
 /* 1: @k was new (now recorded), 0: seen before, <0: no memory. */
 static int sy_pdo_first(struct sy_pdo *o, const struct sy_pdo_key *k)
 {
 	size_t j;
+	uint32_t e;
 
-	if ((o->nr_keys + 1) * 2 > o->cap_keys) {
+	if (sy_hindex_reserve(&o->ix, o->nr_keys + 1, 256, sy_pdo_key_hash, o))
+		return -SY_E_NOMEM;
+	for (j = sy_hindex_first(&o->ix, sy_pdo_hash(k));
+	     (e = sy_hindex_at(&o->ix, j)); j = sy_hindex_next(&o->ix, j)) {
+		const struct sy_pdo_key *x = &o->keys[e - 1];
+
+		if (x->a == k->a && x->b == k->b && x->path == k->path)
+			return 0;
+	}
+	if (o->nr_keys == o->cap_keys) {
 		size_t ncap = o->cap_keys ? o->cap_keys * 2 : 256;
-		struct sy_pdo_key *nk = calloc(ncap, sizeof(*nk));
-		uint8_t *nu = calloc(ncap, 1);
+		struct sy_pdo_key *nk = realloc(o->keys, ncap * sizeof(*nk));
 
-		if (!nk || !nu) {
-			free(nk);
-			free(nu);
+		if (!nk)
 			return -SY_E_NOMEM;
-		}
-		for (size_t i = 0; i < o->cap_keys; i++) {
-			if (!o->used[i])
-				continue;
-			j = sy_pdo_hash(&o->keys[i]) & (ncap - 1);
-			while (nu[j])
-				j = (j + 1) & (ncap - 1);
-			nk[j] = o->keys[i];
-			nu[j] = 1;
-		}
-		free(o->keys);
-		free(o->used);
 		o->keys = nk;
-		o->used = nu;
 		o->cap_keys = ncap;
 	}
-	j = sy_pdo_hash(k) & (o->cap_keys - 1);
-	for (; o->used[j]; j = (j + 1) & (o->cap_keys - 1))
-		if (o->keys[j].a == k->a && o->keys[j].b == k->b &&
-		    o->keys[j].path == k->path)
-			return 0;
-	o->keys[j] = *k;
-	o->used[j] = 1;
-	o->nr_keys++;
+	o->keys[o->nr_keys] = *k;
+	sy_hindex_set(&o->ix, j, o->nr_keys++);
 	return 1;
 }
 
@@ -188,7 +178,7 @@ void sy_pdo_abort(struct sy_pdo *o)
 	sy_pw_free(o->pw);
 	sy_atomic_abort(&o->af);
 	free(o->keys);
-	free(o->used);
+	sy_hindex_fini(&o->ix);
 	for (size_t i = 0; i < o->nr_owned; i++)
 		free((void *)(uintptr_t)o->bids[i].filename);
 	free(o->bids);

@@ -20,15 +20,16 @@
  * Records leave as they are written: memory does not grow with the
  * samples.
  */
-#ifndef SY_PERF_DATA_OUT_H
-#define SY_PERF_DATA_OUT_H
+#ifndef SY_OUT_PERF_DATA_H
+#define SY_OUT_PERF_DATA_H
 
 #include <stdint.h>
 
 #include "sy_error.h"
 #include "sy_image.h"
+#include "sy_proc.h"
 #include "sy_perf.h"
-#include "sy_synth.h"
+#include "sy_branch.h"
 
 /* One emitted sample. */
 struct sy_pdo_sample {

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "sy_atomic_file.h"
+#include "sy_hash.h"
 #include "sy_profgen.h"
 
 /* A mapping written: llvm-profgen reads only where a binary's text is,
@@ -22,11 +23,10 @@ struct sy_profgen {
 	enum sy_profgen_format fmt;
 	struct sy_mmap_key *mm;	/* lines written, for dedup */
 	size_t nr_mm, cap_mm;
-	/* open addressing over mm by start: index + 1, 0 = free.
+	/* mm by start, (start, pgoff, path) compared.
 	 * Every sample asks for the mappings of all its addresses, and a
 	 * system-wide recording has thousands of processes. */
-	uint32_t *tab;
-	size_t tcap;
+	struct sy_hindex ix;	/* (start, pgoff, path) -> mm[] */
 	int write_errno;	/* why the first failed write failed */
 };
 
@@ -76,35 +76,9 @@ int sy_profgen_open(struct sy_profgen **out, const char *path,
 	return 0;
 }
 
-static size_t sy_mm_hash(uint64_t start)
+static uint64_t sy_mm_hash(const void *ctx, size_t i)
 {
-	/* splitmix64's finaliser: every input bit reaches the low bits the
-	 * table uses */
-	uint64_t h = start;
-
-	h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
-	h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
-	return (size_t)(h ^ (h >> 31));
-}
-
-static int sy_mm_grow(struct sy_profgen *w)
-{
-	size_t ncap = w->tcap ? w->tcap * 2 : 64;
-	uint32_t *t = calloc(ncap, sizeof(*t));
-
-	if (!t)
-		return -SY_E_NOMEM;
-	for (size_t i = 0; i < w->nr_mm; i++) {
-		size_t j = sy_mm_hash(w->mm[i].start) & (ncap - 1);
-
-		while (t[j])
-			j = (j + 1) & (ncap - 1);
-		t[j] = (uint32_t)i + 1;
-	}
-	free(w->tab);
-	w->tab = t;
-	w->tcap = ncap;
-	return 0;
+	return sy_hash_u64(((const struct sy_profgen *)ctx)->mm[i].start);
 }
 
 int sy_profgen_mmap(struct sy_profgen *w, uint32_t pid, uint32_t tid,
@@ -134,12 +108,13 @@ int sy_profgen_mmap_bid(struct sy_profgen *w, uint32_t pid, uint32_t tid,
 {
 	char ids[2 * SY_PROFGEN_BUILD_ID_MAX + 16] = "00:00 0 0";
 	size_t j;
+	uint32_t e;
 
-	if ((w->nr_mm + 1) * 2 > w->tcap && sy_mm_grow(w))
+	if (sy_hindex_reserve(&w->ix, w->nr_mm + 1, 64, sy_mm_hash, w))
 		return -SY_E_NOMEM;
-	j = sy_mm_hash(start) & (w->tcap - 1);
-	for (; w->tab[j]; j = (j + 1) & (w->tcap - 1)) {
-		const struct sy_mmap_key *k = &w->mm[w->tab[j] - 1];
+	for (j = sy_hindex_first(&w->ix, sy_hash_u64(start));
+	     (e = sy_hindex_at(&w->ix, j)); j = sy_hindex_next(&w->ix, j)) {
+		const struct sy_mmap_key *k = &w->mm[e - 1];
 
 		if (k->start == start && k->pgoff == pgoff &&
 		    !strcmp(k->path, path))
@@ -158,7 +133,7 @@ int sy_profgen_mmap_bid(struct sy_profgen *w, uint32_t pid, uint32_t tid,
 	w->mm[w->nr_mm].start = start;
 	w->mm[w->nr_mm].pgoff = pgoff;
 	w->mm[w->nr_mm].path = path;
-	w->tab[j] = (uint32_t)++w->nr_mm;
+	sy_hindex_set(&w->ix, j, w->nr_mm++);
 	if (bid_len > SY_PROFGEN_BUILD_ID_MAX)
 		bid_len = SY_PROFGEN_BUILD_ID_MAX;
 	if (bid && bid_len) {
@@ -214,7 +189,7 @@ int sy_profgen_sample(struct sy_profgen *w, uint64_t count,
 static void sy_profgen_free(struct sy_profgen *w)
 {
 	free(w->mm);
-	free(w->tab);
+	sy_hindex_fini(&w->ix);
 	free(w);
 }
 

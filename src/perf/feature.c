@@ -5,7 +5,7 @@
  * only loses that feature (the caller turns the error into a warning). */
 #include <inttypes.h>
 
-#include "perf_internal.h"
+#include "feature_impl.h"
 #include "sy_bytes.h"
 
 struct sy_fcur {

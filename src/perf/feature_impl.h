@@ -1,7 +1,7 @@
 /* Private to src/io/perf_*.c: feature parsing shared by the file header and
  * pipe-mode HEADER_FEATURE records. */
-#ifndef SY_PERF_INTERNAL_H
-#define SY_PERF_INTERNAL_H
+#ifndef SY_PERF_FEATURE_IMPL_H
+#define SY_PERF_FEATURE_IMPL_H
 
 #include "sy_arena.h"
 #include "sy_perf.h"

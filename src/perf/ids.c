@@ -3,7 +3,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
-#include "perf_reader_impl.h"
+#include "reader_impl.h"
 #include "sy_bytes.h"
 
 static int sy_id_pos(uint64_t t)
@@ -25,67 +25,56 @@ static int sy_is_pos(uint64_t t)
 	return 1 + !!(t & SY_SAMPLE_CPU) + !!(t & SY_SAMPLE_STREAM_ID);
 }
 
-static uint64_t sy_id_hash(uint64_t id)
+static uint64_t sy_id_hash(const void *ctx, size_t i)
 {
-	id ^= id >> 33;
-	id *= 0xff51afd7ed558ccdULL;
-	id ^= id >> 33;
-	return id;
+	return sy_hash_u64(((const struct sy_idmap *)ctx)->keys[i]);
 }
 
 static int sy_idmap_put(struct sy_idmap *m, uint64_t id, uint32_t val)
 {
+	size_t j;
+	uint32_t e;
+
 	if (!id)
 		return 0;
-	if ((m->n + 1) * 2 > m->cap) {
+	if (sy_hindex_reserve(&m->ix, m->n + 1, 64, sy_id_hash, m))
+		return -SY_E_NOMEM;
+	for (j = sy_hindex_first(&m->ix, sy_hash_u64(id));
+	     (e = sy_hindex_at(&m->ix, j)); j = sy_hindex_next(&m->ix, j))
+		if (m->keys[e - 1] == id)
+			return 1; /* duplicate: the first attr keeps it */
+	if (m->n == m->cap) {
 		size_t ncap = m->cap ? m->cap * 2 : 64;
-		uint64_t *nk = calloc(ncap, sizeof(*nk));
-		uint32_t *nv = calloc(ncap, sizeof(*nv));
+		uint64_t *nk = realloc(m->keys, ncap * sizeof(*nk));
 
-		if (!nk || !nv) {
-			free(nk);
-			free(nv);
+		if (!nk)
 			return -SY_E_NOMEM;
-		}
-		for (size_t i = 0; i < m->cap; i++) {
-			if (!m->keys[i])
-				continue;
-			size_t j = sy_id_hash(m->keys[i]) & (ncap - 1);
-			while (nk[j])
-				j = (j + 1) & (ncap - 1);
-			nk[j] = m->keys[i];
-			nv[j] = m->vals[i];
-		}
-		free(m->keys);
-		free(m->vals);
 		m->keys = nk;
+		uint32_t *nv = realloc(m->vals, ncap * sizeof(*nv));
+		if (!nv)
+			return -SY_E_NOMEM;
 		m->vals = nv;
 		m->cap = ncap;
 	}
-	size_t j = sy_id_hash(id) & (m->cap - 1);
-	while (m->keys[j]) {
-		if (m->keys[j] == id)
-			return 1; /* duplicate: the first attr keeps it */
-		j = (j + 1) & (m->cap - 1);
-	}
-	m->keys[j] = id;
-	m->vals[j] = val;
-	m->n++;
+	m->keys[m->n] = id;
+	m->vals[m->n] = val;
+	sy_hindex_set(&m->ix, j, m->n++);
 	return 0;
 }
 
 int sy_idmap_get(const struct sy_idmap *m, uint64_t id, uint32_t *val)
 {
-	if (!m->cap || !id)
+	size_t j;
+	uint32_t e;
+
+	if (!m->ix.cap || !id)
 		return 0;
-	size_t j = sy_id_hash(id) & (m->cap - 1);
-	while (m->keys[j]) {
-		if (m->keys[j] == id) {
-			*val = m->vals[j];
+	for (j = sy_hindex_first(&m->ix, sy_hash_u64(id));
+	     (e = sy_hindex_at(&m->ix, j)); j = sy_hindex_next(&m->ix, j))
+		if (m->keys[e - 1] == id) {
+			*val = m->vals[e - 1];
 			return 1;
 		}
-		j = (j + 1) & (m->cap - 1);
-	}
 	return 0;
 }
 

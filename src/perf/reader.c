@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "perf_reader_impl.h"
+#include "reader_impl.h"
 #include "sy_bytes.h"
 
 /* --- file header ---------------------------------------------------------- */
@@ -388,6 +388,7 @@ void sy_perf_close(struct sy_perf_reader *r)
 	free(r->attrs);
 	free(r->idmap.keys);
 	free(r->idmap.vals);
+	sy_hindex_fini(&r->idmap.ix);
 	sy_arena_fini(&r->arena);
 	free(r->name);
 	free(r);

@@ -15,7 +15,8 @@
 #include <stdint.h>
 #include <zstd.h>
 
-#include "perf_internal.h"
+#include "feature_impl.h"
+#include "sy_hash.h"
 #include "sy_perf.h"
 
 /* Largest contiguous piece a stream may ask for (an AUXTRACE chunk with its
@@ -26,10 +27,12 @@
  * comes close; this only stops decompression bombs. */
 #define SY_ZSTD_MAX_OUT (64u << 20)
 
+/* Sample id -> attr index; id 0 is never inserted. */
 struct sy_idmap {
-	uint64_t *keys; /* 0 = empty slot; id 0 is never inserted */
+	uint64_t *keys;	/* first-seen order */
 	uint32_t *vals;
 	size_t cap, n;
+	struct sy_hindex ix;
 };
 
 struct sy_perf_reader {

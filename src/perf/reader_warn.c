@@ -2,7 +2,7 @@
  * until one is set, since opening a file already meets some. */
 #include <stdio.h>
 
-#include "perf_reader_impl.h"
+#include "reader_impl.h"
 #include "sy_bytes.h"
 
 void sy_perf_warn_diag(struct sy_perf_reader *r, const struct sy_diag *d)

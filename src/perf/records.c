@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "perf_reader_impl.h"
+#include "reader_impl.h"
 #include "sy_bytes.h"
 
 static const struct sy_perf_attr *sy_record_attr(struct sy_perf_reader *r,

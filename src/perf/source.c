@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "perf_reader_impl.h"
+#include "reader_impl.h"
 #include "sy_bytes.h"
 
 /* Points *p at [off, off+len).  Returns 0, or -SY_E_TRUNCATED with *avail set

@@ -9,7 +9,7 @@
 #include <unistd.h>
 #include <zstd.h>
 
-#include "perf_write_impl.h"
+#include "write_impl.h"
 #include "sy_bytes.h"
 
 /* --- Features ----------------------------------------------------------- */

@@ -8,7 +8,7 @@
 #include <unistd.h>
 #include <zstd.h>
 
-#include "perf_write_impl.h"
+#include "write_impl.h"
 #include "sy_bytes.h"
 
 size_t sy_pwi_comp_piece(size_t max)

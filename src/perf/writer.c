@@ -23,7 +23,7 @@
 #include <unistd.h>
 #include <zstd.h>
 
-#include "perf_write_impl.h"
+#include "write_impl.h"
 #include "sy_bytes.h"
 
 /* Largest input whose worst-case zstd output fits @max bytes. */

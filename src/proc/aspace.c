@@ -11,7 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "image_internal.h"
+#include "image_impl.h"
+#include "sy_aspace.h"
+#include "sy_bsearch.h"
 
 struct sy_aspace {
 	atomic_uint ref;
@@ -100,22 +102,27 @@ const struct sy_map *sy_aspace_map(const struct sy_aspace *as, size_t i)
 	return as && i < as->nr ? &as->maps[i] : NULL;
 }
 
+struct sy_aspace_key {
+	const struct sy_aspace *as;
+	uint64_t addr;
+};
+
+static int sy_map_starts_at_or_below(const void *ctx, size_t i)
+{
+	const struct sy_aspace_key *k = ctx;
+
+	return k->as->maps[i].start <= k->addr;
+}
+
 const struct sy_map *sy_aspace_find(const struct sy_aspace *as, uint64_t addr)
 {
-	size_t lo = 0, hi;
+	struct sy_aspace_key k = { as, addr };
+	size_t lo;
 
 	if (!as)
 		return NULL;
 	/* first mapping starting above addr; the one before may hold it */
-	hi = as->nr;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (as->maps[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = sy_partition_point(as->nr, sy_map_starts_at_or_below, &k);
 	if (lo && addr < as->maps[lo - 1].end)
 		return &as->maps[lo - 1];
 	return NULL;

@@ -17,7 +17,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "image_internal.h"
+#include "image_impl.h"
+#include "sy_bsearch.h"
 #include "sy_image.h"
 
 #define SY_PAGE_MASK 0xfffull
@@ -481,11 +482,24 @@ int sy_image_symbol_addr(const struct sy_image *img, const char *name,
 	return err;
 }
 
+struct sy_sym_key {
+	const struct sy_symtab *st;
+	uint64_t vaddr;
+};
+
+static int sy_sym_at_or_below(const void *ctx, size_t i)
+{
+	const struct sy_sym_key *k = ctx;
+
+	return k->st->syms[i].addr <= k->vaddr;
+}
+
 int sy_image_symbol(const struct sy_image *img, uint64_t vaddr,
 		    const char **name, uint64_t *offset)
 {
 	struct sy_symtab *st = img->sym;
-	size_t lo = 0, hi;
+	struct sy_sym_key k = { st, vaddr };
+	size_t lo;
 	int err = -SY_E_INVALID;
 
 	pthread_mutex_lock(&st->lock);
@@ -498,15 +512,7 @@ int sy_image_symbol(const struct sy_image *img, uint64_t vaddr,
 		goto out;
 	}
 	/* last symbol starting at or below vaddr */
-	hi = st->nr;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (st->syms[mid].addr <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = sy_partition_point(st->nr, sy_sym_at_or_below, &k);
 	if (lo) {
 		const struct sy_sym *s = &st->syms[lo - 1];
 

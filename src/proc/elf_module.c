@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "image_internal.h"
+#include "image_impl.h"
 
 #define SY_NO_ADDR UINT64_MAX
 

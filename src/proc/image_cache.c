@@ -18,7 +18,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "image_internal.h"
+#include "image_impl.h"
+#include "sy_hash.h"
+#include "sy_image_cache.h"
 
 struct sy_img_file {
 	struct sy_img_file *next;
@@ -58,8 +60,9 @@ struct sy_image_cache {
 	const struct sy_image *kcore;	/* --kcore (also in @files) */
 	char *release;		/* recorded kernel release */
 	struct sy_img_file *files;
-	struct sy_path_ent **tab; /* open addressing, power of two */
+	struct sy_path_ent **ents; /* first-seen order */
 	size_t cap, nr;
+	struct sy_hindex ix;	/* path -> ents[] */
 	sy_image_warn_fn warn_fn;
 	void *warn_ctx;
 	uint64_t nr_warnings;
@@ -145,53 +148,36 @@ int sy_image_path_special(const char *path)
 
 /* --- Interned paths ------------------------------------------------------ */
 
-static uint64_t sy_hash(const char *s)
+static uint64_t sy_path_hash(const void *ctx, size_t i)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	while (*s)
-		h = (h ^ (uint8_t)*s++) * 0x100000001b3ull;
-	return h;
-}
-
-static int sy_tab_grow(struct sy_image_cache *c)
-{
-	size_t cap = c->cap ? c->cap * 2 : 64;
-	struct sy_path_ent **t = calloc(cap, sizeof(*t));
-
-	if (!t)
-		return -SY_E_NOMEM;
-	for (size_t i = 0; i < c->cap; i++) {
-		struct sy_path_ent *e = c->tab[i];
-		size_t j;
-
-		if (!e)
-			continue;
-		for (j = e->hash & (cap - 1); t[j]; j = (j + 1) & (cap - 1))
-			;
-		t[j] = e;
-	}
-	free(c->tab);
-	c->tab = t;
-	c->cap = cap;
-	return 0;
+	return ((const struct sy_image_cache *)ctx)->ents[i]->hash;
 }
 
 static struct sy_path_ent *sy_path_get(struct sy_image_cache *c,
 				       const char *path)
 {
-	uint64_t h = sy_hash(path);
+	uint64_t h = sy_hash_str(path);
 	struct sy_path_ent *e;
 	size_t j;
+	uint32_t x;
 
-	if (c->cap) {
-		for (j = h & (c->cap - 1); (e = c->tab[j]) != NULL;
-		     j = (j + 1) & (c->cap - 1))
-			if (e->hash == h && strcmp(e->path, path) == 0)
-				return e;
-	}
-	if ((c->nr + 1) * 2 > c->cap && sy_tab_grow(c) != 0)
+	if (sy_hindex_reserve(&c->ix, c->nr + 1, 64, sy_path_hash, c))
 		return NULL;
+	for (j = sy_hindex_first(&c->ix, h); (x = sy_hindex_at(&c->ix, j));
+	     j = sy_hindex_next(&c->ix, j)) {
+		e = c->ents[x - 1];
+		if (e->hash == h && strcmp(e->path, path) == 0)
+			return e;
+	}
+	if (c->nr == c->cap) {
+		size_t ncap = c->cap ? c->cap * 2 : 64;
+		struct sy_path_ent **n = realloc(c->ents, ncap * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		c->ents = n;
+		c->cap = ncap;
+	}
 	e = calloc(1, sizeof(*e));
 	if (!e)
 		return NULL;
@@ -201,10 +187,8 @@ static struct sy_path_ent *sy_path_get(struct sy_image_cache *c,
 		return NULL;
 	}
 	e->hash = h;
-	for (j = h & (c->cap - 1); c->tab[j]; j = (j + 1) & (c->cap - 1))
-		;
-	c->tab[j] = e;
-	c->nr++;
+	c->ents[c->nr] = e;
+	sy_hindex_set(&c->ix, j, c->nr++);
 	return e;
 }
 
@@ -597,8 +581,8 @@ size_t sy_image_cache_missing(struct sy_image_cache *c,
 	size_t n = 0;
 
 	pthread_mutex_lock(&c->lock);
-	for (size_t i = 0; i < c->cap; i++)
-		n += c->tab[i] && c->tab[i]->missing;
+	for (size_t i = 0; i < c->nr; i++)
+		n += c->ents[i]->missing;
 	if (!out || !max || !n)
 		goto out;
 	v = malloc(n * sizeof(*v));
@@ -606,10 +590,10 @@ size_t sy_image_cache_missing(struct sy_image_cache *c,
 		/* unsorted is better than nothing */
 		size_t k = 0;
 
-		for (size_t i = 0; i < c->cap && k < max; i++) {
-			const struct sy_path_ent *e = c->tab[i];
+		for (size_t i = 0; i < c->nr && k < max; i++) {
+			const struct sy_path_ent *e = c->ents[i];
 
-			if (!e || !e->missing)
+			if (!e->missing)
 				continue;
 			out[k].path = e->path;
 			out[k].err = e->err;
@@ -621,9 +605,9 @@ size_t sy_image_cache_missing(struct sy_image_cache *c,
 		goto out;
 	}
 	n = 0;
-	for (size_t i = 0; i < c->cap; i++)
-		if (c->tab[i] && c->tab[i]->missing)
-			v[n++] = c->tab[i];
+	for (size_t i = 0; i < c->nr; i++)
+		if (c->ents[i]->missing)
+			v[n++] = c->ents[i];
 	if (n > 1)
 		qsort(v, n, sizeof(*v), sy_missing_cmp);
 	for (size_t i = 0; i < n && i < max; i++) {
@@ -808,11 +792,9 @@ void sy_image_cache_free(struct sy_image_cache *c)
 {
 	if (!c)
 		return;
-	for (size_t i = 0; i < c->cap; i++) {
-		struct sy_path_ent *e = c->tab[i];
+	for (size_t i = 0; i < c->nr; i++) {
+		struct sy_path_ent *e = c->ents[i];
 
-		if (!e)
-			continue;
 		while (e->reqs) {
 			struct sy_img_req *q = e->reqs;
 
@@ -829,7 +811,8 @@ void sy_image_cache_free(struct sy_image_cache *c)
 		sy_image_close(f->img);
 		free(f);
 	}
-	free(c->tab);
+	free(c->ents);
+	sy_hindex_fini(&c->ix);
 	free(c->ovr);
 	free(c->symfs);
 	free(c->release);

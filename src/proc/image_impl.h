@@ -1,10 +1,12 @@
 /* Private to src/io/{image_cache,aspace,proc_table,mem_reader,elf_image,
  * elf_module}.c: building immutable address spaces, the pieces of code
  * behind a mapping, and kernel module layout. */
-#ifndef SY_IMAGE_INTERNAL_H
-#define SY_IMAGE_INTERNAL_H
+#ifndef SY_IMAGE_IMPL_H
+#define SY_IMAGE_IMPL_H
 
+#include "sy_aspace.h"
 #include "sy_image.h"
+#include "sy_image_cache.h"
 
 /* A new empty space (one reference), or NULL. */
 struct sy_aspace *sy_aspace_new(void);

@@ -11,7 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "image_internal.h"
+#include "image_impl.h"
+#include "sy_mem_reader.h"
 
 struct sy_mem_reader {
 	struct sy_image_cache *cache;

@@ -17,7 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "image_internal.h"
+#include "image_impl.h"
+#include "sy_bsearch.h"
+#include "sy_proc.h"
 
 #define SY_TBITS 5
 #define SY_TFAN (1u << SY_TBITS)
@@ -292,20 +294,25 @@ int sy_proc_table_set_build_ids(struct sy_proc_table *t,
 
 /* The BUILD_ID feature's id for @name: an entry of @pid, else of pid -1,
  * else any. */
+struct sy_bid_key {
+	const struct sy_proc_table *t;
+	const char *name;
+};
+
+static int sy_bid_before(const void *ctx, size_t i)
+{
+	const struct sy_bid_key *k = ctx;
+
+	return strcmp(k->t->bids[i].name, k->name) < 0;
+}
+
 static const struct sy_bid_ent *sy_bid_find(const struct sy_proc_table *t,
 					    const char *name, uint32_t pid)
 {
 	const struct sy_bid_ent *best = NULL;
-	size_t lo = 0, hi = t->nr_bids;
+	struct sy_bid_key k = { t, name };
+	size_t lo = sy_partition_point(t->nr_bids, sy_bid_before, &k);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (strcmp(t->bids[mid].name, name) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	for (size_t i = lo; i < t->nr_bids && !strcmp(t->bids[i].name, name);
 	     i++) {
 		const struct sy_bid_ent *e = &t->bids[i];

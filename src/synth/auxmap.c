@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sy_bsearch.h"
 #include "sy_vec.h"
 
 void sy_auxmap_init(struct sy_auxmap *m)
@@ -69,18 +70,25 @@ uint64_t sy_auxmap_buf_end(const struct sy_auxmap *m, size_t i)
 /* A file has one payload per AUXTRACE record (hundreds of thousands in a
  * long recording), so no scan from the start.  Steps back over earlier
  * payloads that still reach @a (overlapping payloads). */
+struct sy_auxmap_key {
+	const struct sy_auxmap *m;
+	uint64_t off;
+};
+
+static int sy_buf_starts_at_or_below(const void *ctx, size_t i)
+{
+	const struct sy_auxmap_key *k = ctx;
+
+	return k->m->bufs[i].aux_off <= k->off;
+}
+
 size_t sy_auxmap_first_buf(const struct sy_auxmap *m, uint64_t a)
 {
-	size_t lo = 0, hi = m->nr_bufs;
+	struct sy_auxmap_key k = { m, a };
+	/* first payload starting after a */
+	size_t lo = sy_partition_point(m->nr_bufs, sy_buf_starts_at_or_below,
+				       &k);
 
-	while (lo < hi) { /* first payload starting after a */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (m->bufs[mid].aux_off <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (lo)
 		lo--;
 	while (lo && m->bufs[lo - 1].aux_off + m->bufs[lo - 1].size > a)
@@ -181,16 +189,25 @@ int sy_auxmap_plan_units(struct sy_auxmap *m, int each_alone)
 	return 0;
 }
 
+struct sy_auxrec_key {
+	const struct sy_auxrec *recs;
+	uint64_t off;
+};
+
+static int sy_rec_ends_at_or_before(const void *ctx, size_t i)
+{
+	const struct sy_auxrec_key *k = ctx;
+
+	return k->off >= k->recs[i].aux_off + k->recs[i].size;
+}
+
 size_t sy_auxmap_rec_at(const struct sy_auxmap *m, size_t first, size_t last,
 			uint64_t off)
 {
-	while (first < last) {
-		size_t mid = first + (last - first) / 2;
+	struct sy_auxrec_key k = { m->recs + first, off };
 
-		if (off < m->recs[mid].aux_off + m->recs[mid].size)
-			last = mid;
-		else
-			first = mid + 1;
-	}
-	return first;
+	if (first >= last)
+		return first;
+	return first + sy_partition_point(last - first,
+					  sy_rec_ends_at_or_before, &k);
 }

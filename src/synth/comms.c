@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sy_bsearch.h"
 #include "sy_error.h"
 #include "sy_vec.h"
 
@@ -19,24 +20,25 @@ void sy_comms_fini(struct sy_comms *c)
 }
 
 /* The slot of @pid, or where it goes (*@found 0). */
+struct sy_comms_key {
+	const struct sy_comms *c;
+	uint32_t pid;
+};
+
+static int sy_comm_before(const void *ctx, size_t i)
+{
+	const struct sy_comms_key *k = ctx;
+
+	return k->c->v[i].pid < k->pid;
+}
+
 static size_t sy_comms_find(const struct sy_comms *c, uint32_t pid,
 			    int *found)
 {
-	size_t lo = 0, hi = c->nr;
+	struct sy_comms_key k = { c, pid };
+	size_t lo = sy_partition_point(c->nr, sy_comm_before, &k);
 
-	*found = 0;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (c->v[mid].pid == pid) {
-			*found = 1;
-			return mid;
-		}
-		if (c->v[mid].pid < pid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	*found = lo < c->nr && c->v[lo].pid == pid;
 	return lo;
 }
 

@@ -29,6 +29,9 @@
 #include "switches.h"
 #include "sy_decode.h"
 #include "sy_image.h"
+#include "sy_image_cache.h"
+#include "sy_mem_reader.h"
+#include "sy_proc.h"
 #include "sy_pool.h"
 #include "timeconv.h"
 

@@ -1,13 +1,11 @@
 #include "order.h"
 
+#include "sy_hash.h"
+
 /* FNV-1a: records are short and a collision only lets a copy through. */
 static uint64_t sy_order_hash(const uint8_t *p, size_t n)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	while (n--)
-		h = (h ^ *p++) * 0x100000001b3ULL;
-	return h;
+	return sy_hash_bytes(SY_HASH_FNV_OFFSET, p, n);
 }
 
 enum sy_order_verdict sy_order_sample(struct sy_order *o, uint64_t time,

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "sy_branch.h"
+#include "sy_hash.h"
 
 /* Decoded instructions and verdicts kept (a power of two); the table is
  * emptied when three quarters full, so memory stays bounded; no pointer
@@ -81,13 +82,10 @@ void sy_plausible_fini(struct sy_plausible *p)
 static uint64_t sy_pl_hash(uint8_t type, const void *img, const void *img2,
 			   uint64_t a, uint64_t b)
 {
-	uint64_t h = (uint64_t)(uintptr_t)img ^ ((uint64_t)(uintptr_t)img2 << 7) ^
-		     ((uint64_t)type << 56) ^ a * 0x9e3779b97f4a7c15ULL ^
-		     b * 0xc2b2ae3d27d4eb4fULL;
-
-	h ^= h >> 29;
-	h *= 0xbf58476d1ce4e5b9ULL;
-	return h ^ (h >> 32);
+	return sy_hash_u64((uint64_t)(uintptr_t)img ^
+			   ((uint64_t)(uintptr_t)img2 << 7) ^
+			   ((uint64_t)type << 56) ^ a * SY_HASH_GOLDEN ^
+			   b * SY_HASH_K2);
 }
 
 /* What a verdict is about. */

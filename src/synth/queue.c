@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sy_bsearch.h"
 #include "sy_perf_event.h"
 
 static struct sy_queue *sy_queue_new(uint32_t key,
@@ -66,23 +67,28 @@ int sy_queue_thread_record(struct sy_queue *q, const struct sy_event *ev)
 			       sw->next_prev_tid);
 }
 
+struct sy_queues_key {
+	const struct sy_queues *qs;
+	uint32_t key;
+};
+
+static int sy_queue_before(const void *ctx, size_t i)
+{
+	const struct sy_queues_key *k = ctx;
+
+	return k->qs->v[i]->key < k->key;
+}
+
 struct sy_queue *sy_queues_get(struct sy_queues *qs, uint32_t key, int create,
 			       const struct sy_synth_config *cfg,
 			       size_t *held)
 {
-	size_t lo = 0, hi = qs->nr;
+	struct sy_queues_key k = { qs, key };
+	size_t lo = sy_partition_point(qs->nr, sy_queue_before, &k);
 	struct sy_queue **nv, *q;
 
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (qs->v[mid]->key == key)
-			return qs->v[mid];
-		if (qs->v[mid]->key < key)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	if (lo < qs->nr && qs->v[lo]->key == key)
+		return qs->v[lo];
 	if (!create)
 		return NULL;
 	nv = realloc(qs->v, (qs->nr + 1) * sizeof(*nv));

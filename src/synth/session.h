@@ -22,6 +22,8 @@
 #include "queue.h"
 #include "sy_auxtrace.h"
 #include "sy_image.h"
+#include "sy_image_cache.h"
+#include "sy_proc.h"
 #include "sy_perf.h"
 #include "sy_synth.h"
 #include "validate.h"

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sy_bsearch.h"
 #include "sy_error.h"
 #include "sy_vec.h"
 
@@ -20,19 +21,23 @@ void sy_switches_fini(struct sy_switches *sw)
 }
 
 /* Entries at or before @time: the index after the last one (0: none). */
+struct sy_switches_key {
+	const struct sy_switches *sw;
+	uint64_t time;
+};
+
+static int sy_switch_at_or_before(const void *ctx, size_t i)
+{
+	const struct sy_switches_key *k = ctx;
+
+	return k->sw->v[i].time <= k->time;
+}
+
 static size_t sy_switches_upto(const struct sy_switches *sw, uint64_t time)
 {
-	size_t lo = 0, hi = sw->nr;
+	struct sy_switches_key k = { sw, time };
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (sw->v[mid].time <= time)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return sy_partition_point(sw->nr, sy_switch_at_or_before, &k);
 }
 
 int sy_switches_add(struct sy_switches *sw, uint64_t time, uint32_t pid,

@@ -15,6 +15,7 @@
 
 #include "stretch.h"
 #include "sy_image.h"
+#include "sy_proc.h"
 #include "sy_pool.h"
 #include "sy_synth.h"
 

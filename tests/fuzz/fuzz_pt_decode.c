@@ -19,7 +19,7 @@
 #include "fx_classify.h"
 #include "sy_decode.h"
 
-#include "../../src/decode/pt_priv.h"
+#include "decode/pt_impl.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -1,4 +1,4 @@
-/* Atomic output files (src/io/atomic_file.c): the destination appears
+/* Atomic output files (src/out/atomic_file.c): the destination appears
  * whole on commit, stays as it was on abort or failure, and no temporary
  * file is ever left beside it. */
 #include <criterion/criterion.h>

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../src/decode/code_cache.h"
+#include "decode/code_cache.h"
 #include "sy_bytes.h"
 #include "sy_test.h"
 

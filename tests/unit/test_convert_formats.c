@@ -1,4 +1,4 @@
-/* convert's output formats (src/convert_formats.c): whole-trace samples
+/* convert's output formats (src/out/formats.c): whole-trace samples
  * logged where their windows were finished (sy_conv_log, on a decoding
  * thread in convert) and merged later write the bytes sy_conv_out_whole
  * writes for the same windows one by one.
@@ -19,8 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../src/convert_formats.h" /* the command's, not the library's */
+#include "sy_formats.h"
 #include "sy_image.h"
+#include "sy_proc.h"
 #include "sy_synth.h"
 #include "sy_test.h"
 

@@ -24,7 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../src/decode/etm_a64.h"
+#include "decode/etm_a64.h"
 #include "fx_etm.h"
 #include "sy_bytes.h"
 #include "sy_test.h"

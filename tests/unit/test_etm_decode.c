@@ -39,7 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../src/decode/etm.h"
+#include "decode/etm.h"
 #include "fx_csfmt.h"
 #include "fx_etm.h"
 #include "fx_truth.h"

@@ -9,7 +9,7 @@
 #include <opencsd/c_api/opencsd_c_api.h>
 #include <string.h>
 
-#include "../../src/decode/etm_runs.h"
+#include "decode/etm_runs.h"
 #include "sy_branch.h"
 
 #define BASE 0x400000ull

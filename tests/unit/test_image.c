@@ -28,7 +28,11 @@
 #include <unistd.h>
 
 #include "sy_error.h"
+#include "sy_aspace.h"
 #include "sy_image.h"
+#include "sy_image_cache.h"
+#include "sy_mem_reader.h"
+#include "sy_proc.h"
 #include "sy_perf.h"
 #include "sy_perf_event.h"
 #include "sy_test.h"

@@ -12,7 +12,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "sy_aspace.h"
 #include "sy_image.h"
+#include "sy_image_cache.h"
+#include "sy_proc.h"
 #include "sy_test.h"
 
 #define PROG "tests/fixtures/programs/bin/branchy-x86_64"

@@ -4,7 +4,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "../../src/synth/order.h"
+#include "synth/order.h"
 
 static const uint8_t a[] = { 9, 0, 0, 0, 2, 0, 16, 0, 1, 2, 3, 4, 5, 6, 7, 8 };
 static const uint8_t b[] = { 9, 0, 0, 0, 2, 0, 16, 0, 1, 2, 3, 4, 5, 6, 7, 9 };

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../src/synth/place.h"
+#include "synth/place.h"
 
 struct fx {
 	struct sy_synth_config cfg;

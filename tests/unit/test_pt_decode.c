@@ -83,8 +83,8 @@
 #include "sy_error.h"
 #include "sy_test.h"
 
-#include "../../src/decode/pt_priv.h"
-#include "../../src/decode/pt_x86.h"
+#include "decode/pt_impl.h"
+#include "decode/pt_x86.h"
 
 #define TRUTH "tests/fixtures/truth/branchy-x86_64.truth"
 #define ELF "tests/fixtures/programs/bin/branchy-x86_64"

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../src/synth/switches.h"
+#include "synth/switches.h"
 
 /* Knuth's MMIX LCG, high bits: any fixed sequence does. */
 static uint64_t rng_next(uint64_t *s)

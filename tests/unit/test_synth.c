@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../src/synth/stretch.h"
+#include "synth/stretch.h"
 #include "sy_bytes.h"
 #include "sy_test.h"
 

@@ -6,7 +6,9 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
+#include "sy_aspace.h"
 #include "sy_image.h"
+#include "sy_proc.h"
 #include "windows.h"
 
 /* "func+0x10 (binary)" for a runtime address, or "?". */
