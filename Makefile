@@ -154,6 +154,7 @@ endif
 
 check-core:
 	@$(MAKE) --no-print-directory tools
+	@tests/import-cycles $(BUILD)
 	@$(MAKE) --no-print-directory unit e2e
 
 unit: $(UNIT_BINS)
