@@ -424,7 +424,7 @@ static void floor_stream(const struct b_rec *b, const struct b_stream *st,
 {
 	const struct sy_etm_source *src[64];
 	size_t n = stream_sources(b, st, src);
-	dcd_tree_handle_t dt = etm_ocsd_tree(st->formatted);
+	dcd_tree_handle_t dt = sy_etm_ocsd_tree(st->formatted);
 	uint64_t at = 0;
 
 	if (dt == C_API_INVALID_TREE_HANDLE)
@@ -432,8 +432,8 @@ static void floor_stream(const struct b_rec *b, const struct b_stream *st,
 	for (size_t i = 0; i < n; i++) {
 		unsigned char csid;
 
-		if (full ? etm_ocsd_add_decoder(dt, src[i], &csid)
-			 : etm_ocsd_add_pkt_proc(dt, src[i], src[i]->trace_id,
+		if (full ? sy_etm_ocsd_add_decoder(dt, src[i], &csid)
+			 : sy_etm_ocsd_add_pkt_proc(dt, src[i], src[i]->trace_id,
 						 floor_pkt, c))
 			die("decoder", -SY_E_DECODE);
 	}

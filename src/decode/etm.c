@@ -16,10 +16,10 @@
  * window again from its first byte with fresh flow states, and the ring
  * drops as many of its items as were pushed already: what follows is the
  * full decoder's continuation of the same item stream.  Trace bytes are
- * not counted twice (etm_feed_used).
+ * not counted twice (sy_etm_feed_used).
  *
  * One decoder per thread; the only global state is OpenCSD's, behind
- * etm_ocsd_lock().
+ * sy_etm_ocsd_lock().
  */
 #include <stdlib.h>
 #include <string.h>
@@ -60,12 +60,12 @@ static int pick_sources(const struct sy_etm_params *p, size_t *first,
 	if (!p->sources || p->nr_sources == 0 || p->nr_sources > ETM_NR_IDS)
 		return -SY_E_INVALID;
 	for (size_t i = 0; i < p->nr_sources; i++) {
-		uint8_t id = etm_source_id(&p->sources[i]);
+		uint8_t id = sy_etm_source_id(&p->sources[i]);
 
 		if (p->formatted && (id == 0 || id > 0x6f))
 			return -SY_E_INVALID;
 		for (size_t j = 0; p->formatted && j < i; j++)
-			if (etm_source_id(&p->sources[j]) == id)
+			if (sy_etm_source_id(&p->sources[j]) == id)
 				return -SY_E_INVALID;
 		if (p->trace_id && id == p->trace_id && match == SIZE_MAX)
 			match = i;
@@ -96,7 +96,7 @@ static int add_sources(struct etm_conv *cv,
 	if (!cv->src)
 		return -SY_E_NOMEM;
 	for (size_t i = 0; i < n; i++) {
-		uint8_t id = etm_source_id(src[i]);
+		uint8_t id = sy_etm_source_id(src[i]);
 
 		if (id >= ETM_NR_IDS || cv->slot[id])
 			return -SY_E_DECODE;
@@ -120,10 +120,10 @@ static void etm_fini(struct sy_decoder *d)
 
 	if (!e)
 		return;
-	etm_full_fini(&e->full);
+	sy_etm_full_fini(&e->full);
 	if (e->has_fast)
-		etm_fast_fini(&e->fast);
-	etm_ring_fini(&e->cv.ring);
+		sy_etm_fast_fini(&e->fast);
+	sy_etm_ring_fini(&e->cv.ring);
 	free(e->cv.src);
 	free(e);
 	d->impl = NULL;
@@ -154,13 +154,13 @@ static int etm_init(struct sy_decoder *d)
 	for (size_t i = 0; i < count; i++)
 		chosen[i] = &p->sources[first + i];
 	if ((err = add_sources(&e->cv, chosen, count)) < 0 ||
-	    (err = etm_full_init(&e->full, &e->cv, &e->dbg, &d->stats.bytes,
+	    (err = sy_etm_full_init(&e->full, &e->cv, &e->dbg, &d->stats.bytes,
 				 p->formatted, chosen, count)) < 0 ||
-	    (err = etm_ring_reserve(&e->cv.ring, 64)) < 0)
+	    (err = sy_etm_ring_reserve(&e->cv.ring, 64)) < 0)
 		goto fail;
 	if (p->decoder != SY_ETM_DECODER_FULL) {
 		e->has_fast = 1;
-		err = etm_fast_init(&e->fast, &e->cv, &e->dbg, &d->stats.bytes,
+		err = sy_etm_fast_init(&e->fast, &e->cv, &e->dbg, &d->stats.bytes,
 				    p->formatted, chosen, count);
 		if (err < 0)
 			goto fail;
@@ -178,11 +178,11 @@ static int etm_reset(struct sy_decoder *d, const struct sy_dec_chunk *chunks,
 	size_t soft = e->soft_next;
 
 	e->done = 1;
-	etm_conv_reset(&e->cv, report_from, d->seam);
+	sy_etm_conv_reset(&e->cv, report_from, d->seam);
 	/* Room for a full ring plus what one element can add (a BRANCH, the
 	 * held-back items, a STOP): growing later is only for OpenCSD
 	 * ignoring a WAIT. */
-	if (etm_ring_reserve(&e->cv.ring, soft + ETM_DEFER_MAX + 8) < 0)
+	if (sy_etm_ring_reserve(&e->cv.ring, soft + ETM_DEFER_MAX + 8) < 0)
 		return -SY_E_NOMEM;
 	memset(&e->dbg, 0, sizeof(e->dbg));
 	e->code.on = e->cache_next;
@@ -192,9 +192,9 @@ static int etm_reset(struct sy_decoder *d, const struct sy_dec_chunk *chunks,
 	e->soft = soft;
 	e->on_fast = e->has_fast;
 	if (e->on_fast)
-		etm_fast_reset(&e->fast, chunks, nr_chunks);
+		sy_etm_fast_reset(&e->fast, chunks, nr_chunks);
 	else
-		etm_full_reset(&e->full, chunks, nr_chunks, soft);
+		sy_etm_full_reset(&e->full, chunks, nr_chunks, soft);
 	e->done = 0;
 	return 0;
 }
@@ -209,9 +209,9 @@ static void fall_back(struct etm *e)
 	e->dbg.fallback_why = e->fast.why;
 	e->dbg.fallback_off = e->fast.why_off;
 	e->d->stats.fallbacks++;
-	etm_conv_restart(&e->cv);
+	sy_etm_conv_restart(&e->cv);
 	e->cv.ring.skip = e->cv.ring.pushed;
-	etm_full_reset(&e->full, e->chunks, e->nchunks, e->soft);
+	sy_etm_full_reset(&e->full, e->chunks, e->nchunks, e->soft);
 	e->full.feed.counted = counted;
 	e->on_fast = 0;
 }
@@ -229,7 +229,7 @@ static void step(struct etm *e)
 			e->d->stats.fast_units++;
 			e->done = 1;
 		} else {
-			etm_fast_pump(&e->fast);
+			sy_etm_fast_pump(&e->fast);
 		}
 		return;
 	}
@@ -238,7 +238,7 @@ static void step(struct etm *e)
 		e->done = 1;
 		return;
 	}
-	etm_full_pump(&e->full);
+	sy_etm_full_pump(&e->full);
 }
 
 static int etm_next(struct sy_decoder *d, struct sy_dec_item *it)

@@ -73,7 +73,7 @@ static int wfx(uint32_t w)
 	       (w & 0xffffffc0u) == 0xd5031000u;	/* WFET, WFIT */
 }
 
-int etm_a64_decode(uint32_t w, uint64_t addr, int wfi_wfe,
+int sy_etm_a64_decode(uint32_t w, uint64_t addr, int wfi_wfe,
 		   struct etm_a64_insn *o)
 {
 	o->type = OCSD_INSTR_OTHER;

@@ -25,7 +25,7 @@ struct etm_a64_insn {
 
 /* Classifies the A64 instruction @w at @addr; @wfi_wfe: WFI and WFE are
  * waypoints.  Returns 1 when it is a waypoint (type != OCSD_INSTR_OTHER). */
-int etm_a64_decode(uint32_t w, uint64_t addr, int wfi_wfe,
+int sy_etm_a64_decode(uint32_t w, uint64_t addr, int wfi_wfe,
 		   struct etm_a64_insn *out);
 
 #endif

@@ -5,23 +5,23 @@
 #include "etm_blocks.h"
 #include "etm_ocsd.h"
 
-int etm_blocks_init(struct etm_blocks *b, struct sy_code_cache *code)
+int sy_etm_blocks_init(struct etm_blocks *b, struct sy_code_cache *code)
 {
 	b->code = code;
 	b->v = malloc(ETM_BLOCKS * sizeof(*b->v));
 	if (!b->v)
 		return -SY_E_NOMEM;
-	etm_blocks_clear(b);
+	sy_etm_blocks_clear(b);
 	return 0;
 }
 
-void etm_blocks_fini(struct etm_blocks *b)
+void sy_etm_blocks_fini(struct etm_blocks *b)
 {
 	free(b->v);
 	b->v = NULL;
 }
 
-void etm_blocks_clear(struct etm_blocks *b)
+void sy_etm_blocks_clear(struct etm_blocks *b)
 {
 	for (size_t i = 0; i < ETM_BLOCKS; i++)
 		b->v[i].start = ETM_NO_BLOCK;
@@ -45,7 +45,7 @@ static void set_class(struct etm_block *e, const struct etm_a64_insn *in)
 	e->target = in->target;
 }
 
-const struct etm_block *etm_blocks_fill(struct etm_blocks *b,
+const struct etm_block *sy_etm_blocks_fill(struct etm_blocks *b,
 					struct etm_block *e, uint64_t start,
 					uint32_t ctxid, int wfi_wfe)
 {
@@ -65,7 +65,7 @@ const struct etm_block *etm_blocks_fill(struct etm_blocks *b,
 	while (n < UINT32_MAX && word_at(b, ctxid, a, &w)) {
 		n++;
 		a += 4;
-		if (etm_a64_decode(w, a - 4, wfi_wfe, &in)) {
+		if (sy_etm_a64_decode(w, a - 4, wfi_wfe, &in)) {
 			e->nacc = 0;
 			break;
 		}
@@ -76,7 +76,7 @@ const struct etm_block *etm_blocks_fill(struct etm_blocks *b,
 	return e;
 }
 
-uint64_t etm_blocks_walk_to(struct etm_blocks *b, uint64_t start,
+uint64_t sy_etm_blocks_walk_to(struct etm_blocks *b, uint64_t start,
 			    uint64_t to, uint32_t ctxid, int wfi_wfe,
 			    uint64_t *end, int *nacc, struct etm_block *last)
 {
@@ -94,7 +94,7 @@ uint64_t etm_blocks_walk_to(struct etm_blocks *b, uint64_t start,
 		}
 	}
 	if (n)
-		etm_a64_decode(w, a - 4, wfi_wfe, &in);
+		sy_etm_a64_decode(w, a - 4, wfi_wfe, &in);
 	set_class(last, &in);
 	*end = a;
 	return n;

@@ -40,11 +40,11 @@ struct etm_blocks {
 	uint64_t misses;
 };
 
-int etm_blocks_init(struct etm_blocks *b, struct sy_code_cache *code);
-void etm_blocks_fini(struct etm_blocks *b);
-void etm_blocks_clear(struct etm_blocks *b);
+int sy_etm_blocks_init(struct etm_blocks *b, struct sy_code_cache *code);
+void sy_etm_blocks_fini(struct etm_blocks *b);
+void sy_etm_blocks_clear(struct etm_blocks *b);
 
-const struct etm_block *etm_blocks_fill(struct etm_blocks *b,
+const struct etm_block *sy_etm_blocks_fill(struct etm_blocks *b,
 					struct etm_block *e, uint64_t start,
 					uint32_t ctxid, int wfi_wfe);
 
@@ -60,7 +60,7 @@ static inline const struct etm_block *etm_blocks_get(struct etm_blocks *b,
 
 	if (e->start == start && e->ctxid == ctxid && e->wfi_wfe == wfi_wfe)
 		return e;
-	return etm_blocks_fill(b, e, start, ctxid, wfi_wfe);
+	return sy_etm_blocks_fill(b, e, start, ctxid, wfi_wfe);
 }
 
 /* OpenCSD's walk to an exception's preferred return address @to
@@ -69,7 +69,7 @@ static inline const struct etm_block *etm_blocks_get(struct etm_blocks *b,
  * one cannot be read.  *@end is where it stopped, *@nacc says it stopped
  * unreadable; returns the instructions walked and, in *@last, the class of
  * the last one (type OTHER when none). */
-uint64_t etm_blocks_walk_to(struct etm_blocks *b, uint64_t start,
+uint64_t sy_etm_blocks_walk_to(struct etm_blocks *b, uint64_t start,
 			    uint64_t to, uint32_t ctxid, int wfi_wfe,
 			    uint64_t *end, int *nacc, struct etm_block *last);
 

@@ -80,23 +80,23 @@ static void src_reset(struct etm_src *s)
 	s->pid_vmid = vmid;
 }
 
-void etm_conv_reset(struct etm_conv *cv, uint64_t report_from,
+void sy_etm_conv_reset(struct etm_conv *cv, uint64_t report_from,
 		    uint64_t seam_at)
 {
-	etm_ring_clear(&cv->ring);
+	sy_etm_ring_clear(&cv->ring);
 	cv->report_from = report_from;
 	cv->seam_at = seam_at;
-	etm_conv_restart(cv);
+	sy_etm_conv_restart(cv);
 }
 
-void etm_conv_restart(struct etm_conv *cv)
+void sy_etm_conv_restart(struct etm_conv *cv)
 {
 	for (size_t i = 0; i < cv->nsrc; i++)
 		src_reset(&cv->src[i]);
 	memset(&cv->seam, 0, sizeof(cv->seam));
 }
 
-void etm_elem_from_ocsd(struct etm_elem *out, const ocsd_generic_trace_elem *in)
+void sy_etm_elem_from_ocsd(struct etm_elem *out, const ocsd_generic_trace_elem *in)
 {
 	out->type = (uint8_t)in->elem_type;
 	out->i_type = (uint8_t)in->last_i_type;
@@ -344,7 +344,7 @@ static void emit_error(struct etm_conv *cv, struct etm_src *s, uint64_t off,
 	emit_flow(cv, s, &it);
 }
 
-uint8_t etm_conv_branch_kind(uint8_t i_type, uint8_t i_subtype, uint8_t cond)
+uint8_t sy_etm_conv_branch_kind(uint8_t i_type, uint8_t i_subtype, uint8_t cond)
 {
 	if (i_type == OCSD_INSTR_BR) {
 		if (i_subtype == OCSD_S_INSTR_BR_LINK)
@@ -383,7 +383,7 @@ static int at_seam(struct etm_conv *cv, struct etm_src *s, uint64_t off,
 /* An INSTR_RANGE [@st, @en) of @ninsn instructions whose last is of class
  * @i_type / @i_subtype / @cond, executed (@exec) or not, @size bytes long
  * (0: 4), in @isa.  Inline: the fast path's direct lane calls it for every
- * atom (etm_conv_range). */
+ * atom (sy_etm_conv_range). */
 static inline void conv_range(struct etm_conv *cv, struct etm_src *s,
 			      uint64_t off, uint64_t st, uint64_t en,
 			      uint32_t ninsn, uint8_t i_type, uint8_t i_subtype,
@@ -414,14 +414,14 @@ static inline void conv_range(struct etm_conv *cv, struct etm_src *s,
 		     i_type == OCSD_INSTR_BR_INDIRECT)) {
 		s->pending = 1;
 		s->pend_from = s->last_pc;
-		s->pend_br = etm_conv_branch_kind(i_type, i_subtype, cond);
+		s->pend_br = sy_etm_conv_branch_kind(i_type, i_subtype, cond);
 		s->pend_direct = i_type == OCSD_INSTR_BR;
 		s->pend_a64 = isa == ocsd_isa_aarch64;
 		s->have_next = 0;
 	}
 }
 
-void etm_conv_range(struct etm_conv *cv, struct etm_src *s, uint64_t off,
+void sy_etm_conv_range(struct etm_conv *cv, struct etm_src *s, uint64_t off,
 		    uint64_t st, uint64_t en, uint32_t ninsn, uint8_t i_type,
 		    uint8_t i_subtype, uint8_t cond, uint8_t exec)
 {
@@ -430,7 +430,7 @@ void etm_conv_range(struct etm_conv *cv, struct etm_src *s, uint64_t off,
 			   exec, 4, ocsd_isa_aarch64);
 }
 
-int etm_conv_run(struct etm_conv *cv, struct etm_src *s, uint64_t off,
+int sy_etm_conv_run(struct etm_conv *cv, struct etm_src *s, uint64_t off,
 		 const struct etm_run *run)
 {
 	const struct etm_run_range *r = run->r;
@@ -478,14 +478,14 @@ int etm_conv_run(struct etm_conv *cv, struct etm_src *s, uint64_t off,
 	return 1;
 }
 
-void etm_conv_pos_save(const struct etm_conv *cv, struct etm_conv_pos *p)
+void sy_etm_conv_pos_save(const struct etm_conv *cv, struct etm_conv_pos *p)
 {
 	p->count = etm_ring_count(&cv->ring);
 	p->pushed = cv->ring.pushed;
 	p->seam = cv->seam;
 }
 
-void etm_conv_pos_restore(struct etm_conv *cv, const struct etm_conv_pos *p)
+void sy_etm_conv_pos_restore(struct etm_conv *cv, const struct etm_conv_pos *p)
 {
 	/* nothing popped, so the items since are the newest */
 	cv->ring.head = cv->ring.tail + p->count;
@@ -493,19 +493,19 @@ void etm_conv_pos_restore(struct etm_conv *cv, const struct etm_conv_pos *p)
 	cv->seam = p->seam;
 }
 
-int etm_conv_mark(const struct etm_conv *cv, const struct etm_src *s,
-		  struct etm_conv_mark *m)
+int sy_etm_conv_mark(const struct etm_conv *cv, const struct etm_src *s,
+		  struct sy_etm_conv_mark *m)
 {
 	if (s->ndefer || cv->ring.skip)
 		return 0;
 	memcpy(&m->src, s, offsetof(struct etm_src, defer));
-	etm_conv_pos_save(cv, &m->pos);
+	sy_etm_conv_pos_save(cv, &m->pos);
 	m->open = 1;
 	return 1;
 }
 
-void etm_conv_undo(struct etm_conv *cv, struct etm_src *s,
-		   struct etm_conv_mark *m)
+void sy_etm_conv_undo(struct etm_conv *cv, struct etm_src *s,
+		   struct sy_etm_conv_mark *m)
 {
 	if (!m->open)
 		return;
@@ -513,7 +513,7 @@ void etm_conv_undo(struct etm_conv *cv, struct etm_src *s,
 	 * pumps) */
 	memcpy(s, &m->src, offsetof(struct etm_src, defer));
 	s->ndefer = 0;
-	etm_conv_pos_restore(cv, &m->pos);
+	sy_etm_conv_pos_restore(cv, &m->pos);
 	m->open = 0;
 }
 
@@ -623,7 +623,7 @@ static void conv_nacc(struct etm_conv *cv, struct etm_src *s, uint64_t off,
 	emit_error(cv, s, off, OCSD_ERR_MEM_NACC, el->st);
 }
 
-void etm_conv_end(struct etm_conv *cv, struct etm_src *s, uint64_t off)
+void sy_etm_conv_end(struct etm_conv *cv, struct etm_src *s, uint64_t off)
 {
 	if (s->ended || s->seam_done)
 		return;
@@ -633,7 +633,7 @@ void etm_conv_end(struct etm_conv *cv, struct etm_src *s, uint64_t off)
 	release_deferred(cv, s);
 }
 
-void etm_conv_elem(struct etm_conv *cv, struct etm_src *s, uint64_t off,
+void sy_etm_conv_elem(struct etm_conv *cv, struct etm_src *s, uint64_t off,
 		   const struct etm_elem *el)
 {
 	struct sy_dec_item it;
@@ -679,14 +679,14 @@ void etm_conv_elem(struct etm_conv *cv, struct etm_src *s, uint64_t off,
 		 * only this reason on the end of trace. */
 		if (el->reason == UNSYNC_OVERFLOW && !s->ovf_reported)
 			overflow(cv, s, off);
-		etm_conv_end(cv, s, off);
+		sy_etm_conv_end(cv, s, off);
 		break;
 	default:
 		break;
 	}
 }
 
-void etm_conv_cut(struct etm_conv *cv, uint8_t id, uint64_t off, uint32_t code)
+void sy_etm_conv_cut(struct etm_conv *cv, uint8_t id, uint64_t off, uint32_t code)
 {
 	for (size_t i = 0; i < cv->nsrc; i++) {
 		struct etm_src *s = &cv->src[i];
@@ -698,7 +698,7 @@ void etm_conv_cut(struct etm_conv *cv, uint8_t id, uint64_t off, uint32_t code)
 	}
 }
 
-void etm_conv_fatal(struct etm_conv *cv, uint64_t off, uint32_t code)
+void sy_etm_conv_fatal(struct etm_conv *cv, uint64_t off, uint32_t code)
 {
 	for (size_t i = 0; i < cv->nsrc; i++) {
 		struct etm_src *s = &cv->src[i];

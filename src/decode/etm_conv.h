@@ -2,7 +2,7 @@
  *
  * Private to the ETM backend.  Both ways of decoding ETM feed it the same
  * elements: the full decoder translates OpenCSD's generic elements
- * (etm_elem_from_ocsd), the fast path builds them from packets itself
+ * (sy_etm_elem_from_ocsd), the fast path builds them from packets itself
  * (etm_walk.c).  So the items depend on the elements only, and the two
  * paths give equal items whenever they give equal elements. */
 #ifndef SY_ETM_CONV_H
@@ -96,37 +96,37 @@ static inline uint32_t etm_conv_ctxid(const struct etm_conv *cv,
 
 /* Empties the ring and resets every source's flow for a new window, which
  * ends at a seam at window offset @seam_at (or ETM_NO_SEAM). */
-void etm_conv_reset(struct etm_conv *cv, uint64_t report_from,
+void sy_etm_conv_reset(struct etm_conv *cv, uint64_t report_from,
 		    uint64_t seam_at);
 /* Resets every source's flow only: the window is decoded again from its
  * start (the ring keeps its items and counts). */
-void etm_conv_restart(struct etm_conv *cv);
+void sy_etm_conv_restart(struct etm_conv *cv);
 
 /* Converts element @el of source @s at window offset @off. */
-void etm_conv_elem(struct etm_conv *cv, struct etm_src *s, uint64_t off,
+void sy_etm_conv_elem(struct etm_conv *cv, struct etm_src *s, uint64_t off,
 		   const struct etm_elem *el);
 
 /* An INSTR_RANGE element of A64 code, 4-byte instructions, given by its
- * fields: what etm_conv_elem() does with it, without building it.  The
+ * fields: what sy_etm_conv_elem() does with it, without building it.  The
  * fast path's direct lane (etm_walk.c) converts atoms with it. */
-void etm_conv_range(struct etm_conv *cv, struct etm_src *s, uint64_t off,
+void sy_etm_conv_range(struct etm_conv *cv, struct etm_src *s, uint64_t off,
 		    uint64_t st, uint64_t en, uint32_t ninsn, uint8_t i_type,
 		    uint8_t i_subtype, uint8_t cond, uint8_t exec);
 
 /* The item kind (enum sy_branch_kind) of a taken branch ending a range
  * whose last instruction is of class @i_type / @i_subtype / @cond. */
-uint8_t etm_conv_branch_kind(uint8_t i_type, uint8_t i_subtype, uint8_t cond);
+uint8_t sy_etm_conv_branch_kind(uint8_t i_type, uint8_t i_subtype, uint8_t cond);
 
 struct etm_run;
 
 /* The ranges of atom run @run (etm_runs.h) at window offset @off, each
- * starting where the one before goes: what etm_conv_range() does with
+ * starting where the one before goes: what sy_etm_conv_range() does with
  * each, the later ones without its per-range checks, their branches as
  * one SY_DEC_BRANCHES item pointing into @run.  Returns 0, having done
  * nothing, when a check could matter (a seam at or before @off, items
  * dropped before report_from, items held back): then convert them one by
  * one. */
-int etm_conv_run(struct etm_conv *cv, struct etm_src *s, uint64_t off,
+int sy_etm_conv_run(struct etm_conv *cv, struct etm_src *s, uint64_t off,
 		 const struct etm_run *run);
 
 /* Where the converter's output stands, besides the sources' flows: what
@@ -140,12 +140,12 @@ struct etm_conv_pos {
 	struct sy_dec_seam seam;
 };
 
-void etm_conv_pos_save(const struct etm_conv *cv, struct etm_conv_pos *p);
+void sy_etm_conv_pos_save(const struct etm_conv *cv, struct etm_conv_pos *p);
 /* Nothing may have popped the ring since @p was saved. */
-void etm_conv_pos_restore(struct etm_conv *cv, const struct etm_conv_pos *p);
+void sy_etm_conv_pos_restore(struct etm_conv *cv, const struct etm_conv_pos *p);
 
 /* What converting a batch may change of source @s and of @cv. */
-struct etm_conv_mark {
+struct sy_etm_conv_mark {
 	struct etm_src src;	/* up to (not including) its defer array */
 	struct etm_conv_pos pos;
 	uint8_t open;
@@ -154,25 +154,25 @@ struct etm_conv_mark {
 /* Saves @s's flow and the ring's end into @m.  Returns 0 (nothing saved)
  * when @s holds items back or the ring drops pushes: then the elements
  * take the usual way. */
-int etm_conv_mark(const struct etm_conv *cv, const struct etm_src *s,
-		  struct etm_conv_mark *m);
+int sy_etm_conv_mark(const struct etm_conv *cv, const struct etm_src *s,
+		  struct sy_etm_conv_mark *m);
 /* Back to mark @m when it is open: the items pushed since are gone. */
-void etm_conv_undo(struct etm_conv *cv, struct etm_src *s,
-		   struct etm_conv_mark *m);
+void sy_etm_conv_undo(struct etm_conv *cv, struct etm_src *s,
+		   struct sy_etm_conv_mark *m);
 
-/* The fields of OpenCSD's element @in that etm_conv_elem() reads. */
-void etm_elem_from_ocsd(struct etm_elem *out, const ocsd_generic_trace_elem *in);
+/* The fields of OpenCSD's element @in that sy_etm_conv_elem() reads. */
+void sy_etm_elem_from_ocsd(struct etm_elem *out, const ocsd_generic_trace_elem *in);
 
 /* A fatal library response at @off: ERROR(@code) on the first source, all
  * of which lose their flow (the tree is reset). */
-void etm_conv_fatal(struct etm_conv *cv, uint64_t off, uint32_t code);
+void sy_etm_conv_fatal(struct etm_conv *cv, uint64_t off, uint32_t code);
 
 /* End of the window for @s when no EO_TRACE came for it. */
-void etm_conv_end(struct etm_conv *cv, struct etm_src *s, uint64_t off);
+void sy_etm_conv_end(struct etm_conv *cv, struct etm_src *s, uint64_t off);
 
 /* A packet kept from OpenCSD at @off (etm_guard.c): ERROR(@code) on source
  * @id, every source loses its flow. */
-void etm_conv_cut(struct etm_conv *cv, uint8_t id, uint64_t off,
+void sy_etm_conv_cut(struct etm_conv *cv, uint8_t id, uint64_t off,
 		  uint32_t code);
 
 #endif

@@ -32,7 +32,7 @@ static void convert(void *ctx, struct etm_src *src, uint64_t off,
 {
 	struct etm_fast *f = ctx;
 
-	etm_conv_elem(f->cv, src, off, e);
+	sy_etm_conv_elem(f->cv, src, off, e);
 }
 
 /* A formatted span starts: what converting it may change is saved. */
@@ -41,7 +41,7 @@ static void span_mark(struct etm_fast *f)
 	struct etm_conv *cv = f->cv;
 
 	memcpy(f->mark_src, cv->src, cv->nsrc * sizeof(*cv->src));
-	etm_conv_pos_save(cv, &f->mark_pos);
+	sy_etm_conv_pos_save(cv, &f->mark_pos);
 }
 
 /* The walk gave the span up: its items are taken back, as if the span's
@@ -52,7 +52,7 @@ static void span_undo(struct etm_fast *f)
 	struct etm_conv *cv = f->cv;
 
 	memcpy(cv->src, f->mark_src, cv->nsrc * sizeof(*cv->src));
-	etm_conv_pos_restore(cv, &f->mark_pos);
+	sy_etm_conv_pos_restore(cv, &f->mark_pos);
 }
 
 static ocsd_datapath_resp_t sink(const void *ctx, const ocsd_datapath_op_t op,
@@ -64,7 +64,7 @@ static ocsd_datapath_resp_t sink(const void *ctx, const ocsd_datapath_op_t op,
 
 	if (f->why)
 		return OCSD_RESP_FATAL_SYS_ERR;
-	why = etm_walk_op(w, op, idx, pkt);
+	why = sy_etm_walk_op(w, op, idx, pkt);
 	if (why && !f->why) {
 		f->why = why;
 		f->why_off = op == OCSD_OP_DATA ? etm_offset_of(f->feed.pos, idx)
@@ -73,7 +73,7 @@ static ocsd_datapath_resp_t sink(const void *ctx, const ocsd_datapath_op_t op,
 	return f->why ? OCSD_RESP_FATAL_SYS_ERR : OCSD_RESP_CONT;
 }
 
-int etm_fast_init(struct etm_fast *f, struct etm_conv *cv,
+int sy_etm_fast_init(struct etm_fast *f, struct etm_conv *cv,
 		  struct sy_etm_debug *dbg, uint64_t *bytes, int formatted,
 		  const struct sy_etm_source *const *src, size_t n)
 {
@@ -86,15 +86,15 @@ int etm_fast_init(struct etm_fast *f, struct etm_conv *cv,
 	f->feed.formatted = formatted;
 	f->done = 1;
 	f->dt = C_API_INVALID_TREE_HANDLE;
-	if ((err = etm_blocks_init(&f->blocks, cv->code)) < 0 ||
-	    (err = etm_runs_init(&f->runs, &f->blocks)) < 0)
+	if ((err = sy_etm_blocks_init(&f->blocks, cv->code)) < 0 ||
+	    (err = sy_etm_runs_init(&f->runs, &f->blocks)) < 0)
 		return err;
 	f->walk = calloc(n ? n : 1, sizeof(*f->walk));
 	f->mark_src = calloc(n ? n : 1, sizeof(*f->mark_src));
 	if (!f->walk || !f->mark_src)
 		return -SY_E_NOMEM;
-	etm_ocsd_lock();
-	f->dt = etm_ocsd_tree(formatted);
+	sy_etm_ocsd_lock();
+	f->dt = sy_etm_ocsd_tree(formatted);
 	if (f->dt == C_API_INVALID_TREE_HANDLE) {
 		err = -SY_E_NOMEM;
 		goto out;
@@ -103,45 +103,45 @@ int etm_fast_init(struct etm_fast *f, struct etm_conv *cv,
 		struct etm_walk_cfg wc;
 		ocsd_etmv4_cfg c;
 
-		etm_ocsd_decoder_cfg(src[i], cv->src[i].id, &c);
-		etm_walk_cfg_from(&wc, &c);
-		etm_walk_init(&f->walk[i], &cv->src[i], convert, f, &f->blocks,
+		sy_etm_ocsd_decoder_cfg(src[i], cv->src[i].id, &c);
+		sy_etm_walk_cfg_from(&wc, &c);
+		sy_etm_walk_init(&f->walk[i], &cv->src[i], convert, f, &f->blocks,
 			      &f->feed.pos, cv->ctxid, &wc);
-		etm_walk_shortcuts(&f->walk[i], &f->runs, cv);
-		if (etm_ocsd_add_pkt_proc(f->dt, src[i], cv->src[i].id, sink,
+		sy_etm_walk_shortcuts(&f->walk[i], &f->runs, cv);
+		if (sy_etm_ocsd_add_pkt_proc(f->dt, src[i], cv->src[i].id, sink,
 					  &f->walk[i]) != OCSD_OK) {
 			err = -SY_E_DECODE;
 			goto out;
 		}
 	}
 out:
-	etm_ocsd_unlock();
+	sy_etm_ocsd_unlock();
 	return err;
 }
 
-void etm_fast_fini(struct etm_fast *f)
+void sy_etm_fast_fini(struct etm_fast *f)
 {
-	etm_ocsd_lock();
-	etm_ocsd_tree_free(&f->dt);
-	etm_ocsd_unlock();
+	sy_etm_ocsd_lock();
+	sy_etm_ocsd_tree_free(&f->dt);
+	sy_etm_ocsd_unlock();
 	for (size_t i = 0; f->walk && i < f->cv->nsrc; i++)
-		etm_walk_fini(&f->walk[i]);
+		sy_etm_walk_fini(&f->walk[i]);
 	free(f->walk);
 	f->walk = NULL;
 	free(f->mark_src);
 	f->mark_src = NULL;
-	etm_runs_fini(&f->runs);
-	etm_blocks_fini(&f->blocks);
+	sy_etm_runs_fini(&f->runs);
+	sy_etm_blocks_fini(&f->blocks);
 }
 
-void etm_fast_reset(struct etm_fast *f, const struct sy_dec_chunk *chunks,
+void sy_etm_fast_reset(struct etm_fast *f, const struct sy_dec_chunk *chunks,
 		    size_t nchunks)
 {
 	f->why = ETM_WHY_NONE;
 	ocsd_dt_process_data(f->dt, OCSD_OP_RESET, 0, 0, NULL, NULL);
-	etm_feed_reset(&f->feed, chunks, nchunks, f->feed.formatted);
-	etm_blocks_clear(&f->blocks);
-	etm_runs_clear(&f->runs);
+	sy_etm_feed_reset(&f->feed, chunks, nchunks, f->feed.formatted);
+	sy_etm_blocks_clear(&f->blocks);
+	sy_etm_runs_clear(&f->runs);
 	f->eot_sent = 0;
 	f->done = 0;
 }
@@ -163,7 +163,7 @@ static void feed(struct etm_fast *f)
 	uint32_t n, used = 0;
 	ocsd_datapath_resp_t r;
 
-	n = etm_feed_span(&f->feed, &p, ETM_FAST_SPAN);
+	n = sy_etm_feed_span(&f->feed, &p, ETM_FAST_SPAN);
 	if (!n)
 		return;
 	if (f->feed.formatted)
@@ -177,14 +177,14 @@ static void feed(struct etm_fast *f)
 		span_undo(f);
 	/* given up: the full decoder counts what this span held */
 	if (!f->why)
-		*f->bytes += etm_feed_used(&f->feed, used);
+		*f->bytes += sy_etm_feed_used(&f->feed, used);
 }
 
-void etm_fast_pump(struct etm_fast *f)
+void sy_etm_fast_pump(struct etm_fast *f)
 {
 	ocsd_datapath_resp_t r;
 
-	if (etm_feed_left(&f->feed)) {
+	if (sy_etm_feed_left(&f->feed)) {
 		feed(f);
 		return;
 	}
@@ -199,7 +199,7 @@ void etm_fast_pump(struct etm_fast *f)
 		return;
 	}
 	for (size_t i = 0; i < f->cv->nsrc; i++)
-		etm_conv_end(f->cv, &f->cv->src[i], f->feed.pos);
+		sy_etm_conv_end(f->cv, &f->cv->src[i], f->feed.pos);
 	for (size_t i = 0; i < f->cv->nsrc; i++)
 		f->dbg->packets += f->walk[i].packets;
 	f->dbg->blocks += f->blocks.misses;

@@ -42,19 +42,19 @@ struct etm_fast {
 
 /* Builds the packet tree for the @n sources @src, whose flow states are
  * cv->src[0..n).  Returns 0, -SY_E_NOMEM or -SY_E_DECODE; on failure call
- * etm_fast_fini(). */
-int etm_fast_init(struct etm_fast *f, struct etm_conv *cv,
+ * sy_etm_fast_fini(). */
+int sy_etm_fast_init(struct etm_fast *f, struct etm_conv *cv,
 		  struct sy_etm_debug *dbg, uint64_t *bytes, int formatted,
 		  const struct sy_etm_source *const *src, size_t n);
-void etm_fast_fini(struct etm_fast *f);
+void sy_etm_fast_fini(struct etm_fast *f);
 
 /* Starts the window @chunks (the caller resets the converter and clears the
  * code cache). */
-void etm_fast_reset(struct etm_fast *f, const struct sy_dec_chunk *chunks,
+void sy_etm_fast_reset(struct etm_fast *f, const struct sy_dec_chunk *chunks,
 		    size_t nchunks);
 
 /* One call into OpenCSD, or the end of the window (f->done); f->why when
  * the walk gave up. */
-void etm_fast_pump(struct etm_fast *f);
+void sy_etm_fast_pump(struct etm_fast *f);
 
 #endif

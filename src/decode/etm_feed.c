@@ -3,7 +3,7 @@
 
 #include "etm_feed.h"
 
-void etm_feed_reset(struct etm_feed *f, const struct sy_dec_chunk *chunks,
+void sy_etm_feed_reset(struct etm_feed *f, const struct sy_dec_chunk *chunks,
 		    size_t nchunks, int formatted)
 {
 	f->chunks = chunks;
@@ -25,7 +25,7 @@ static void chunk_advance(struct etm_feed *f, size_t n)
 	}
 }
 
-int etm_feed_left(struct etm_feed *f)
+int sy_etm_feed_left(struct etm_feed *f)
 {
 	chunk_advance(f, 0);
 	return f->stage_len || f->ci < f->nchunks;
@@ -54,7 +54,7 @@ static void stage_frame(struct etm_feed *f)
 	}
 }
 
-uint32_t etm_feed_span(struct etm_feed *f, const uint8_t **p, uint32_t max)
+uint32_t sy_etm_feed_span(struct etm_feed *f, const uint8_t **p, uint32_t max)
 {
 	size_t left;
 	uint32_t n;
@@ -76,7 +76,7 @@ uint32_t etm_feed_span(struct etm_feed *f, const uint8_t **p, uint32_t max)
 	return n;
 }
 
-uint64_t etm_feed_used(struct etm_feed *f, uint32_t used)
+uint64_t sy_etm_feed_used(struct etm_feed *f, uint32_t used)
 {
 	uint64_t from, fresh = 0;
 
@@ -96,7 +96,7 @@ uint64_t etm_feed_used(struct etm_feed *f, uint32_t used)
 	return fresh;
 }
 
-void etm_feed_skip(struct etm_feed *f)
+void sy_etm_feed_skip(struct etm_feed *f)
 {
 	uint64_t to = f->pos + 1;
 
@@ -117,7 +117,7 @@ void etm_feed_skip(struct etm_feed *f)
 	}
 }
 
-int etm_feed_frame_id_at(const struct etm_feed *f, uint64_t pos)
+int sy_etm_feed_frame_id_at(const struct etm_feed *f, uint64_t pos)
 {
 	uint8_t fr[ETM_FRAME];
 	unsigned have = 0;

@@ -31,28 +31,28 @@ struct etm_feed {
 	uint64_t counted;	/* bytes [0, counted) are in the statistics */
 };
 
-void etm_feed_reset(struct etm_feed *f, const struct sy_dec_chunk *chunks,
+void sy_etm_feed_reset(struct etm_feed *f, const struct sy_dec_chunk *chunks,
 		    size_t nchunks, int formatted);
 
 /* Nonzero while bytes are left to feed. */
-int etm_feed_left(struct etm_feed *f);
+int sy_etm_feed_left(struct etm_feed *f);
 
 /* The next span to feed in *@p: the staged frame, or as much of the current
  * chunk as fits @max (whole frames for formatted data).  Returns its length,
  * 0 when this call only staged (or dropped) a frame: call again. */
-uint32_t etm_feed_span(struct etm_feed *f, const uint8_t **p, uint32_t max);
+uint32_t sy_etm_feed_span(struct etm_feed *f, const uint8_t **p, uint32_t max);
 
 /* @used bytes of the span were consumed.  Returns how many of them were
  * not counted yet (a tree decoding a window again counts nothing twice). */
-uint64_t etm_feed_used(struct etm_feed *f, uint32_t used);
+uint64_t sy_etm_feed_used(struct etm_feed *f, uint32_t used);
 
 /* Moves past the data that made a tree fail: at least one byte so that the
  * loop goes on, for frames to the next frame boundary (frames are aligned
  * to the start of the window). */
-void etm_feed_skip(struct etm_feed *f);
+void sy_etm_feed_skip(struct etm_feed *f);
 
 /* The trace ID current at window offset @pos (a frame boundary), -1 when no
  * frame named one yet: frames name their source only when it changes. */
-int etm_feed_frame_id_at(const struct etm_feed *f, uint64_t pos);
+int sy_etm_feed_frame_id_at(const struct etm_feed *f, uint64_t pos);
 
 #endif

@@ -91,8 +91,8 @@ static ocsd_datapath_resp_t elem_cb(const void *ctx,
 	if (s) {
 		struct etm_elem e;
 
-		etm_elem_from_ocsd(&e, el);
-		etm_conv_elem(cv, s, etm_offset_of(f->feed.pos, idx), &e);
+		sy_etm_elem_from_ocsd(&e, el);
+		sy_etm_conv_elem(cv, s, etm_offset_of(f->feed.pos, idx), &e);
 	}
 	if (cv->ring.fatal)
 		return OCSD_RESP_FATAL_SYS_ERR;
@@ -103,7 +103,7 @@ static ocsd_datapath_resp_t elem_cb(const void *ctx,
 	return OCSD_RESP_CONT;
 }
 
-int etm_full_init(struct etm_full *f, struct etm_conv *cv,
+int sy_etm_full_init(struct etm_full *f, struct etm_conv *cv,
 		  struct sy_etm_debug *dbg, uint64_t *bytes, int formatted,
 		  const struct sy_etm_source *const *src, size_t n)
 {
@@ -117,8 +117,8 @@ int etm_full_init(struct etm_full *f, struct etm_conv *cv,
 	f->feed.formatted = formatted;
 	f->done = 1;
 	f->dt = f->guard.dt = C_API_INVALID_TREE_HANDLE;
-	etm_ocsd_lock();
-	f->dt = etm_ocsd_tree(formatted);
+	sy_etm_ocsd_lock();
+	f->dt = sy_etm_ocsd_tree(formatted);
 	if (f->dt == C_API_INVALID_TREE_HANDLE) {
 		err = -SY_E_NOMEM;
 		goto out;
@@ -127,13 +127,13 @@ int etm_full_init(struct etm_full *f, struct etm_conv *cv,
 		unsigned char csid = 0;
 
 		id[i] = cv->src[i].id;
-		if (etm_ocsd_add_decoder(f->dt, src[i], &csid) != OCSD_OK ||
+		if (sy_etm_ocsd_add_decoder(f->dt, src[i], &csid) != OCSD_OK ||
 		    csid != id[i]) {
 			err = -SY_E_DECODE;
 			goto out;
 		}
 	}
-	if ((err = etm_guard_init(&f->guard, cv, formatted, src)) < 0)
+	if ((err = sy_etm_guard_init(&f->guard, cv, formatted, src)) < 0)
 		goto out;
 	if (ocsd_dt_add_callback_trcid_mem_acc(f->dt, 0, ETM_MEM_TOP,
 					       OCSD_MEM_SPACE_ANY, mem_cb,
@@ -141,29 +141,29 @@ int etm_full_init(struct etm_full *f, struct etm_conv *cv,
 	    ocsd_dt_set_gen_elem_outfn(f->dt, elem_cb, f) != OCSD_OK)
 		err = -SY_E_DECODE;
 out:
-	etm_ocsd_unlock();
+	sy_etm_ocsd_unlock();
 	return err;
 }
 
-void etm_full_fini(struct etm_full *f)
+void sy_etm_full_fini(struct etm_full *f)
 {
-	etm_ocsd_lock();
-	etm_ocsd_tree_free(&f->dt);
-	etm_guard_fini(&f->guard);
-	etm_ocsd_unlock();
+	sy_etm_ocsd_lock();
+	sy_etm_ocsd_tree_free(&f->dt);
+	sy_etm_guard_fini(&f->guard);
+	sy_etm_ocsd_unlock();
 }
 
-void etm_full_reset(struct etm_full *f, const struct sy_dec_chunk *chunks,
+void sy_etm_full_reset(struct etm_full *f, const struct sy_dec_chunk *chunks,
 		    size_t nchunks, size_t soft)
 {
 	ocsd_dt_process_data(f->dt, OCSD_OP_RESET, 0, 0, NULL, NULL);
-	etm_feed_reset(&f->feed, chunks, nchunks, f->feed.formatted);
+	sy_etm_feed_reset(&f->feed, chunks, nchunks, f->feed.formatted);
 	f->soft = soft;
 	f->need_flush = 0;
 	f->stalls = 0;
 	f->eot_sent = 0;
 	f->done = 0;
-	etm_guard_reset(&f->guard, 0);
+	sy_etm_guard_reset(&f->guard, 0);
 }
 
 /* Both trees restart at the feed position, after skipping the bytes there
@@ -181,10 +181,10 @@ static void restart_trees(struct etm_full *f, int skip)
 	ocsd_dt_process_data(f->dt, OCSD_OP_RESET, 0, 0, NULL, NULL);
 	f->need_flush = 0;
 	if (skip)
-		etm_feed_skip(fd);
-	etm_guard_reset(&f->guard, fd->pos);
+		sy_etm_feed_skip(fd);
+	sy_etm_guard_reset(&f->guard, fd->pos);
 	if (!fd->formatted || fd->pos < ETM_FRAME || fd->pos % ETM_FRAME ||
-	    (id = etm_feed_frame_id_at(fd, fd->pos)) < 0)
+	    (id = sy_etm_feed_frame_id_at(fd, fd->pos)) < 0)
 		return;
 	memset(fr, 0, sizeof(fr));
 	for (unsigned k = 0; k < ETM_FRAME - 2; k += 2)
@@ -193,7 +193,7 @@ static void restart_trees(struct etm_full *f, int skip)
 	ocsd_dt_process_data(f->dt, OCSD_OP_DATA,
 			     (ocsd_trc_index_t)(fd->pos - ETM_FRAME),
 			     sizeof(fr), fr, &used);
-	etm_guard_scan(&f->guard, fr, sizeof(fr), fd->pos - ETM_FRAME);
+	sy_etm_guard_scan(&f->guard, fr, sizeof(fr), fd->pos - ETM_FRAME);
 }
 
 /* Acts on a datapath response; @progress says whether the call consumed
@@ -205,7 +205,7 @@ static void handle_resp(struct etm_full *f, ocsd_datapath_resp_t r,
 		/* The tree stays unusable until reset.  Report, reset, and
 		 * go on after the bad bytes. */
 		f->dbg->fatal++;
-		etm_conv_fatal(f->cv, f->feed.pos, OCSD_ERR_DATA_DECODE_FATAL);
+		sy_etm_conv_fatal(f->cv, f->feed.pos, OCSD_ERR_DATA_DECODE_FATAL);
 		restart_trees(f, in_data);
 		return;
 	}
@@ -229,13 +229,13 @@ static void feed(struct etm_full *f)
 	uint32_t n, used = 0;
 	ocsd_datapath_resp_t r;
 
-	n = etm_feed_span(fd, &p, ETM_FEED_MAX);
+	n = sy_etm_feed_span(fd, &p, ETM_FEED_MAX);
 	if (!n)
 		return;
 	if (f->guard.pos < fd->pos + n) {
 		uint64_t seen = f->guard.pos - fd->pos;
 
-		etm_guard_scan(&f->guard, p + seen, (uint32_t)(n - seen),
+		sy_etm_guard_scan(&f->guard, p + seen, (uint32_t)(n - seen),
 			       f->guard.pos);
 	}
 	if (f->guard.ncut) {
@@ -248,7 +248,7 @@ static void feed(struct etm_full *f)
 			 * elements delivered: drop the packet (or its frame)
 			 * and resynchronise both trees after it. */
 			f->dbg->cuts++;
-			etm_conv_cut(f->cv, f->guard.cut_id[0], f->guard.cut[0],
+			sy_etm_conv_cut(f->cv, f->guard.cut_id[0], f->guard.cut[0],
 				     OCSD_ERR_BAD_PACKET_SEQ);
 			restart_trees(f, 1);
 			return;
@@ -261,14 +261,14 @@ static void feed(struct etm_full *f)
 				 n, p, &used);
 	if (used > n)
 		used = n;
-	*f->bytes += etm_feed_used(fd, used);
+	*f->bytes += sy_etm_feed_used(fd, used);
 	handle_resp(f, r, 1, used || f->cv->ring.head != before);
 	/* Nothing consumed and no wait: never spin on the same bytes. */
 	if (!used && !f->need_flush && !OCSD_DATA_RESP_IS_FATAL(r))
 		restart_trees(f, 1);
 }
 
-void etm_full_pump(struct etm_full *f)
+void sy_etm_full_pump(struct etm_full *f)
 {
 	size_t before = f->cv->ring.head;
 	ocsd_datapath_resp_t r;
@@ -280,7 +280,7 @@ void etm_full_pump(struct etm_full *f)
 		handle_resp(f, r, 0, f->cv->ring.head != before);
 		return;
 	}
-	if (etm_feed_left(&f->feed)) {
+	if (sy_etm_feed_left(&f->feed)) {
 		feed(f);
 		return;
 	}
@@ -292,6 +292,6 @@ void etm_full_pump(struct etm_full *f)
 	}
 	/* Sources whose EO_TRACE never came (a failed tree) end here. */
 	for (size_t i = 0; i < f->cv->nsrc; i++)
-		etm_conv_end(f->cv, &f->cv->src[i], f->feed.pos);
+		sy_etm_conv_end(f->cv, &f->cv->src[i], f->feed.pos);
 	f->done = 1;
 }

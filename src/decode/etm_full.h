@@ -30,18 +30,18 @@ struct etm_full {
 /* Builds the decode and guard trees for the @n sources @src, whose trace
  * IDs and flow states are cv->src[0..n) in that order.  Returns 0,
  * -SY_E_NOMEM or -SY_E_DECODE (OpenCSD refuses the configuration); on
- * failure call etm_full_fini(). */
-int etm_full_init(struct etm_full *f, struct etm_conv *cv,
+ * failure call sy_etm_full_fini(). */
+int sy_etm_full_init(struct etm_full *f, struct etm_conv *cv,
 		  struct sy_etm_debug *dbg, uint64_t *bytes, int formatted,
 		  const struct sy_etm_source *const *src, size_t n);
-void etm_full_fini(struct etm_full *f);
+void sy_etm_full_fini(struct etm_full *f);
 
 /* Starts the window @chunks from its first byte.  The converter is reset
  * by the caller. */
-void etm_full_reset(struct etm_full *f, const struct sy_dec_chunk *chunks,
+void sy_etm_full_reset(struct etm_full *f, const struct sy_dec_chunk *chunks,
 		    size_t nchunks, size_t soft);
 
 /* One call into OpenCSD, or the end of the window (f->done). */
-void etm_full_pump(struct etm_full *f);
+void sy_etm_full_pump(struct etm_full *f);
 
 #endif

@@ -16,7 +16,7 @@
  * knows whether an exception would pop an empty return stack, and says so
  * as the fast path's walk does, so both decoders cut the same packets.
  * Once it cannot follow (a packet or code it does not model) the packet
- * rule (etm_verdict_rs) decides for the rest of the scan; the fast path
+ * rule (sy_etm_verdict_rs) decides for the rest of the scan; the fast path
  * gave the window up at the same packet.  The scan costs one packet parse
  * of the window (a fraction of the decode, see bench/b_etm_decode.sh), and
  * the walk where there is one.
@@ -52,13 +52,13 @@ static void drop(void *ctx, struct etm_src *src, uint64_t off,
 static int verdict(struct etm_guard_src *s, ocsd_trc_index_t idx,
 		   const ocsd_etmv4_i_pkt *k)
 {
-	int cut = etm_verdict_packet(&s->v, k);
-	int risk = etm_verdict_rs(&s->v, k);
+	int cut = sy_etm_verdict_packet(&s->v, k);
+	int risk = sy_etm_verdict_rs(&s->v, k);
 	enum etm_why why;
 
 	if (cut || !s->has_shadow || s->shadow.why)
 		return cut || risk;
-	why = etm_walk_op(&s->shadow, OCSD_OP_DATA, idx, k);
+	why = sy_etm_walk_op(&s->shadow, OCSD_OP_DATA, idx, k);
 	if (why == ETM_WHY_GUARD)
 		return 1;
 	/* the walk gave up: the packet rule from here on */
@@ -77,7 +77,7 @@ static ocsd_datapath_resp_t pkt_sink(const void *ctx,
 	return OCSD_RESP_CONT;
 }
 
-int etm_guard_init(struct etm_guard *g, struct etm_conv *cv, int formatted,
+int sy_etm_guard_init(struct etm_guard *g, struct etm_conv *cv, int formatted,
 		   const struct sy_etm_source *const *src)
 {
 	int err;
@@ -88,7 +88,7 @@ int etm_guard_init(struct etm_guard *g, struct etm_conv *cv, int formatted,
 	g->src = calloc(cv->nsrc ? cv->nsrc : 1, sizeof(*g->src));
 	if (!g->src)
 		return -SY_E_NOMEM;
-	g->dt = etm_ocsd_tree(formatted);
+	g->dt = sy_etm_ocsd_tree(formatted);
 	if (g->dt == C_API_INVALID_TREE_HANDLE)
 		return -SY_E_NOMEM;
 	for (size_t i = 0; i < cv->nsrc; i++) {
@@ -98,50 +98,50 @@ int etm_guard_init(struct etm_guard *g, struct etm_conv *cv, int formatted,
 
 		s->g = g;
 		s->id = cv->src[i].id;
-		etm_ocsd_decoder_cfg(src[i], s->id, &c);
-		etm_walk_cfg_from(&wc, &c);
-		etm_verdict_init(&s->v, wc.max_spec != 0, wc.ret_stack);
+		sy_etm_ocsd_decoder_cfg(src[i], s->id, &c);
+		sy_etm_walk_cfg_from(&wc, &c);
+		sy_etm_verdict_init(&s->v, wc.max_spec != 0, wc.ret_stack);
 		s->has_shadow = wc.ret_stack && !wc.max_spec;
-		etm_walk_init(&s->shadow, &cv->src[i], drop, NULL, &g->blocks,
+		sy_etm_walk_init(&s->shadow, &cv->src[i], drop, NULL, &g->blocks,
 			      &g->pos, cv->ctxid, &wc);
 		g->nsrc++;
-		if (etm_ocsd_add_pkt_proc(g->dt, src[i], s->id, pkt_sink, s) !=
+		if (sy_etm_ocsd_add_pkt_proc(g->dt, src[i], s->id, pkt_sink, s) !=
 		    OCSD_OK)
 			return -SY_E_DECODE;
 		if (s->has_shadow && !g->blocks.v &&
-		    (err = etm_blocks_init(&g->blocks, cv->code)) < 0)
+		    (err = sy_etm_blocks_init(&g->blocks, cv->code)) < 0)
 			return err;
 	}
 	return 0;
 }
 
-void etm_guard_fini(struct etm_guard *g)
+void sy_etm_guard_fini(struct etm_guard *g)
 {
-	etm_ocsd_tree_free(&g->dt);
+	sy_etm_ocsd_tree_free(&g->dt);
 	for (size_t i = 0; g->src && i < g->nsrc; i++)
-		etm_walk_fini(&g->src[i].shadow);
+		sy_etm_walk_fini(&g->src[i].shadow);
 	free(g->src);
 	g->src = NULL;
 	g->nsrc = 0;
-	etm_blocks_fini(&g->blocks);
+	sy_etm_blocks_fini(&g->blocks);
 }
 
-void etm_guard_reset(struct etm_guard *g, uint64_t pos)
+void sy_etm_guard_reset(struct etm_guard *g, uint64_t pos)
 {
 	ocsd_dt_process_data(g->dt, OCSD_OP_RESET, 0, 0, NULL, NULL);
 	for (size_t i = 0; i < g->nsrc; i++) {
 		struct etm_guard_src *s = &g->src[i];
 
-		etm_verdict_init(&s->v, s->v.spec, s->v.rs);
-		etm_walk_op(&s->shadow, OCSD_OP_RESET, 0, NULL);
+		sy_etm_verdict_init(&s->v, s->v.spec, s->v.rs);
+		sy_etm_walk_op(&s->shadow, OCSD_OP_RESET, 0, NULL);
 	}
 	if (!pos && g->blocks.v)
-		etm_blocks_clear(&g->blocks);	/* a new window */
+		sy_etm_blocks_clear(&g->blocks);	/* a new window */
 	g->pos = pos;
 	g->ncut = 0;
 }
 
-void etm_guard_scan(struct etm_guard *g, const uint8_t *p, uint32_t n,
+void sy_etm_guard_scan(struct etm_guard *g, const uint8_t *p, uint32_t n,
 		    uint64_t off)
 {
 	while (n) {

@@ -46,15 +46,15 @@ struct etm_guard {
 
 /* Builds the guard tree for the sources @src of the converter @cv (the
  * trace IDs, and the code the shadow walks read).  Call under
- * etm_ocsd_lock(), as etm_guard_fini().  Returns 0, -SY_E_NOMEM or
+ * sy_etm_ocsd_lock(), as sy_etm_guard_fini().  Returns 0, -SY_E_NOMEM or
  * -SY_E_DECODE. */
-int etm_guard_init(struct etm_guard *g, struct etm_conv *cv, int formatted,
+int sy_etm_guard_init(struct etm_guard *g, struct etm_conv *cv, int formatted,
 		   const struct sy_etm_source *const *src);
-void etm_guard_fini(struct etm_guard *g);
+void sy_etm_guard_fini(struct etm_guard *g);
 /* Forgets the scan: the guard restarts at window offset @pos. */
-void etm_guard_reset(struct etm_guard *g, uint64_t pos);
+void sy_etm_guard_reset(struct etm_guard *g, uint64_t pos);
 /* Scans the @n bytes at @p, window offset @off (== g->pos). */
-void etm_guard_scan(struct etm_guard *g, const uint8_t *p, uint32_t n,
+void sy_etm_guard_scan(struct etm_guard *g, const uint8_t *p, uint32_t n,
 		    uint64_t off);
 
 #endif

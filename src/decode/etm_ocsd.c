@@ -23,17 +23,17 @@
 
 static pthread_mutex_t etm_ocsd_mutex = PTHREAD_MUTEX_INITIALIZER;
 
-void etm_ocsd_lock(void)
+void sy_etm_ocsd_lock(void)
 {
 	pthread_mutex_lock(&etm_ocsd_mutex);
 }
 
-void etm_ocsd_unlock(void)
+void sy_etm_ocsd_unlock(void)
 {
 	pthread_mutex_unlock(&etm_ocsd_mutex);
 }
 
-dcd_tree_handle_t etm_ocsd_tree(int formatted)
+dcd_tree_handle_t sy_etm_ocsd_tree(int formatted)
 {
 	ocsd_def_errlog_init(OCSD_ERR_SEV_NONE, 0);
 	return ocsd_create_dcd_tree(formatted ? OCSD_TRC_SRC_FRAME_FORMATTED :
@@ -43,14 +43,14 @@ dcd_tree_handle_t etm_ocsd_tree(int formatted)
 						0);
 }
 
-void etm_ocsd_tree_free(dcd_tree_handle_t *dt)
+void sy_etm_ocsd_tree_free(dcd_tree_handle_t *dt)
 {
 	if (*dt != C_API_INVALID_TREE_HANDLE)
 		ocsd_destroy_dcd_tree(*dt);
 	*dt = C_API_INVALID_TREE_HANDLE;
 }
 
-uint8_t etm_source_id(const struct sy_etm_source *s)
+uint8_t sy_etm_source_id(const struct sy_etm_source *s)
 {
 	return s->trace_id ? s->trace_id : (uint8_t)(s->trctraceidr & 0x7f);
 }
@@ -69,7 +69,7 @@ static void v4_cfg(const struct sy_etm_source *s, uint8_t id,
 	c->core_prof = profile_CortexA;
 }
 
-ocsd_err_t etm_ocsd_add_decoder(dcd_tree_handle_t dt,
+ocsd_err_t sy_etm_ocsd_add_decoder(dcd_tree_handle_t dt,
 				const struct sy_etm_source *s,
 				unsigned char *csid)
 {
@@ -83,7 +83,7 @@ ocsd_err_t etm_ocsd_add_decoder(dcd_tree_handle_t dt,
 		c.reg_idr8 = s->trcidr8;
 		c.reg_devarch = s->trcdevarch;
 		c.reg_configr = s->trcconfigr;
-		c.reg_traceidr = etm_source_id(s);
+		c.reg_traceidr = sy_etm_source_id(s);
 		c.arch_ver = ARCH_AA64;
 		c.core_prof = profile_CortexA;
 		return ocsd_dt_create_decoder(dt, OCSD_BUILTIN_DCD_ETE,
@@ -92,14 +92,14 @@ ocsd_err_t etm_ocsd_add_decoder(dcd_tree_handle_t dt,
 	} else {
 		ocsd_etmv4_cfg c;
 
-		v4_cfg(s, etm_source_id(s), &c);
+		v4_cfg(s, sy_etm_source_id(s), &c);
 		return ocsd_dt_create_decoder(dt, OCSD_BUILTIN_DCD_ETMV4I,
 					      OCSD_CREATE_FLG_FULL_DECODER, &c,
 					      csid);
 	}
 }
 
-void etm_ocsd_decoder_cfg(const struct sy_etm_source *s, uint8_t id,
+void sy_etm_ocsd_decoder_cfg(const struct sy_etm_source *s, uint8_t id,
 			  ocsd_etmv4_cfg *c)
 {
 	v4_cfg(s, id, c);
@@ -112,7 +112,7 @@ void etm_ocsd_decoder_cfg(const struct sy_etm_source *s, uint8_t id,
 	}
 }
 
-ocsd_err_t etm_ocsd_add_pkt_proc(dcd_tree_handle_t dt,
+ocsd_err_t sy_etm_ocsd_add_pkt_proc(dcd_tree_handle_t dt,
 				 const struct sy_etm_source *s, uint8_t id,
 				 FnDefPktDataIn sink, const void *ctx)
 {
@@ -120,7 +120,7 @@ ocsd_err_t etm_ocsd_add_pkt_proc(dcd_tree_handle_t dt,
 	ocsd_etmv4_cfg c;
 	ocsd_err_t err;
 
-	etm_ocsd_decoder_cfg(s, id, &c);
+	sy_etm_ocsd_decoder_cfg(s, id, &c);
 	err = ocsd_dt_create_decoder(dt, OCSD_BUILTIN_DCD_ETMV4I,
 				     OCSD_CREATE_FLG_PACKET_PROC, &c, &csid);
 	if (err != OCSD_OK)

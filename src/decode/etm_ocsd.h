@@ -31,35 +31,35 @@
  * and the logger is told to log nothing: errors reach us as elements and
  * datapath responses anyway, and a silent logger is not written to while
  * trees decode in parallel. */
-void etm_ocsd_lock(void);
-void etm_ocsd_unlock(void);
+void sy_etm_ocsd_lock(void);
+void sy_etm_ocsd_unlock(void);
 
 /* A new tree for raw (one source) or formatted (16-byte frames) data;
  * C_API_INVALID_TREE_HANDLE when out of memory.  Call under the lock. */
-dcd_tree_handle_t etm_ocsd_tree(int formatted);
+dcd_tree_handle_t sy_etm_ocsd_tree(int formatted);
 /* Destroys *@dt if it is a tree and marks it invalid (under the lock). */
-void etm_ocsd_tree_free(dcd_tree_handle_t *dt);
+void sy_etm_ocsd_tree_free(dcd_tree_handle_t *dt);
 
 /* The CoreSight ID of @s: sources[].trace_id when set (perf takes it from
  * PERF_RECORD_AUX_OUTPUT_HW_ID), else TRCTRACEIDR. */
-uint8_t etm_source_id(const struct sy_etm_source *s);
+uint8_t sy_etm_source_id(const struct sy_etm_source *s);
 
 /* Adds the full decoder of @s to @dt (under the lock); *@csid gets its ID.
  * Returns OpenCSD's error code. */
-ocsd_err_t etm_ocsd_add_decoder(dcd_tree_handle_t dt,
+ocsd_err_t sy_etm_ocsd_add_decoder(dcd_tree_handle_t dt,
 				const struct sy_etm_source *s,
 				unsigned char *csid);
 
 /* Adds a packet processor for @s under ID @id to @dt, its packets going
  * to @sink(@ctx) (under the lock).  Returns OpenCSD's error code. */
-ocsd_err_t etm_ocsd_add_pkt_proc(dcd_tree_handle_t dt,
+ocsd_err_t sy_etm_ocsd_add_pkt_proc(dcd_tree_handle_t dt,
 				 const struct sy_etm_source *s, uint8_t id,
 				 FnDefPktDataIn sink, const void *ctx);
 
 /* The configuration the decoder of @s runs with, as an ETMv4 one: for ETE,
  * the version fields of TRCIDR1 come from TRCDEVARCH as OpenCSD's ETE
  * configuration takes them. */
-void etm_ocsd_decoder_cfg(const struct sy_etm_source *s, uint8_t id,
+void sy_etm_ocsd_decoder_cfg(const struct sy_etm_source *s, uint8_t id,
 			  ocsd_etmv4_cfg *c);
 
 /* OpenCSD indexes are 32-bit: the 64-bit window offset of index @idx,

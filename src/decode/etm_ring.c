@@ -20,14 +20,14 @@ static int ring_grow(struct etm_ring *r, size_t ncap)
 	return 0;
 }
 
-void etm_ring_fini(struct etm_ring *r)
+void sy_etm_ring_fini(struct etm_ring *r)
 {
 	free(r->v);
 	r->v = NULL;
 	r->cap = 0;
 }
 
-void etm_ring_clear(struct etm_ring *r)
+void sy_etm_ring_clear(struct etm_ring *r)
 {
 	r->head = r->tail = 0;
 	r->pushed = 0;
@@ -36,7 +36,7 @@ void etm_ring_clear(struct etm_ring *r)
 	r->fatal = 0;
 }
 
-int etm_ring_reserve(struct etm_ring *r, size_t n)
+int sy_etm_ring_reserve(struct etm_ring *r, size_t n)
 {
 	size_t cap = r->cap ? r->cap : 64;
 
@@ -45,7 +45,7 @@ int etm_ring_reserve(struct etm_ring *r, size_t n)
 	return cap == r->cap ? 0 : ring_grow(r, cap);
 }
 
-int etm_ring_grow_full(struct etm_ring *r)
+int sy_etm_ring_grow_full(struct etm_ring *r)
 {
 	if (ring_grow(r, r->cap ? 2 * r->cap : 64) < 0) {
 		r->fatal = -SY_E_NOMEM;

@@ -25,14 +25,14 @@ struct etm_ring {
 	int fatal;		/* -SY_E_NOMEM: a push was lost */
 };
 
-void etm_ring_fini(struct etm_ring *r);
+void sy_etm_ring_fini(struct etm_ring *r);
 /* Empties the ring (counters included); it keeps its memory. */
-void etm_ring_clear(struct etm_ring *r);
+void sy_etm_ring_clear(struct etm_ring *r);
 /* Makes room for @n items without growing.  Returns 0 or -SY_E_NOMEM. */
-int etm_ring_reserve(struct etm_ring *r, size_t n);
+int sy_etm_ring_reserve(struct etm_ring *r, size_t n);
 /* The ring is full: doubles it.  Returns 0, or -SY_E_NOMEM with r->fatal
  * set. */
-int etm_ring_grow_full(struct etm_ring *r);
+int sy_etm_ring_grow_full(struct etm_ring *r);
 
 static inline size_t etm_ring_count(const struct etm_ring *r);
 
@@ -50,7 +50,7 @@ static inline struct sy_dec_item *etm_ring_put(struct etm_ring *r)
 		r->skip--;
 		return NULL;
 	}
-	if (etm_ring_count(r) == r->cap && etm_ring_grow_full(r) < 0)
+	if (etm_ring_count(r) == r->cap && sy_etm_ring_grow_full(r) < 0)
 		return NULL;
 	r->pushed++;
 	return &r->v[r->head++ & (r->cap - 1)];

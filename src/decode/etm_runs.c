@@ -4,7 +4,7 @@
 #include "etm_conv.h"
 #include "etm_runs.h"
 
-int etm_runs_init(struct etm_runs *c, struct etm_blocks *blocks)
+int sy_etm_runs_init(struct etm_runs *c, struct etm_blocks *blocks)
 {
 	c->blocks = blocks;
 	c->v = calloc(ETM_RUNS, sizeof(*c->v));
@@ -16,13 +16,13 @@ int etm_runs_init(struct etm_runs *c, struct etm_blocks *blocks)
 	return 0;
 }
 
-void etm_runs_fini(struct etm_runs *c)
+void sy_etm_runs_fini(struct etm_runs *c)
 {
 	free(c->v);
 	c->v = NULL;
 }
 
-void etm_runs_clear(struct etm_runs *c)
+void sy_etm_runs_clear(struct etm_runs *c)
 {
 	if (++c->gen == 0) {	/* wrapped: generation 0 must mean empty */
 		for (size_t i = 0; i < ETM_RUNS; i++)
@@ -61,17 +61,17 @@ static int run_fill(struct etm_runs *c, struct etm_run *e, uint64_t addr,
 		addr = b->end;
 		if (taken && b->type == OCSD_INSTR_BR) {
 			addr = b->target;
-			r->br = etm_conv_branch_kind(b->type, b->subtype, b->cond);
+			r->br = sy_etm_conv_branch_kind(b->type, b->subtype, b->cond);
 		} else if (taken && b->type == OCSD_INSTR_BR_INDIRECT) {
 			e->need_addr = 1;
-			r->br = etm_conv_branch_kind(b->type, b->subtype, b->cond);
+			r->br = sy_etm_conv_branch_kind(b->type, b->subtype, b->cond);
 		}
 	}
 	e->end = addr;
 	return 1;
 }
 
-/* The taken branches between the ranges, as etm_conv_run hands them out:
+/* The taken branches between the ranges, as sy_etm_conv_run hands them out:
  * what emit_branch() would give for each (etm_conv.c). */
 static void run_branches(struct etm_run *e)
 {
@@ -99,7 +99,7 @@ static void run_branches(struct etm_run *e)
 	e->tail_ninsn = acc;
 }
 
-const struct etm_run *etm_runs_get(struct etm_runs *c, uint64_t addr,
+const struct etm_run *sy_etm_runs_get(struct etm_runs *c, uint64_t addr,
 				   uint32_t ctxid, int wfi_wfe, uint32_t bits,
 				   unsigned natoms)
 {

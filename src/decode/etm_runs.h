@@ -8,7 +8,7 @@
  * walk's largest cost; a run is found with one lookup per packet.  This
  * is simpleperf's branch-list idea (BranchListParser).  A run also holds
  * the taken branches between its ranges, which the converter hands out as
- * one SY_DEC_BRANCHES item pointing here (etm_conv_run): a run an item
+ * one SY_DEC_BRANCHES item pointing here (sy_etm_conv_run): a run an item
  * uses is pinned, not replaced, until the items are taken (the ring is
  * empty: etm_runs_unpin).
  *
@@ -71,11 +71,11 @@ struct etm_runs {
 	uint64_t hits, misses, pinned;
 };
 
-int etm_runs_init(struct etm_runs *c, struct etm_blocks *blocks);
-void etm_runs_fini(struct etm_runs *c);
+int sy_etm_runs_init(struct etm_runs *c, struct etm_blocks *blocks);
+void sy_etm_runs_fini(struct etm_runs *c);
 /* Forgets every run (the code may differ in the next window), and unpins
  * them: no item of the last window is left. */
-void etm_runs_clear(struct etm_runs *c);
+void sy_etm_runs_clear(struct etm_runs *c);
 /* No item uses a run any more. */
 static inline void etm_runs_unpin(struct etm_runs *c)
 {
@@ -86,7 +86,7 @@ static inline void etm_runs_unpin(struct etm_runs *c)
  * @addr in @ctxid's code, pinned; NULL when it cannot be a run (a block
  * cannot be read, or its entry is pinned by another run), which leaves the
  * atoms to the walk. */
-const struct etm_run *etm_runs_get(struct etm_runs *c, uint64_t addr,
+const struct etm_run *sy_etm_runs_get(struct etm_runs *c, uint64_t addr,
 				   uint32_t ctxid, int wfi_wfe, uint32_t bits,
 				   unsigned natoms);
 

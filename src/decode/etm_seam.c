@@ -109,7 +109,7 @@ static const struct sy_etm_source *seam_source(const struct sy_etm_params *p)
 	if (!p->formatted)
 		return p->nr_sources == 1 ? &p->sources[0] : NULL;
 	for (size_t i = 0; p->trace_id && i < p->nr_sources; i++)
-		if (etm_source_id(&p->sources[i]) == p->trace_id)
+		if (sy_etm_source_id(&p->sources[i]) == p->trace_id)
 			return &p->sources[i];
 	return NULL;
 }
@@ -128,14 +128,14 @@ int sy_etm_seam(const struct sy_dec_params *p, const uint8_t *data,
 		return -SY_E_INVALID;
 	if (src->trcidr8)
 		return -SY_E_UNSUPPORTED;	/* elements wait uncommitted */
-	etm_ocsd_lock();
-	dt = etm_ocsd_tree(ep->formatted);
+	sy_etm_ocsd_lock();
+	dt = sy_etm_ocsd_tree(ep->formatted);
 	if (dt == C_API_INVALID_TREE_HANDLE)
 		err = -SY_E_NOMEM;
-	else if (etm_ocsd_add_pkt_proc(dt, src, etm_source_id(src), seam_sink,
+	else if (sy_etm_ocsd_add_pkt_proc(dt, src, sy_etm_source_id(src), seam_sink,
 				       &sc) != OCSD_OK)
 		err = -SY_E_DECODE;
-	etm_ocsd_unlock();
+	sy_etm_ocsd_unlock();
 	/* whole frames, as the decoders are fed, a few KiB at a time: the
 	 * deformatter reads a whole block before its first frame (looking
 	 * for frame syncs), and a seam lies within an A-Sync period */
@@ -152,9 +152,9 @@ int sy_etm_seam(const struct sy_dec_params *p, const uint8_t *data,
 			break;
 		at += used;
 	}
-	etm_ocsd_lock();
-	etm_ocsd_tree_free(&dt);
-	etm_ocsd_unlock();
+	sy_etm_ocsd_lock();
+	sy_etm_ocsd_tree_free(&dt);
+	sy_etm_ocsd_unlock();
 	if (err)
 		return err;
 	if (sc.st == S_ASYNC)

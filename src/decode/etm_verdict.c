@@ -158,19 +158,19 @@ static int verdict_spec(struct etm_verdict *g, const ocsd_etmv4_i_pkt *k)
 	return 0;
 }
 
-void etm_verdict_init(struct etm_verdict *v, int spec, int rs)
+void sy_etm_verdict_init(struct etm_verdict *v, int spec, int rs)
 {
 	memset(v, 0, sizeof(*v));
 	v->spec = spec != 0;
 	v->rs = rs != 0;
 }
 
-int etm_verdict_packet(struct etm_verdict *v, const ocsd_etmv4_i_pkt *k)
+int sy_etm_verdict_packet(struct etm_verdict *v, const ocsd_etmv4_i_pkt *k)
 {
 	return v->spec ? verdict_spec(v, k) : verdict_plain(v, (int)k->type);
 }
 
-int etm_verdict_rs(struct etm_verdict *v, const ocsd_etmv4_i_pkt *k)
+int sy_etm_verdict_rs(struct etm_verdict *v, const ocsd_etmv4_i_pkt *k)
 {
 	int t = (int)k->type, risk;
 

@@ -25,16 +25,16 @@ struct etm_verdict {
 
 /* For a source that speculates (@spec) and has its return stack on (@rs);
  * also the reset. */
-void etm_verdict_init(struct etm_verdict *v, int spec, int rs);
+void sy_etm_verdict_init(struct etm_verdict *v, int spec, int rs);
 
 /* 1 when OpenCSD 1.3.3 must not see packet @k, the next of the source.
  * Call for every packet (it follows the element stack). */
-int etm_verdict_packet(struct etm_verdict *v, const ocsd_etmv4_i_pkt *k);
+int sy_etm_verdict_packet(struct etm_verdict *v, const ocsd_etmv4_i_pkt *k);
 
 /* With the return stack on: 1 when @k is an Exception packet whose commit
  * may find a return stack pop pending, for all the packets can tell (the
  * walk knows exactly; this is the rule when it cannot follow).  Call for
- * every packet after etm_verdict_packet(). */
-int etm_verdict_rs(struct etm_verdict *v, const ocsd_etmv4_i_pkt *k);
+ * every packet after sy_etm_verdict_packet(). */
+int sy_etm_verdict_rs(struct etm_verdict *v, const ocsd_etmv4_i_pkt *k);
 
 #endif

@@ -69,7 +69,7 @@ enum etm_p0_kind {
 	P0_TRANS,		/* commit, fail, trace init: no item */
 };
 
-const char *etm_why_name(enum etm_why why)
+const char *sy_etm_why_name(enum etm_why why)
 {
 	static const char *const names[ETM_WHY_NR] = {
 		[ETM_WHY_NONE] = "none",	 [ETM_WHY_SPEC] = "speculation",
@@ -83,7 +83,7 @@ const char *etm_why_name(enum etm_why why)
 	return (unsigned)why < ETM_WHY_NR ? names[why] : "?";
 }
 
-void etm_walk_cfg_from(struct etm_walk_cfg *cfg, const ocsd_etmv4_cfg *c)
+void sy_etm_walk_cfg_from(struct etm_walk_cfg *cfg, const ocsd_etmv4_cfg *c)
 {
 	unsigned maj = (c->reg_idr1 >> 8) & 0xf, min = (c->reg_idr1 >> 4) & 0xf;
 	unsigned full = maj << 4 | min;
@@ -274,7 +274,7 @@ static enum etm_why give_up(struct etm_walk *w, enum etm_why why)
 	w->why = why;
 	w->nout = 0;		/* OpenCSD would not send it either */
 	if (w->direct)
-		etm_conv_undo(w->direct, w->src, &w->mark);
+		sy_etm_conv_undo(w->direct, w->src, &w->mark);
 	return why;
 }
 
@@ -363,7 +363,7 @@ static enum etm_why out_side(struct etm_walk *w, const struct etm_p0 *p)
 static int direct_now(struct etm_walk *w)
 {
 	return w->direct && !w->nout && w->isa == ocsd_isa_aarch64 &&
-	       (w->mark.open || etm_conv_mark(w->direct, w->src, &w->mark));
+	       (w->mark.open || sy_etm_conv_mark(w->direct, w->src, &w->mark));
 }
 
 /* An INSTR_RANGE element for @n instructions [st, en) ending with @last.
@@ -377,7 +377,7 @@ static enum etm_why out_range(struct etm_walk *w, uint32_t idx, uint64_t st,
 	struct etm_elem *e;
 
 	if (direct_now(w)) {
-		etm_conv_range(w->direct, w->src, etm_offset_of(*w->pos, idx),
+		sy_etm_conv_range(w->direct, w->src, etm_offset_of(*w->pos, idx),
 			       st, en, (uint32_t)n, last->type, last->subtype,
 			       last->cond, (uint8_t)exec);
 		return ETM_WHY_NONE;
@@ -449,14 +449,14 @@ static enum etm_why process_atom(struct etm_walk *w, int taken, uint32_t idx)
 static int commit_run(struct etm_walk *w, struct etm_p0 *p, unsigned n)
 {
 	uint32_t bits = n < 32 ? p->bits & ((1u << n) - 1) : p->bits;
-	const struct etm_run *run = etm_runs_get(w->runs, w->addr, read_ctx(w),
+	const struct etm_run *run = sy_etm_runs_get(w->runs, w->addr, read_ctx(w),
 						 w->cfg.wfi_wfe, bits, n);
 	uint64_t off = etm_offset_of(*w->pos, p->idx);
 
 	if (!run)
 		return 0;
 	if (!(direct_now(w) &&
-	      etm_conv_run(w->direct, w->src, off, run))) {
+	      sy_etm_conv_run(w->direct, w->src, off, run))) {
 		for (unsigned i = 0; i < run->nr; i++) {
 			const struct etm_run_range *r = &run->r[i];
 			struct etm_block last = { 0 };
@@ -557,7 +557,7 @@ static enum etm_why process_exception(struct etm_walk *w)
 		if (w->isa != ocsd_isa_aarch64)
 			return ETM_WHY_ISA;
 		st = w->addr;
-		n = etm_blocks_walk_to(w->blocks, st, ret,
+		n = sy_etm_blocks_walk_to(w->blocks, st, ret,
 				       read_ctx(w),
 				       w->cfg.wfi_wfe, &end, &nacc, &last);
 		if (n > UINT32_MAX)
@@ -952,14 +952,14 @@ static enum etm_why end_of_trace(struct etm_walk *w)
  * gives the window up there. */
 static int packet_cut(struct etm_walk *w, const ocsd_etmv4_i_pkt *k)
 {
-	int cut = etm_verdict_packet(&w->verdict, k);
+	int cut = sy_etm_verdict_packet(&w->verdict, k);
 
 	if (w->verdict.spec)
-		return etm_verdict_rs(&w->verdict, k) || cut;
+		return sy_etm_verdict_rs(&w->verdict, k) || cut;
 	return cut || (k->type == ETM4_PKT_I_EXCEPT && exception_pops_empty(w));
 }
 
-enum etm_why etm_walk_op(struct etm_walk *w, ocsd_datapath_op_t op,
+enum etm_why sy_etm_walk_op(struct etm_walk *w, ocsd_datapath_op_t op,
 			 ocsd_trc_index_t idx, const ocsd_etmv4_i_pkt *pkt)
 {
 	enum etm_why why = ETM_WHY_NONE;
@@ -972,7 +972,7 @@ enum etm_why etm_walk_op(struct etm_walk *w, ocsd_datapath_op_t op,
 		w->why = ETM_WHY_NONE;
 		w->mark.open = 0;
 		w->packets = 0;
-		etm_verdict_init(&w->verdict, w->cfg.max_spec != 0,
+		sy_etm_verdict_init(&w->verdict, w->cfg.max_spec != 0,
 				 w->cfg.ret_stack);
 		return ETM_WHY_NONE;
 	}
@@ -998,7 +998,7 @@ enum etm_why etm_walk_op(struct etm_walk *w, ocsd_datapath_op_t op,
 	return why ? give_up(w, why) : ETM_WHY_NONE;
 }
 
-int etm_walk_init(struct etm_walk *w, struct etm_src *src,
+int sy_etm_walk_init(struct etm_walk *w, struct etm_src *src,
 		  etm_walk_emit_fn emit, void *emit_ctx,
 		  struct etm_blocks *blocks, const uint64_t *pos,
 		  const uint32_t *ctxid, const struct etm_walk_cfg *cfg)
@@ -1012,12 +1012,12 @@ int etm_walk_init(struct etm_walk *w, struct etm_src *src,
 	w->ctxid = ctxid;
 	w->cfg = *cfg;
 	w->unsync = UNSYNC_INIT_DECODER;
-	etm_verdict_init(&w->verdict, cfg->max_spec != 0, cfg->ret_stack);
+	sy_etm_verdict_init(&w->verdict, cfg->max_spec != 0, cfg->ret_stack);
 	reset_decoder(w);
 	return 0;
 }
 
-void etm_walk_shortcuts(struct etm_walk *w, struct etm_runs *runs,
+void sy_etm_walk_shortcuts(struct etm_walk *w, struct etm_runs *runs,
 			struct etm_conv *cv)
 {
 	w->runs = runs;
@@ -1025,7 +1025,7 @@ void etm_walk_shortcuts(struct etm_walk *w, struct etm_runs *runs,
 	w->mark.open = 0;
 }
 
-void etm_walk_fini(struct etm_walk *w)
+void sy_etm_walk_fini(struct etm_walk *w)
 {
 	free(w->p0);
 	free(w->out);

@@ -35,7 +35,7 @@ enum etm_why {
 };
 
 /* "spec", "q", ... */
-const char *etm_why_name(enum etm_why why);
+const char *sy_etm_why_name(enum etm_why why);
 
 /* What the decoder's configuration changes in the walk. */
 struct etm_walk_cfg {
@@ -47,9 +47,9 @@ struct etm_walk_cfg {
 	uint8_t comm_trans_p0;	/* TSTART is a P0 element (TRCIDR0.COMMTRANS) */
 };
 
-/* Reads @c (an ETE source's as etm_ocsd_decoder_cfg gives it) as
+/* Reads @c (an ETE source's as sy_etm_ocsd_decoder_cfg gives it) as
  * OpenCSD's EtmV4Config does. */
-void etm_walk_cfg_from(struct etm_walk_cfg *cfg, const ocsd_etmv4_cfg *c);
+void sy_etm_walk_cfg_from(struct etm_walk_cfg *cfg, const ocsd_etmv4_cfg *c);
 
 /* An element of the P0 stack (OpenCSD's TrcStackElem and kin). */
 struct etm_p0 {
@@ -126,7 +126,7 @@ struct etm_walk {
 	size_t nout, out_cap;
 
 	/* The direct lane: ranges are converted as they are walked
-	 * (etm_conv_range), while the batch is still empty, rather than
+	 * (sy_etm_conv_range), while the batch is still empty, rather than
 	 * built as elements, sent and converted.  NULL: off (the full
 	 * decoder's guard walk).  OpenCSD drops a batch in which it meets an
 	 * error: @mark undoes what the batch's ranges did when the walk gives
@@ -134,23 +134,23 @@ struct etm_walk {
 	struct etm_conv *direct;
 	/* atom runs (etm_runs.h); NULL: atom by atom */
 	struct etm_runs *runs;
-	struct etm_conv_mark mark;
+	struct sy_etm_conv_mark mark;
 
 	enum etm_why why;	/* gave up (sticky until reset) */
 	uint64_t packets;
 	void *fast;		/* the driver's, for its packet sink */
 };
 
-int etm_walk_init(struct etm_walk *w, struct etm_src *src,
+int sy_etm_walk_init(struct etm_walk *w, struct etm_src *src,
 		  etm_walk_emit_fn emit, void *emit_ctx,
 		  struct etm_blocks *blocks, const uint64_t *pos,
 		  const uint32_t *ctxid, const struct etm_walk_cfg *cfg);
-void etm_walk_fini(struct etm_walk *w);
+void sy_etm_walk_fini(struct etm_walk *w);
 
 /* The fast path's two shortcuts (etm_walk.c): atom runs from @runs (shared
  * by the walks of one decoder), and ranges converted as they are walked
  * into @cv, @w's source's converter (the direct lane). */
-void etm_walk_shortcuts(struct etm_walk *w, struct etm_runs *runs,
+void sy_etm_walk_shortcuts(struct etm_walk *w, struct etm_runs *runs,
 			struct etm_conv *cv);
 
 /* One datapath operation of the source's packet processor, as its packet
@@ -158,7 +158,7 @@ void etm_walk_shortcuts(struct etm_walk *w, struct etm_runs *runs,
  * OCSD_OP_RESET, OCSD_OP_FLUSH).  Returns ETM_WHY_NONE, or why the walk
  * gave up (then w->why is set and further operations do nothing until a
  * reset). */
-enum etm_why etm_walk_op(struct etm_walk *w, ocsd_datapath_op_t op,
+enum etm_why sy_etm_walk_op(struct etm_walk *w, ocsd_datapath_op_t op,
 			 ocsd_trc_index_t idx, const ocsd_etmv4_i_pkt *pkt);
 
 #endif

@@ -240,7 +240,7 @@ static size_t check_words(const struct words *ws, int wfi_wfe)
 		uint64_t a = BASE + STRIDE * i;
 		struct etm_a64_insn in;
 		const struct oel *r;
-		int wp = etm_a64_decode(ws->w[i], a, wfi_wfe, &in);
+		int wp = sy_etm_a64_decode(ws->w[i], a, wfi_wfe, &in);
 
 		while (k < o.n && o.v[k].idx < atom_at[i])
 			k++;

@@ -2020,7 +2020,7 @@ Test(etm_decode, negative_control_flipped_atom)
 /* One decoder per thread, several threads: OpenCSD 1.3.3's process-wide
  * state (tree list, error logger) must not be corrupted by concurrent
  * allocation, decoding of bad trace and freeing (src/decode/etm.c,
- * etm_ocsd_lock).  Under ASan this test catches what a race breaks; every
+ * sy_etm_ocsd_lock).  Under ASan this test catches what a race breaks; every
  * thread must also see the items a lone decoder sees. */
 struct thr {
 	const struct fx_truth *t;

@@ -43,14 +43,14 @@ static struct etm_runs runs;
 static void setup(void)
 {
 	sy_code_cache_init(&code, read_prog, NULL);
-	cr_assert_eq(etm_blocks_init(&blocks, &code), 0);
-	cr_assert_eq(etm_runs_init(&runs, &blocks), 0);
+	cr_assert_eq(sy_etm_blocks_init(&blocks, &code), 0);
+	cr_assert_eq(sy_etm_runs_init(&runs, &blocks), 0);
 }
 
 static void teardown(void)
 {
-	etm_runs_fini(&runs);
-	etm_blocks_fini(&blocks);
+	sy_etm_runs_fini(&runs);
+	sy_etm_blocks_fini(&blocks);
 }
 
 TestSuite(etm_runs, .init = setup, .fini = teardown);
@@ -68,7 +68,7 @@ static void range_is(const struct etm_run_range *r, uint64_t st, uint64_t en,
 
 Test(etm_runs, loop_taken_twice)
 {
-	const struct etm_run *r = etm_runs_get(&runs, BASE, 7, 0, 0x3, 2);
+	const struct etm_run *r = sy_etm_runs_get(&runs, BASE, 7, 0, 0x3, 2);
 
 	cr_assert_not_null(r);
 	cr_assert_eq(r->nr, 2);
@@ -91,7 +91,7 @@ Test(etm_runs, loop_taken_twice)
 /* N then E: falls through the b.ne into the bl, which goes to 0x20 */
 Test(etm_runs, not_taken_then_call)
 {
-	const struct etm_run *r = etm_runs_get(&runs, BASE, 7, 0, 0x2, 2);
+	const struct etm_run *r = sy_etm_runs_get(&runs, BASE, 7, 0, 0x2, 2);
 
 	cr_assert_not_null(r);
 	cr_assert_eq(r->nr, 2);
@@ -107,7 +107,7 @@ Test(etm_runs, not_taken_then_call)
  * not-taken range's and its own range's. */
 Test(etm_runs, branches_count_what_ran_between)
 {
-	const struct etm_run *r = etm_runs_get(&runs, BASE, 7, 0, 0x5, 3);
+	const struct etm_run *r = sy_etm_runs_get(&runs, BASE, 7, 0, 0x5, 3);
 
 	cr_assert_not_null(r);
 	cr_assert_eq(r->nr, 3);
@@ -120,12 +120,12 @@ Test(etm_runs, branches_count_what_ran_between)
 	cr_assert_eq(r->r[2].br, SY_BR_CALL);
 }
 
-/* A run an item points at (etm_conv_run) stays what it is: another key
+/* A run an item points at (sy_etm_conv_run) stays what it is: another key
  * for its entry gets no run (the walk takes those atoms) until the items
  * are taken (etm_runs_unpin); a clear unpins too. */
 Test(etm_runs, pinned_until_the_items_are_taken)
 {
-	const struct etm_run *a = etm_runs_get(&runs, BASE, 7, 0, 0x3, 2);
+	const struct etm_run *a = sy_etm_runs_get(&runs, BASE, 7, 0, 0x3, 2);
 	struct etm_run keep;
 	unsigned rn = 0;
 	uint32_t rbits = 0;
@@ -137,7 +137,7 @@ Test(etm_runs, pinned_until_the_items_are_taken)
 		for (uint32_t bits = 0; bits < (1u << n) && !rn; bits++) {
 			uint64_t before = runs.pinned;
 
-			if (!etm_runs_get(&runs, BASE, 7, 0, bits, n) &&
+			if (!sy_etm_runs_get(&runs, BASE, 7, 0, bits, n) &&
 			    runs.pinned > before) {
 				rn = n;
 				rbits = bits;
@@ -147,17 +147,17 @@ Test(etm_runs, pinned_until_the_items_are_taken)
 	cr_assert_eq(memcmp(a, &keep, sizeof(keep)), 0,
 		     "a pinned run was overwritten");
 	etm_runs_unpin(&runs);
-	cr_assert_not_null(etm_runs_get(&runs, BASE, 7, 0, rbits, rn));
+	cr_assert_not_null(sy_etm_runs_get(&runs, BASE, 7, 0, rbits, rn));
 	/* and after a clear, the same key is found again (filled anew) */
-	etm_runs_clear(&runs);
-	cr_assert_not_null(etm_runs_get(&runs, BASE, 7, 0, rbits, rn));
+	sy_etm_runs_clear(&runs);
+	cr_assert_not_null(sy_etm_runs_get(&runs, BASE, 7, 0, rbits, rn));
 }
 
 /* A taken indirect branch ends the processing: the walk needs an address,
  * the run's other atoms are committed without code. */
 Test(etm_runs, indirect_ends_the_run)
 {
-	const struct etm_run *r = etm_runs_get(&runs, BASE + 0x20, 7, 0, 0x7,
+	const struct etm_run *r = sy_etm_runs_get(&runs, BASE + 0x20, 7, 0, 0x7,
 					       3);
 
 	cr_assert_not_null(r);
@@ -172,32 +172,32 @@ Test(etm_runs, indirect_ends_the_run)
  * first atom or after readable ones. */
 Test(etm_runs, unreadable_is_no_run)
 {
-	cr_assert_null(etm_runs_get(&runs, BASE + 0x24, 7, 0, 0x1, 1));
-	cr_assert_null(etm_runs_get(&runs, BASE, 8, 0, 0x1, 1));
+	cr_assert_null(sy_etm_runs_get(&runs, BASE + 0x24, 7, 0, 0x1, 1));
+	cr_assert_null(sy_etm_runs_get(&runs, BASE, 8, 0, 0x1, 1));
 	/* N atoms: the b.ne, the bl, the ret, the nops to the br, all
 	 * readable; a fifth would walk from 0x24, which cannot be read */
-	cr_assert_eq(etm_runs_get(&runs, BASE, 7, 0, 0x0, 4)->end,
+	cr_assert_eq(sy_etm_runs_get(&runs, BASE, 7, 0, 0x0, 4)->end,
 		     BASE + 0x24);
-	cr_assert_null(etm_runs_get(&runs, BASE, 7, 0, 0x0, 5));
+	cr_assert_null(sy_etm_runs_get(&runs, BASE, 7, 0, 0x0, 5));
 }
 
 /* Found again by the whole key, and only by it; a clear forgets all. */
 Test(etm_runs, key_and_clear)
 {
-	const struct etm_run *a = etm_runs_get(&runs, BASE, 7, 0, 0x3, 2);
+	const struct etm_run *a = sy_etm_runs_get(&runs, BASE, 7, 0, 0x3, 2);
 	const struct etm_run *b;
 
 	cr_assert_eq(runs.misses, 1);
-	cr_assert_eq(etm_runs_get(&runs, BASE, 7, 0, 0x3, 2), a);
+	cr_assert_eq(sy_etm_runs_get(&runs, BASE, 7, 0, 0x3, 2), a);
 	cr_assert_eq(runs.hits, 1);
-	b = etm_runs_get(&runs, BASE, 7, 0, 0x1, 2);	/* E then N */
+	b = sy_etm_runs_get(&runs, BASE, 7, 0, 0x1, 2);	/* E then N */
 	cr_assert_not_null(b);
 	cr_assert_eq(runs.misses, 2);
 	cr_assert_eq(b->r[1].exec, 0);
-	cr_assert_eq(etm_runs_get(&runs, BASE, 7, 0, 0x3, 1)->nr, 1);
+	cr_assert_eq(sy_etm_runs_get(&runs, BASE, 7, 0, 0x3, 1)->nr, 1);
 	cr_assert_eq(runs.misses, 3);
-	etm_runs_clear(&runs);
+	sy_etm_runs_clear(&runs);
 	cr_assert_eq(runs.hits + runs.misses, 0);
-	cr_assert_not_null(etm_runs_get(&runs, BASE, 7, 0, 0x3, 2));
+	cr_assert_not_null(sy_etm_runs_get(&runs, BASE, 7, 0, 0x3, 2));
 	cr_assert_eq(runs.misses, 1, "a clear keeps nothing");
 }
