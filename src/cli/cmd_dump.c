@@ -343,6 +343,9 @@ static void sy_dump_sample(struct sy_dump *d, const struct sy_record *rec)
 	fputc('\n', d->out);
 }
 
+/* Kept whole (one case per record type, each a line of output in the
+ * order perf script --show-*-events prints it): split, the cases would
+ * only move apart from the switch that picks them. */
 static void sy_dump_record(struct sy_dump *d, const struct sy_perf_reader *r,
 			   const struct sy_record *rec)
 {

@@ -154,6 +154,8 @@ void sy_cli_session_fini(struct sy_cli_session *c)
 	sy_cli_filter_fini(&c->filter);
 }
 
+/* Kept whole: one case per option the commands share, as getopt_long
+ * hands them out; each case is a line or two. */
 int sy_cli_session_opt(struct sy_cli_session *c, int opt, const char *arg)
 {
 	uint64_t v;

@@ -95,6 +95,9 @@ static int sy_x86_rel_branch(struct sy_x86_branch *out, const uint8_t *b,
 	return 0;
 }
 
+/* Kept whole: one switch over the one- and two-byte opcode maps, in the
+ * order of the SDM's tables, so that a missing opcode is seen at a
+ * glance; every case is a few lines. */
 int sy_x86_branch_decode(const uint8_t *b, size_t len, unsigned bits,
 			 uint64_t ip, struct sy_x86_branch *out)
 {

@@ -74,70 +74,57 @@ static const char *sy_str_in(const uint8_t *p, size_t max)
 	return memchr(p, 0, max) ? (const char *)p : NULL;
 }
 
-int sy_event_parse(const struct sy_record *rec, struct sy_event *ev,
-		   struct sy_diag *diag)
+/* Why a body could not be read: the message sy_event_parse gives. */
+enum { SY_EV_OK, SY_EV_SHORT, SY_EV_STRING, SY_EV_COUNT };
+
+static int sy_ev_mmap_parse(const struct sy_record *rec, struct sy_event *ev,
+			    const uint8_t *b, size_t var)
 {
-	const uint8_t *b = rec->data + SY_PERF_EVENT_HEADER_SIZE;
-	size_t blen = rec->size - (size_t)SY_PERF_EVENT_HEADER_SIZE;
-	size_t min = sy_body_min(rec->type, rec->misc);
-	size_t trailer = 0;
+	struct sy_ev_mmap *m = &ev->u.mmap;
+	const uint8_t *q;
 
-	memset(ev, 0, sizeof(*ev));
-	ev->type = rec->type;
-	if (blen < min)
-		goto short_body;
-	if (rec->type < 64 && rec->type != SY_REC_SAMPLE && rec->attr) {
-		int ret = sy_sample_id_parse(rec->attr, rec->data, rec->size,
-					     min, &ev->sid);
-		if (ret < 0)
-			goto short_body;
-		ev->has_sid = ret;
-		trailer = sy_sample_id_size(rec->attr);
-	}
-	size_t var = blen - min - trailer; /* bytes of the variable part */
-
-	switch (rec->type) {
-	case SY_REC_MMAP:
-	case SY_REC_MMAP2: {
-		struct sy_ev_mmap *m = &ev->u.mmap;
-		const uint8_t *q;
-
-		m->pid = sy_le32(b);
-		m->tid = sy_le32(b + 4);
-		m->addr = sy_le64(b + 8);
-		m->len = sy_le64(b + 16);
-		m->pgoff = sy_le64(b + 24);
-		q = b + 32;
-		if (rec->type == SY_REC_MMAP2) {
-			m->is_mmap2 = 1;
-			if (rec->misc & SY_MISC_MMAP_BUILD_ID) {
-				m->has_build_id = 1;
-				m->build_id_size = q[0];
-				if (m->build_id_size > 20)
-					m->build_id_size = 20;
-				memcpy(m->build_id, q + 4, 20);
-			} else {
-				m->maj = sy_le32(q);
-				m->min = sy_le32(q + 4);
-				m->ino = sy_le64(q + 8);
-				m->ino_generation = sy_le64(q + 16);
-			}
-			m->prot = sy_le32(q + 24);
-			m->flags = sy_le32(q + 28);
-			q += 32;
+	m->pid = sy_le32(b);
+	m->tid = sy_le32(b + 4);
+	m->addr = sy_le64(b + 8);
+	m->len = sy_le64(b + 16);
+	m->pgoff = sy_le64(b + 24);
+	q = b + 32;
+	if (rec->type == SY_REC_MMAP2) {
+		m->is_mmap2 = 1;
+		if (rec->misc & SY_MISC_MMAP_BUILD_ID) {
+			m->has_build_id = 1;
+			m->build_id_size = q[0];
+			if (m->build_id_size > 20)
+				m->build_id_size = 20;
+			memcpy(m->build_id, q + 4, 20);
+		} else {
+			m->maj = sy_le32(q);
+			m->min = sy_le32(q + 4);
+			m->ino = sy_le64(q + 8);
+			m->ino_generation = sy_le64(q + 16);
 		}
-		m->filename = sy_str_in(q, var);
-		if (!m->filename)
-			goto bad_string;
-		break;
+		m->prot = sy_le32(q + 24);
+		m->flags = sy_le32(q + 28);
+		q += 32;
 	}
+	m->filename = sy_str_in(q, var);
+	if (!m->filename)
+		return SY_EV_STRING;
+	return SY_EV_OK;
+}
+
+/* The records the kernel writes, but for MMAP/MMAP2. */
+static int sy_ev_kernel_parse(const struct sy_record *rec, struct sy_event *ev,
+			      const uint8_t *b, size_t var)
+{
+	switch (rec->type) {
 	case SY_REC_COMM:
 		ev->u.comm.pid = sy_le32(b);
 		ev->u.comm.tid = sy_le32(b + 4);
 		ev->u.comm.exec = !!(rec->misc & SY_MISC_COMM_EXEC);
 		ev->u.comm.comm = sy_str_in(b + 8, var);
 		if (!ev->u.comm.comm)
-			goto bad_string;
+			return SY_EV_STRING;
 		break;
 	case SY_REC_EXIT:
 	case SY_REC_FORK:
@@ -190,7 +177,7 @@ int sy_event_parse(const struct sy_record *rec, struct sy_event *ev,
 		ev->u.ksymbol.flags = sy_le16(b + 14);
 		ev->u.ksymbol.name = sy_str_in(b + 16, var);
 		if (!ev->u.ksymbol.name)
-			goto bad_string;
+			return SY_EV_STRING;
 		break;
 	case SY_REC_TEXT_POKE:
 		ev->u.text_poke.addr = sy_le64(b);
@@ -200,6 +187,49 @@ int sy_event_parse(const struct sy_record *rec, struct sy_event *ev,
 	case SY_REC_AUX_OUTPUT_HW_ID:
 		ev->u.hw_id.hw_id = sy_le64(b);
 		break;
+	default:
+		break;
+	}
+	return SY_EV_OK;
+}
+
+/* CPU_MAP: a list of u16 cpus, a mask, or a range. */
+static int sy_ev_cpu_map_parse(struct sy_event *ev, const uint8_t *b,
+			       size_t blen)
+{
+	struct sy_ev_cpu_map *c = &ev->u.cpu_map;
+
+	c->type = sy_le16(b);
+	c->data = b + 2;
+	if (c->type == 0 || c->type == 1) {
+		if (blen < 4)
+			return SY_EV_SHORT;
+		c->nr = sy_le16(b + 2);
+		c->data = b + 4;
+		size_t need = c->type == 0 ?
+				      (size_t)c->nr * 2 :
+				      (blen >= 6 ? (size_t)c->nr *
+						   sy_le16(b + 4) :
+						   SIZE_MAX);
+		if (c->type == 1)
+			c->data = b + 6;
+		if (need > blen - (size_t)(c->data - b))
+			return SY_EV_COUNT;
+	} else if (c->type == 2) {
+		if (blen < 8)
+			return SY_EV_SHORT;
+		c->any_cpu = b[2];
+		c->start = sy_le16(b + 4);
+		c->end = sy_le16(b + 6);
+	}
+	return SY_EV_OK;
+}
+
+/* The records perf itself writes (AUXTRACE*, TIME_CONV, maps, ...). */
+static int sy_ev_user_parse(const struct sy_record *rec, struct sy_event *ev,
+			    const uint8_t *b, size_t blen)
+{
+	switch (rec->type) {
 	case SY_REC_AUXTRACE:
 		ev->u.auxtrace.size = sy_le64(b);
 		ev->u.auxtrace.offset = sy_le64(b + 8);
@@ -258,7 +288,7 @@ int sy_event_parse(const struct sy_record *rec, struct sy_event *ev,
 		uint64_t nr = sy_le64(b);
 
 		if (nr > (blen - 8) / 32)
-			goto bad_count;
+			return SY_EV_COUNT;
 		ev->u.id_index.nr = nr;
 		ev->u.id_index.entries = b + 8;
 		ev->u.id_index.has_vcpu = nr && (blen - 8) / nr >= 48;
@@ -268,39 +298,13 @@ int sy_event_parse(const struct sy_record *rec, struct sy_event *ev,
 		uint64_t nr = sy_le64(b);
 
 		if (nr > (blen - 8) / 24)
-			goto bad_count;
+			return SY_EV_COUNT;
 		ev->u.thread_map.nr = nr;
 		ev->u.thread_map.entries = b + 8;
 		break;
 	}
-	case SY_REC_CPU_MAP: {
-		struct sy_ev_cpu_map *c = &ev->u.cpu_map;
-
-		c->type = sy_le16(b);
-		c->data = b + 2;
-		if (c->type == 0 || c->type == 1) {
-			if (blen < 4)
-				goto short_body;
-			c->nr = sy_le16(b + 2);
-			c->data = b + 4;
-			size_t need = c->type == 0 ?
-					      (size_t)c->nr * 2 :
-					      (blen >= 6 ? (size_t)c->nr *
-							   sy_le16(b + 4) :
-							   SIZE_MAX);
-			if (c->type == 1)
-				c->data = b + 6;
-			if (need > blen - (size_t)(c->data - b))
-				goto bad_count;
-		} else if (c->type == 2) {
-			if (blen < 8)
-				goto short_body;
-			c->any_cpu = b[2];
-			c->start = sy_le16(b + 4);
-			c->end = sy_le16(b + 6);
-		}
-		break;
-	}
+	case SY_REC_CPU_MAP:
+		return sy_ev_cpu_map_parse(ev, b, blen);
 	case SY_REC_EVENT_UPDATE:
 		ev->u.event_update.type = sy_le64(b);
 		ev->u.event_update.id = sy_le64(b + 8);
@@ -315,6 +319,46 @@ int sy_event_parse(const struct sy_record *rec, struct sy_event *ev,
 		break;
 	default:
 		break;
+	}
+	return SY_EV_OK;
+}
+
+int sy_event_parse(const struct sy_record *rec, struct sy_event *ev,
+		   struct sy_diag *diag)
+{
+	const uint8_t *b = rec->data + SY_PERF_EVENT_HEADER_SIZE;
+	size_t blen = rec->size - (size_t)SY_PERF_EVENT_HEADER_SIZE;
+	size_t min = sy_body_min(rec->type, rec->misc);
+	size_t trailer = 0;
+	int why;
+
+	memset(ev, 0, sizeof(*ev));
+	ev->type = rec->type;
+	if (blen < min)
+		goto short_body;
+	if (rec->type < 64 && rec->type != SY_REC_SAMPLE && rec->attr) {
+		int ret = sy_sample_id_parse(rec->attr, rec->data, rec->size,
+					     min, &ev->sid);
+		if (ret < 0)
+			goto short_body;
+		ev->has_sid = ret;
+		trailer = sy_sample_id_size(rec->attr);
+	}
+	size_t var = blen - min - trailer; /* bytes of the variable part */
+
+	if (rec->type == SY_REC_MMAP || rec->type == SY_REC_MMAP2)
+		why = sy_ev_mmap_parse(rec, ev, b, var);
+	else if (rec->type < 64)
+		why = sy_ev_kernel_parse(rec, ev, b, var);
+	else
+		why = sy_ev_user_parse(rec, ev, b, blen);
+	switch (why) {
+	case SY_EV_SHORT:
+		goto short_body;
+	case SY_EV_STRING:
+		goto bad_string;
+	case SY_EV_COUNT:
+		goto bad_count;
 	}
 	return 0;
 

@@ -84,6 +84,8 @@ int sy_perf_parse_features(struct sy_perf_reader *r)
 	return err;
 }
 
+/* Kept whole: the header's fields are checked in the order they sit in
+ * the file (perf-data.md), each check with its own message. */
 static int sy_parse_file_header(struct sy_perf_reader *r, const uint8_t *h)
 {
 	struct sy_perf_info *in = &r->info;

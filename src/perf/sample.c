@@ -81,6 +81,8 @@ static int sy_read_size(struct sy_cursor *c, uint64_t fmt, uint64_t *size)
 					   "the %zu-byte record", what, size); \
 	} while (0)
 
+/* Kept whole: the fields are read in the ABI's order (sample_type bit
+ * order), which only one straight pass keeps visible. */
 int sy_sample_parse(const struct sy_perf_attr *attr, const uint8_t *rec,
 		    size_t size, struct sy_sample *s, struct sy_diag *diag,
 		    uint64_t offset)

@@ -130,6 +130,8 @@ static size_t sy_pw_read_size(uint64_t fmt, const struct sy_sample *s)
 	return 8 * (1 + head + (size_t)nr * per);
 }
 
+/* Kept whole: the fields are written in the ABI's order (sample_type
+ * bit order), which only one straight pass keeps visible. */
 int sy_pw_sample_encode(const struct sy_perf_attr *attr,
 			const struct sy_sample *s, uint8_t *dst, size_t cap)
 {
