@@ -14,6 +14,9 @@
 #include "fx_etm.h"
 #include "sy_decode.h"
 
+/* The longest window an ETM target decodes (fuzz_etm_decode.c says why). */
+#define SY_FUZZ_ETM_MAX (4u << 10)
+
 #define IMG_WORDS 256
 #define IMG_LO 0x400000ull
 #define IMG_HI 0x7fb7e01000ull
