@@ -148,6 +148,12 @@ int sy_cli_spool_stdin(void);
 /* Walks @path's records as dump does: 1 with @out set to the first
  * damage found, 0 when there is none (cli_diagnose.c). */
 int sy_cli_input_damage(const char *path, struct sy_diag *out);
+/* Opens @c's input as every command does: a recording without pause
+ * samples is read as whole trace, each stretch a window of @whole_depth
+ * branches (0: all; the session decides once it has read the attrs).
+ * Returns -1 with *@s open, else the exit status (reported). */
+int sy_cli_session_open(struct sy_cli_session *c, uint32_t whole_depth,
+			struct sy_session **s);
 /* Reports a failed sy_session_open of @c's input and returns the exit
  * status: the first damage in the file when there is any (4), else the
  * session's reason (5 for no trace, 3 for an unreadable file). */

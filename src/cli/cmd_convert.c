@@ -115,10 +115,10 @@ static int sy_convert_binary_ok(const struct sy_convert *c,
 {
 	const struct sy_map *m;
 
-	if (!c->binary_filter)
+	if (!c->opt.binary_filter)
 		return 1;
 	m = w->snap ? sy_proc_snap_find(w->snap, w->pid, addr) : NULL;
-	return m && m->path && strstr(m->path, c->binary_filter);
+	return m && m->path && strstr(m->path, c->opt.binary_filter);
 }
 
 /* One sample: its callchain and its stack, in the chosen format. */
@@ -128,12 +128,12 @@ static int sy_convert_sample(struct sy_convert *c, const struct sy_window *w,
 	int err;
 
 	if (!sy_convert_binary_ok(c, w, cs->ip)) {
-		c->filtered++;
-		c->binary_filtered++;
+		c->n.filtered++;
+		c->n.binary_filtered++;
 		return 0;
 	}
 	if (!cs->nr_stack) {
-		c->no_stack++;
+		c->n.no_stack++;
 		return 0;
 	}
 	if (c->cs.verbose)
@@ -141,8 +141,8 @@ static int sy_convert_sample(struct sy_convert *c, const struct sy_window *w,
 	err = sy_conv_out_sample(c->out, w, cs);
 	if (err)
 		return err;
-	c->samples++;
-	c->stack_entries += cs->nr_stack;
+	c->n.samples++;
+	c->n.stack_entries += cs->nr_stack;
 	return 0;
 }
 
@@ -151,17 +151,17 @@ static int sy_convert_sample(struct sy_convert *c, const struct sy_window *w,
 static int sy_convert_whole(struct sy_convert *c, const struct sy_window *w)
 {
 	if (!sy_convert_binary_ok(c, w, w->nr_stack ? w->stack[0].to : 0)) {
-		c->filtered++;
-		c->binary_filtered++;
+		c->n.filtered++;
+		c->n.binary_filtered++;
 		return 0;
 	}
 	if (c->cs.verbose && w->nr_stack)
 		sy_convert_note_leaf(c, w, w->stack[0].to);
 	if (c->log)
-		return sy_conv_log_whole(c->log, w, c->lbr_depth, &c->samples,
-					 &c->stack_entries);
-	return sy_conv_out_whole(c->out, w, c->lbr_depth, &c->samples,
-				 &c->stack_entries);
+		return sy_conv_log_whole(c->log, w, c->opt.lbr_depth, &c->n.samples,
+					 &c->n.stack_entries);
+	return sy_conv_out_whole(c->out, w, c->opt.lbr_depth, &c->n.samples,
+				 &c->n.stack_entries);
 }
 
 /* --verbose: why the first windows were not converted. */
@@ -176,7 +176,7 @@ static void sy_convert_dropped(struct sy_convert *c, const struct sy_window *w,
 		      sizeof(why));
 	fprintf(stderr, "strobe-synth: %s: window %" PRIu64 " (cpu %u, tid %u) "
 			"not converted: %s: %s\n",
-		c->input, w->index, w->cpu, w->tid, sy_status_name(w->status),
+		c->opt.input, w->index, w->cpu, w->tid, sy_status_name(w->status),
 		why);
 }
 
@@ -196,17 +196,17 @@ static int sy_convert_window(void *ctx, const struct sy_window *w)
 	int err;
 
 	if (!sy_cli_selected(&c->cs, w)) {
-		c->filtered++;
+		c->n.filtered++;
 		return 0;
 	}
-	c->selected++;
-	c->by_status[w->status]++;
-	if (!(c->keep & (1u << w->status))) {
-		c->not_kept++;
+	c->n.selected++;
+	c->n.by_status[w->status]++;
+	if (!(c->opt.keep & (1u << w->status))) {
+		c->n.not_kept++;
 		sy_convert_dropped(c, w, run->s);
 		return 0;
 	}
-	if (c->whole_trace)
+	if (c->opt.whole_trace)
 		return sy_convert_whole(c, w);
 	/* the samples that interrupted the window, then the pause sample:
 	 * time order */
@@ -224,7 +224,7 @@ static int sy_convert_window(void *ctx, const struct sy_window *w)
 			return err;
 	}
 	if (!w->has_pause) {
-		c->no_stack++;
+		c->n.no_stack++;
 		return 0;
 	}
 	struct sy_conv_sample cs = {
@@ -244,7 +244,7 @@ static int sy_parse_keep(struct sy_convert *c, const char *arg)
 	char *tok, *save = NULL;
 
 	snprintf(buf, sizeof(buf), "%s", arg);
-	c->keep = 0;
+	c->opt.keep = 0;
 	for (tok = strtok_r(buf, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
 		int st = sy_status_parse(tok);
@@ -253,7 +253,7 @@ static int sy_parse_keep(struct sy_convert *c, const char *arg)
 			sy_msg_error("--keep: unknown status '%s'", tok);
 			return -1;
 		}
-		c->keep |= 1u << st;
+		c->opt.keep |= 1u << st;
 	}
 	return 0;
 }
@@ -262,7 +262,7 @@ static int sy_parse_format(struct sy_convert *c, const char *arg)
 {
 	for (size_t i = 0; i < SY_ARRAY_SIZE(sy_convert_formats); i++)
 		if (!strcmp(arg, sy_convert_formats[i].name)) {
-			c->fmt = sy_convert_formats[i].fmt;
+			c->opt.fmt = sy_convert_formats[i].fmt;
 			return 0;
 		}
 	sy_msg_error("--format: '%s' is not a format (%s)", arg,
@@ -294,7 +294,7 @@ static int sy_convert_options(struct sy_convert *c, int argc, char **argv)
 				      &status)) >= 0) {
 		switch (opt) {
 		case 'o':
-			c->output = optarg;
+			c->opt.output = optarg;
 			break;
 		case OPT_FORMAT:
 			if (sy_parse_format(c, optarg))
@@ -305,13 +305,13 @@ static int sy_convert_options(struct sy_convert *c, int argc, char **argv)
 				return SY_EXIT_USAGE;
 			break;
 		case OPT_BINARY_FILTER:
-			c->binary_filter = optarg;
+			c->opt.binary_filter = optarg;
 			break;
 		case OPT_STATS_JSON:
-			c->stats_json = optarg;
+			c->opt.stats_json = optarg;
 			break;
 		case 'q':
-			c->quiet = 1;
+			c->opt.quiet = 1;
 			break;
 		case 'h':
 			sy_convert_usage(stdout);
@@ -322,12 +322,12 @@ static int sy_convert_options(struct sy_convert *c, int argc, char **argv)
 		return status;
 	if (sy_cli_session_finish(&c->cs, "convert", argc, argv, optind))
 		return SY_EXIT_USAGE;
-	c->input = c->cs.o.input;
-	const char *outs[] = { c->output, c->stats_json };
+	c->opt.input = c->cs.o.input;
+	const char *outs[] = { c->opt.output, c->opt.stats_json };
 	const char *names[] = { "-o", "--stats-json" };
-	if (sy_cli_check_outputs("convert", c->input, outs, names, 2))
+	if (sy_cli_check_outputs("convert", c->opt.input, outs, names, 2))
 		return SY_EXIT_USAGE;
-	if (!strcmp(c->input, "-") && sy_cli_spool_stdin())
+	if (!strcmp(c->opt.input, "-") && sy_cli_spool_stdin())
 		return SY_EXIT_BADFILE;
 	return -1;
 }
@@ -336,44 +336,39 @@ static int sy_convert_options(struct sy_convert *c, int argc, char **argv)
  * in lbr format.  Returns -1 to go on, else the exit status. */
 static int sy_convert_open(struct sy_convert *c, struct sy_session **s)
 {
-	struct sy_diag d = { 0 };
-	int err;
+	/* a plain trace recording is the whole trace, every branch */
+	int r = sy_cli_session_open(&c->cs, 0, s);
 
-	/* a plain trace recording is the whole trace, every branch (the
-	 * session decides once it read the attrs) */
-	c->cs.o.whole_trace = SY_WHOLE_TRACE_AUTO;
-	c->cs.o.whole_depth = 0;
-	err = sy_session_open(s, &c->cs.o, &d);
-	if (err)
-		return sy_cli_open_failed(&c->cs, err, &d);
+	if (r >= 0)
+		return r;
 	if (sy_session_has_pause(*s)) {
 		c->cs.o.whole_trace = 0;
 		return -1;
 	}
-	if (sy_conv_format_hybrid(c->fmt)) {
+	if (sy_conv_format_hybrid(c->opt.fmt)) {
 		sy_msg_error("%s: no event pauses the trace (no "
 			     "aux-action=pause), so no window has a "
 			     "callchain sample and hybrid samples "
 			     "cannot be made; --format lbr converts "
 			     "the whole trace into branch-only samples",
-			     c->input);
+			     c->opt.input);
 		return SY_EXIT_NODATA;
 	}
 	/* plain trace recording: whole-trace windows, every branch */
-	c->whole_trace = 1;
-	c->lbr_depth = c->cs.o.depth ? c->cs.o.depth : 64;
+	c->opt.whole_trace = 1;
+	c->opt.lbr_depth = c->cs.o.depth ? c->cs.o.depth : 64;
 	c->cs.o.whole_trace = 1;
 	c->cs.o.depth = 0;
 	/* every stretch's branches, but not an implausible one's unless
 	 * --keep implausible asked for it */
-	c->keep = (~0u & ~(1u << SY_ST_PAUSED) & ~(1u << SY_ST_IMPLAUSIBLE)) |
-		  (c->keep & (1u << SY_ST_IMPLAUSIBLE));
-	if (!c->quiet)
+	c->opt.keep = (~0u & ~(1u << SY_ST_PAUSED) & ~(1u << SY_ST_IMPLAUSIBLE)) |
+		  (c->opt.keep & (1u << SY_ST_IMPLAUSIBLE));
+	if (!c->opt.quiet)
 		fprintf(stderr,
 			"strobe-synth: %s: no pause samples: converting "
 			"the whole trace into branch-only samples of "
 			"%u branches\n",
-			c->input, c->lbr_depth);
+			c->opt.input, c->opt.lbr_depth);
 	return -1;
 }
 
@@ -382,7 +377,7 @@ static int sy_write_json(struct sy_convert *c, struct sy_session *s,
 {
 	struct sy_atomic_file af;
 
-	if (sy_atomic_open(&af, c->stats_json, d))
+	if (sy_atomic_open(&af, c->opt.stats_json, d))
 		return -1;
 	sy_convert_summary(c, s, af.f, 1);
 	return sy_atomic_commit(&af, 0, d) ? -1 : 0;
@@ -402,11 +397,23 @@ static void sy_convert_job0(struct sy_convert *j, const struct sy_convert *c)
 {
 	*j = *c;
 	j->out = NULL;
-	j->selected = j->samples = j->filtered = j->not_kept = 0;
-	j->no_stack = j->binary_filtered = j->stack_entries = 0;
-	memset(j->by_status, 0, sizeof(j->by_status));
+	memset(&j->n, 0, sizeof(j->n));
 	j->bins = NULL;
 	j->nr_bins = 0;
+}
+
+void sy_convert_counts_add(struct sy_convert_counts *to,
+			   const struct sy_convert_counts *from)
+{
+	to->selected += from->selected;
+	for (size_t i = 0; i < SY_ST_NR; i++)
+		to->by_status[i] += from->by_status[i];
+	to->samples += from->samples;
+	to->filtered += from->filtered;
+	to->not_kept += from->not_kept;
+	to->no_stack += from->no_stack;
+	to->binary_filtered += from->binary_filtered;
+	to->stack_entries += from->stack_entries;
 }
 
 /* A decode job's share of the run (sy_window_sink), on its thread: the
@@ -451,15 +458,7 @@ static int sy_convert_job_merge(void *ctx, void *job)
 	struct sy_convert *c = ((struct sy_convert_run *)ctx)->c;
 	const struct sy_convert *j = job;
 
-	c->selected += j->selected;
-	for (size_t i = 0; i < SY_ST_NR; i++)
-		c->by_status[i] += j->by_status[i];
-	c->samples += j->samples;
-	c->filtered += j->filtered;
-	c->not_kept += j->not_kept;
-	c->no_stack += j->no_stack;
-	c->binary_filtered += j->binary_filtered;
-	c->stack_entries += j->stack_entries;
+	sy_convert_counts_add(&c->n, &j->n);
 	return sy_conv_out_merge(c->out, j->log);
 }
 
@@ -468,7 +467,7 @@ static int sy_convert_job_merge(void *ctx, void *job)
  * (--verbose's notes and reasons, --comm's names). */
 static int sy_convert_sinks(const struct sy_convert *c)
 {
-	return c->whole_trace && sy_conv_out_logs(c->out) && !c->cs.verbose &&
+	return c->opt.whole_trace && sy_conv_out_logs(c->out) && !c->cs.verbose &&
 	       !c->cs.filter.nr_comms;
 }
 
@@ -495,7 +494,7 @@ static int sy_convert_run(struct sy_convert *c, struct sy_session *s, int *ret)
 	}
 	if (err && err != -SY_E_OUTPUT) {
 		/* damage ended the walk: the windows before it are kept */
-		sy_msg_diag(c->input, sy_session_diag(s));
+		sy_msg_diag(c->opt.input, sy_session_diag(s));
 		*ret = SY_EXIT_DAMAGED;
 	}
 	if (err == -SY_E_OUTPUT) {
@@ -503,7 +502,7 @@ static int sy_convert_run(struct sy_convert *c, struct sy_session *s, int *ret)
 		 * the temporary file */
 		if (!sy_conv_out_commit(c->out, &c->unique, &d))
 			sy_diag_set_nooff(&d, err, "%s: write failed",
-					  c->output);
+					  c->opt.output);
 		c->out = NULL;
 		sy_convert_out_error(&d);
 		return SY_EXIT_FAILURE;
@@ -538,7 +537,7 @@ static int sy_convert_commit(struct sy_convert *c, struct sy_session *s)
 	struct sy_diag d = { 0 };
 	int err = 0;
 
-	if (c->stats_json)
+	if (c->opt.stats_json)
 		err = sy_write_json(c, s, &d);
 	if (!err)
 		err = sy_atomic_defer_commit(&d);
@@ -559,13 +558,13 @@ int sy_cmd_convert(int argc, char **argv)
 
 	memset(&c, 0, sizeof(c));
 	sy_cli_session_init(&c.cs);
-	c.output = "-";
-	c.keep = 1u << SY_ST_OK;
+	c.opt.output = "-";
+	c.opt.keep = 1u << SY_ST_OK;
 	if ((r = sy_convert_options(&c, argc, argv)) >= 0 ||
 	    (r = sy_convert_open(&c, &s)) >= 0)
 		goto out;
 	sy_atomic_defer_begin();
-	r = sy_conv_out_open(&c.out, c.fmt, c.output, s, c.binary_filter, &d);
+	r = sy_conv_out_open(&c.out, c.opt.fmt, c.opt.output, s, c.opt.binary_filter, &d);
 	if (r) {
 		if (!d.msg[0])
 			d.err = r;
@@ -575,13 +574,13 @@ int sy_cmd_convert(int argc, char **argv)
 	}
 	if ((r = sy_convert_run(&c, s, &ret)) >= 0)
 		goto out;
-	if (c.samples && (r = sy_convert_finish(&c)) >= 0)
+	if (c.n.samples && (r = sy_convert_finish(&c)) >= 0)
 		goto out;
-	if (!c.quiet)
+	if (!c.opt.quiet)
 		sy_convert_summary(&c, s, stderr, 0);
 	if (c.cs.verbose)
 		sy_convert_verbose(&c, s);
-	if (!c.samples) {
+	if (!c.n.samples) {
 		/* nothing to convert: no empty profile that llvm-profgen
 		 * would reject, and no JSON of it */
 		sy_convert_why_nothing(&c, s);

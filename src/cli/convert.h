@@ -18,8 +18,9 @@ struct sy_convert_bin {
 	uint64_t samples;
 };
 
-struct sy_convert {
-	struct sy_cli_session cs;
+/* What the command line asked for: set while the options are parsed,
+ * read-only after (a decode job's copy shares it). */
+struct sy_convert_opts {
 	const char *input;
 	const char *output;
 	enum sy_conv_format fmt;
@@ -29,13 +30,29 @@ struct sy_convert {
 	int quiet;
 	int whole_trace;
 	uint32_t lbr_depth;
-	struct sy_conv_out *out;
-	uint64_t unique;	/* distinct samples written (after the finish) */
+};
+
+/* What the windows added up to.  A decode job counts its own
+ * (sy_window_sink) and sy_convert_counts_add merges them: a new counter
+ * is added here and in that one function. */
+struct sy_convert_counts {
 	uint64_t selected;	/* windows the selection options kept */
 	uint64_t by_status[SY_ST_NR]; /* of those */
 	uint64_t samples, filtered, not_kept, no_stack;
 	uint64_t binary_filtered; /* samples --binary-filter dropped */
 	uint64_t stack_entries;
+};
+
+/* @to += @from, field by field. */
+void sy_convert_counts_add(struct sy_convert_counts *to,
+			   const struct sy_convert_counts *from);
+
+struct sy_convert {
+	struct sy_cli_session cs;
+	struct sy_convert_opts opt;
+	struct sy_convert_counts n;
+	struct sy_conv_out *out;
+	uint64_t unique;	/* distinct samples written (after the finish) */
 	struct sy_convert_bin *bins; /* --verbose */
 	size_t nr_bins;
 	uint64_t dropped_shown;	/* --verbose: reasons printed so far */

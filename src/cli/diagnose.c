@@ -41,6 +41,18 @@ int sy_cli_input_damage(const char *path, struct sy_diag *out)
 	return f.found != 0;
 }
 
+int sy_cli_session_open(struct sy_cli_session *c, uint32_t whole_depth,
+			struct sy_session **s)
+{
+	struct sy_diag d = { 0 };
+	int err;
+
+	c->o.whole_trace = SY_WHOLE_TRACE_AUTO;
+	c->o.whole_depth = whole_depth;
+	err = sy_session_open(s, &c->o, &d);
+	return err ? sy_cli_open_failed(c, err, &d) : -1;
+}
+
 int sy_cli_open_failed(const struct sy_cli_session *c, int err,
 		       const struct sy_diag *d)
 {

@@ -168,18 +168,12 @@ static int sy_windows_options(struct sy_wl *c, int argc, char **argv)
 /* Returns -1 to go on, else the exit status. */
 static int sy_windows_open(struct sy_wl *c, struct sy_session **s)
 {
-	struct sy_diag d = { 0 };
-	int err;
+	/* a plain trace recording: its stretches are the windows */
+	int r = sy_cli_session_open(&c->cs, c->cs.o.depth, s);
 
-	/* a plain trace recording: its stretches are the windows (the
-	 * session decides once it read the attrs) */
-	c->cs.o.whole_trace = SY_WHOLE_TRACE_AUTO;
-	c->cs.o.whole_depth = c->cs.o.depth;
-	err = sy_session_open(s, &c->cs.o, &d);
-	if (!err)
-		c->cs.o.whole_trace = !sy_session_has_pause(*s);
-	if (err)
-		return sy_cli_open_failed(&c->cs, err, &d);
+	if (r >= 0)
+		return r;
+	c->cs.o.whole_trace = !sy_session_has_pause(*s);
 	c->kind = sy_cli_trace_kind(sy_session_summary(*s));
 	if (c->disasm)
 		c->cs_ok = cs_open(c->kind == SY_TRACE_ETM ? CS_ARCH_ARM64 :
