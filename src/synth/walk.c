@@ -43,7 +43,7 @@ static void sy_win_items(struct sy_win *w)
  * is): then its windows are ready. */
 static int sy_head_validated(struct sy_session *s, int block)
 {
-	struct sy_win *w = s->out.head;
+	struct sy_win *w = s->out.head ? s->out.head->win : NULL;
 	struct sy_vbatch *b = w ? w->batch : NULL;
 
 	if (!b || b->done || !sy_jobs_work_done(&s->jobs, &b->work, block))
@@ -70,18 +70,19 @@ static void sy_emit_finished(struct sy_session *s, struct sy_finished *f)
  * thread, the walk waits for the oldest. */
 static void sy_emit_ready(struct sy_session *s)
 {
-	struct sy_win *w;
+	struct sy_outent *e;
 
 	for (;;) {
 		sy_head_validated(s, s->validating >
 					     SY_VALIDATING_MAX(s->sum.threads));
-		if (!(w = sy_outq_pop_ready(&s->out)))
+		if (!(e = sy_outq_pop_ready(&s->out)))
 			break;
-		if (w->fin) {
-			sy_emit_finished(s, w->fin);
-			sy_win_free(w);
+		if (e->fin) {
+			sy_emit_finished(s, e->fin);
+			sy_finished_free(e->fin);
 			continue;
 		}
+		struct sy_win *w = e->win;
 		struct sy_window *p = &w->pub;
 
 		if (s->cfg.items)

@@ -19,6 +19,7 @@ void sy_finished_free(struct sy_finished *f)
 	if (!f)
 		return;
 	f->sink->job_free(f->job);
+	sy_proc_snap_put(f->snap);
 	free(f);
 }
 
@@ -51,7 +52,6 @@ void sy_win_free(struct sy_win *w)
 {
 	if (!w)
 		return;
-	sy_finished_free(w->fin);
 	free(w->chain);
 	sy_stretch_free_all(w->st, w->nr_st);
 	sy_stack_mem_free(&w->stack);
@@ -65,39 +65,56 @@ void sy_win_free(struct sy_win *w)
 	free(w);
 }
 
-void sy_outq_append(struct sy_outq *o, struct sy_win *w)
+static void sy_outq_link(struct sy_outq *o, struct sy_outent *e)
 {
-	w->pub.index = o->next_index;
-	o->next_index += w->fin ? w->fin->sum.windows : 1;
-	w->next = NULL;
+	e->next = NULL;
 	o->nr++;
 	if (o->tail)
-		o->tail->next = w;
+		o->tail->next = e;
 	else
-		o->head = w;
-	o->tail = w;
+		o->head = e;
+	o->tail = e;
 }
 
-struct sy_win *sy_outq_pop_ready(struct sy_outq *o)
+void sy_outq_append(struct sy_outq *o, struct sy_win *w)
 {
-	struct sy_win *w = o->head;
+	w->pub.index = o->next_index++;
+	w->ent.win = w;
+	w->ent.fin = NULL;
+	sy_outq_link(o, &w->ent);
+}
 
-	if (!w || !w->ready)
+void sy_outq_append_finished(struct sy_outq *o, struct sy_finished *f)
+{
+	o->next_index += f->sum.windows;
+	f->ent.win = NULL;
+	f->ent.fin = f;
+	sy_outq_link(o, &f->ent);
+}
+
+struct sy_outent *sy_outq_pop_ready(struct sy_outq *o)
+{
+	struct sy_outent *e = o->head;
+
+	if (!e || (e->win && !e->win->ready))
 		return NULL;
-	o->head = w->next;
+	o->head = e->next;
 	if (!o->head)
 		o->tail = NULL;
 	o->nr--;
-	return w;
+	return e;
 }
 
 void sy_outq_free(struct sy_outq *o)
 {
 	while (o->head) {
-		struct sy_win *w = o->head;
+		struct sy_outent *e = o->head;
 
-		o->head = w->next;
-		sy_win_free(w);
+		o->head = e->next;
+		if (e->win)
+			sy_win_free(e->win);
+		else
+			sy_finished_free(e->fin);
 	}
 	o->tail = NULL;
 	o->nr = 0;

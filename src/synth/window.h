@@ -26,14 +26,28 @@ struct sy_inner_mem {
 };
 
 struct sy_win;
+struct sy_finished;
+
+/* One place on the output list (struct sy_outq): a window being built, or
+ * the windows a decode job finished on its thread (finish.h), which stand
+ * together in one place, take as many numbers as they are and are ready
+ * at once.  Embedded in what it stands for. */
+struct sy_outent {
+	struct sy_outent *next;
+	struct sy_win *win;		/* a window, or NULL */
+	struct sy_finished *fin;	/* or what a job finished */
+};
 
 /* What the windows of a decode job finished on its thread made (finish.h):
  * the sink's context, and what they add to the summary. */
 struct sy_finished {
+	struct sy_outent ent;	/* its place on the output list */
 	const struct sy_window_sink *sink;
 	void *job;		/* the sink's */
 	struct sy_session_summary sum; /* sy_summary_add_window's counts */
 	int err;		/* the first the sink returned */
+	/* the address space of its windows, held until they are merged */
+	struct sy_proc_snap *snap;
 };
 
 /* NULL-safe. */
@@ -60,7 +74,7 @@ struct sy_vbatch {
 
 struct sy_win {
 	struct sy_window pub;
-	struct sy_win *next;	/* output list */
+	struct sy_outent ent;	/* its place on the output list */
 	int ready;		/* may be handed out */
 	/* validated on a worker with the others of its batch (validate.h):
 	 * ready once that is done */
@@ -89,9 +103,6 @@ struct sy_win {
 	struct sy_inner_mem *inner_mem;
 	struct sy_proc_snap *snap;
 	struct sy_text items;	/* --items: its stretches' item lines */
-	/* not a window: the windows a job finished (finish.h), standing for
-	 * them on the output list, ready at once */
-	struct sy_finished *fin;
 };
 
 /* NULL-safe.  The last window of a batch frees the batch. */
@@ -102,17 +113,19 @@ void sy_win_free_inner(struct sy_win *w);
 
 /* Windows in output order, waiting to be handed out. */
 struct sy_outq {
-	struct sy_win *head, *tail;
+	struct sy_outent *head, *tail;
 	size_t nr;
 	uint64_t next_index;
 };
 
-/* Appends @w, numbering it: the output order (a job's finished windows
- * take as many numbers as they are). */
+/* Appends window @w, numbering it: the output order. */
 void sy_outq_append(struct sy_outq *o, struct sy_win *w);
-/* The oldest window if it is ready, taken off the list; else NULL. */
-struct sy_win *sy_outq_pop_ready(struct sy_outq *o);
-/* Frees every window on the list. */
+/* Appends the windows a job finished (they take as many numbers as they
+ * are). */
+void sy_outq_append_finished(struct sy_outq *o, struct sy_finished *f);
+/* The oldest entry if it is ready, taken off the list; else NULL. */
+struct sy_outent *sy_outq_pop_ready(struct sy_outq *o);
+/* Frees every entry on the list. */
 void sy_outq_free(struct sy_outq *o);
 
 #endif

@@ -133,17 +133,13 @@ static struct sy_win *sy_window_of_stretch(struct sy_qjob *j, size_t i)
  * list: ready at once, they are merged when the walk comes to them. */
 static int sy_windows_finished(struct sy_session *s, struct sy_qjob *j)
 {
-	struct sy_win *w;
+	struct sy_finished *f = j->fin;
 
-	if (!j->fin)
+	if (!f)
 		return 0;
-	if (!(w = calloc(1, sizeof(*w))))
-		return -SY_E_NOMEM;
-	w->fin = j->fin;
 	j->fin = NULL;
-	w->snap = sy_proc_snap_get(j->job.snap); /* their windows' */
-	w->ready = 1;
-	sy_outq_append(&s->out, w);
+	f->snap = sy_proc_snap_get(j->job.snap); /* their windows' */
+	sy_outq_append_finished(&s->out, f);
 	return 0;
 }
 
