@@ -45,7 +45,7 @@ static struct sy_qjob *sy_qjob_new(struct sy_session *s, struct sy_queue *q,
 	j->job.ctxid = ctxid;
 	j->job.fresh = 1;
 	j->job.seam_sync = SY_DEC_NO_SEAM;
-	n = sy_auxmap_chunks(&q->aux, s->r, a, b, &j->job.chunks, &j->lost);
+	n = sy_auxmap_chunks(&q->aux, s->in.r, a, b, &j->job.chunks, &j->lost);
 	if (n < 0) {
 		free(j);
 		return NULL;
@@ -53,8 +53,8 @@ static struct sy_qjob *sy_qjob_new(struct sy_session *s, struct sy_queue *q,
 	j->job.nr_chunks = (size_t)n;
 	j->job.own_chunks = 1;
 	j->job.bytes = b - a;
-	j->job.drop_pages = sy_perf_bytes_droppable(s->r);
-	j->job.snap = sy_proc_table_snapshot(s->procs);
+	j->job.drop_pages = sy_perf_bytes_droppable(s->in.r);
+	j->job.snap = sy_proc_table_snapshot(s->model.procs);
 	sy_qjob_fallback(s, j);
 	return j;
 }
@@ -214,7 +214,7 @@ static int sy_units_next_job(struct sy_session *s, struct sy_queue *q,
 	int r;
 
 	*out = NULL;
-	r = sy_units_next(&q->units, &q->aux, &s->cfg, s->r, &t);
+	r = sy_units_next(&q->units, &q->aux, &s->cfg, s->in.r, &t);
 	if (r <= 0)
 		return r;
 	if (r == SY_UNITS_WAIT)
@@ -229,7 +229,7 @@ static int sy_units_next_job(struct sy_session *s, struct sy_queue *q,
 		j->job.aux_lo = t.aux_lo;
 		j->job.dp = &q->dp;
 		j->job.ctxid = q->last_tid;
-		j->job.snap = sy_proc_table_snapshot(s->procs);
+		j->job.snap = sy_proc_table_snapshot(s->model.procs);
 		sy_qjob_fallback(s, j);
 		j->job.chunks = t.piece->chunks;
 		j->job.nr_chunks = t.piece->nr_chunks;
@@ -237,7 +237,7 @@ static int sy_units_next_job(struct sy_session *s, struct sy_queue *q,
 		j->job.fresh = t.first;
 		j->job.has_limit = !t.final;
 		/* the piece's slices share its chunks: the last drops them */
-		j->job.drop_pages = t.final && sy_perf_bytes_droppable(s->r);
+		j->job.drop_pages = t.final && sy_perf_bytes_droppable(s->in.r);
 		j->job.limit = t.limit;
 		j->job.bytes = s->cfg.unit_bytes;
 		j->lost = t.piece->lost;

@@ -79,7 +79,7 @@ static int sy_spool_stdin(struct sy_session *s)
 		}
 	}
 	lseek(fd, 0, SEEK_SET);
-	s->spool_fd = fd;
+	s->in.spool_fd = fd;
 	return 0;
 }
 
@@ -88,12 +88,12 @@ static int sy_reopen(struct sy_session *s)
 	struct sy_diag d = { 0 };
 	int err;
 
-	sy_perf_close(s->r);
-	s->r = NULL;
-	if (s->spool_fd >= 0)
-		err = sy_perf_open_fd(&s->r, s->spool_fd, "-", &d);
+	sy_perf_close(s->in.r);
+	s->in.r = NULL;
+	if (s->in.spool_fd >= 0)
+		err = sy_perf_open_fd(&s->in.r, s->in.spool_fd, "-", &d);
 	else
-		err = sy_perf_open(&s->r, s->path, &d);
+		err = sy_perf_open(&s->in.r, s->in.path, &d);
 	if (err) {
 		s->diag = d;
 		return err;
@@ -132,7 +132,7 @@ static int sy_session_setup(struct sy_session *s)
 	struct stat st;
 	int err;
 
-	if (!strcmp(s->path, "-") &&
+	if (!strcmp(s->in.path, "-") &&
 	    (fstat(STDIN_FILENO, &st) || !S_ISREG(st.st_mode)) &&
 	    (err = sy_spool_stdin(s)))
 		return err;
@@ -145,10 +145,10 @@ static int sy_session_setup(struct sy_session *s)
 	s->mode = sy_mode_pick(&s->cfg);
 	s->sum.sink = s->cfg.sink;
 	s->sum.per_thread = s->cfg.per_thread;
-	if ((err = sy_image_cache_new(&s->images, &o->images, &s->diag)))
+	if ((err = sy_image_cache_new(&s->model.images, &o->images, &s->diag)))
 		return err;
-	sy_image_cache_set_warn(s->images, sy_image_warn, s);
-	return sy_proc_table_new(&s->procs, s->images);
+	sy_image_cache_set_warn(s->model.images, sy_image_warn, s);
+	return sy_proc_table_new(&s->model.procs, s->model.images);
 }
 
 int sy_session_open(struct sy_session **out, const struct sy_session_opts *opts,
@@ -163,10 +163,10 @@ int sy_session_open(struct sy_session **out, const struct sy_session_opts *opts,
 	sy_config_from_opts(&s->cfg, opts);
 	s->warn.fn = opts->warn;
 	s->warn.ctx = opts->warn_ctx;
-	s->spool_fd = -1;
-	sy_comms_init(&s->comms);
-	s->path = strdup(opts->input ? opts->input : "perf.data");
-	if (!s->path) {
+	s->in.spool_fd = -1;
+	sy_comms_init(&s->model.comms);
+	s->in.path = strdup(opts->input ? opts->input : "perf.data");
+	if (!s->in.path) {
 		free(s);
 		return -SY_E_NOMEM;
 	}
@@ -205,17 +205,17 @@ void sy_session_close(struct sy_session *s)
 	if (!s)
 		return;
 	sy_session_stop_jobs(s);
-	sy_outq_free(&s->out);
+	sy_outq_free(&s->deliver.out);
 	sy_queues_free(&s->queues);
-	sy_comms_fini(&s->comms);
-	free(s->attr_role);
-	sy_auxtrace_info_fini(&s->info);
-	sy_proc_table_free(s->procs);
-	sy_image_cache_free(s->images);
-	sy_perf_close(s->r);
-	if (s->spool_fd >= 0)
-		close(s->spool_fd);
-	free(s->path);
+	sy_comms_fini(&s->model.comms);
+	free(s->roles.attr_role);
+	sy_auxtrace_info_fini(&s->in.info);
+	sy_proc_table_free(s->model.procs);
+	sy_image_cache_free(s->model.images);
+	sy_perf_close(s->in.r);
+	if (s->in.spool_fd >= 0)
+		close(s->in.spool_fd);
+	free(s->in.path);
 	free(s);
 }
 
@@ -232,7 +232,7 @@ static void sy_progress(struct sy_session *s, uint64_t off, int done)
 {
 	struct sy_progress p = {
 		.done = off,
-		.total = sy_perf_info(s->r)->file_size,
+		.total = sy_perf_info(s->in.r)->file_size,
 		.windows = s->sum.windows,
 		.finished = done,
 	};
@@ -258,7 +258,7 @@ static int sy_session_walk(struct sy_session *s)
 	uint64_t n = 0;
 	int err, rerr;
 
-	while ((rerr = sy_perf_next(s->r, &rec)) == 0 && !s->fn_ret) {
+	while ((rerr = sy_perf_next(s->in.r, &rec)) == 0 && !s->deliver.fn_ret) {
 		if ((err = sy_walk_record(s, &rec)))
 			return err;
 		/* the walk waits for the decoders when too many windows
@@ -274,7 +274,7 @@ static int sy_session_walk(struct sy_session *s)
 		}
 	}
 	if (rerr != -SY_E_EOS) {
-		s->diag = *sy_perf_diag(s->r);
+		s->diag = *sy_perf_diag(s->in.r);
 		s->sum.input_error = rerr;
 	}
 	return sy_walk_end(s);
@@ -292,27 +292,27 @@ int sy_session_run_sink(struct sy_session *s, sy_window_fn fn, void *ctx,
 	int err;
 
 	s->sum.threads = sy_threads(s);
-	s->fn = fn;
-	s->fn_ctx = ctx;
+	s->deliver.fn = fn;
+	s->deliver.fn_ctx = ctx;
 	/* the windows a sink can take are the whole trace's, and only where
 	 * a job alone makes them (finish.h) */
 	if (sink && fn && s->cfg.whole_trace && !s->cfg.items &&
 	    !s->cfg.per_thread && !sy_queue_tracks_threads(&s->cfg)) {
-		s->sink = *sink;
-		s->has_sink = 1;
+		s->deliver.sink = *sink;
+		s->deliver.has_sink = 1;
 	}
 	if ((err = sy_reopen(s)))
 		return err;
 	/* the prepass saw the same damage; the reader replays what it met
 	 * while opening, which counts */
 	s->warn.damage = 0;
-	sy_perf_set_warn(s->r, sy_reader_warn, s);
-	if ((err = sy_proc_table_set_build_ids(s->procs,
-					       sy_perf_features(s->r))))
+	sy_perf_set_warn(s->in.r, sy_reader_warn, s);
+	if ((err = sy_proc_table_set_build_ids(s->model.procs,
+					       sy_perf_features(s->in.r))))
 		return err;
 	/* one thread: jobs run when collected, no pool threads at all; the
 	 * workers validate windows too, each with a validator of its own */
-	if ((err = sy_jobs_init(&s->jobs, s->sum.threads, s->images,
+	if ((err = sy_jobs_init(&s->jobs, s->sum.threads, s->model.images,
 				s->cfg.depth, s->cfg.items, s->cfg.unit_bytes,
 				&(struct sy_jobs_extra){ sy_validator_new,
 							 sy_validator_free,
@@ -324,8 +324,8 @@ int sy_session_run_sink(struct sy_session *s, sy_window_fn fn, void *ctx,
 	sy_session_stop_jobs(s);
 	s->sum.damage = s->warn.damage;
 	s->sum.seconds = sy_now() - t0;
-	if (!err && s->fn_ret)
-		err = s->fn_ret;
+	if (!err && s->deliver.fn_ret)
+		err = s->deliver.fn_ret;
 	if (!err && s->sum.input_error)
 		err = s->sum.input_error;
 	return err;
@@ -338,7 +338,7 @@ const struct sy_session_summary *sy_session_summary(const struct sy_session *s)
 
 int sy_session_has_pause(const struct sy_session *s)
 {
-	return s->any_pause_attr;
+	return s->roles.any_pause_attr;
 }
 
 const struct sy_diag *sy_session_diag(const struct sy_session *s)
@@ -348,11 +348,11 @@ const struct sy_diag *sy_session_diag(const struct sy_session *s)
 
 const struct sy_perf_reader *sy_session_reader(const struct sy_session *s)
 {
-	return s->r;
+	return s->in.r;
 }
 
 size_t sy_session_missing(struct sy_session *s, struct sy_image_missing *out,
 			  size_t max)
 {
-	return sy_image_cache_missing(s->images, out, max);
+	return sy_image_cache_missing(s->model.images, out, max);
 }

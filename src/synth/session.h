@@ -82,6 +82,43 @@ extern const struct sy_mode_ops sy_mode_etr, sy_mode_stream, sy_mode_whole;
 #define SY_ROLE_RESUME 0x4u
 #define SY_ROLE_CALLCHAIN 0x8u
 
+/* The recording being read. */
+struct sy_session_input {
+	int spool_fd;		/* standard input copied here, or -1 */
+	char *path;
+	struct sy_perf_reader *r;
+	struct sy_auxtrace_info info;
+	int has_info;
+};
+
+/* What each attr's events are for (prepass.c). */
+struct sy_session_roles {
+	uint8_t *attr_role;	/* SY_ROLE_* per attr index */
+	uint32_t nr_roles;
+	int any_pause_attr;
+};
+
+/* The traced processes: binaries, address spaces over time, names. */
+struct sy_session_model {
+	struct sy_image_cache *images;
+	struct sy_proc_table *procs;
+	struct sy_comms comms;
+};
+
+/* Windows on their way out: the output list, the batches being
+ * validated, and where ready windows go. */
+struct sy_session_delivery {
+	struct sy_outq out;
+	size_t validating;	/* batches of windows whose validation may
+				 * be running (windows.c) */
+	sy_window_fn fn;
+	void *fn_ctx;
+	int fn_ret;
+	/* whole-trace windows finished in their jobs (finish.h) */
+	struct sy_window_sink sink;
+	int has_sink;
+};
+
 struct sy_session {
 	struct sy_session_opts o;
 	struct sy_synth_config cfg;
@@ -89,30 +126,15 @@ struct sy_session {
 	struct sy_warner warn;
 	struct sy_diag diag;
 	struct sy_session_summary sum;
-	int spool_fd;		/* standard input copied here, or -1 */
-	char *path;
-	struct sy_perf_reader *r;
-	struct sy_auxtrace_info info;
-	int has_info;
-	uint8_t *attr_role;	/* SY_ROLE_* per attr index */
-	uint32_t nr_roles;
-	int any_pause_attr;
+	struct sy_session_input in;
+	struct sy_session_roles roles;
+	struct sy_session_model model;
+	struct sy_session_delivery deliver;
+	/* the walk's */
 	struct sy_queues queues;
 	size_t held;		/* stretches waiting for their window */
-	struct sy_image_cache *images;
-	struct sy_proc_table *procs;
 	struct sy_jobs jobs;
-	struct sy_outq out;
-	size_t validating;	/* batches of windows whose validation may
-				 * be running (windows.c) */
-	struct sy_comms comms;
 	uint64_t sample_seq;	/* pause/resume samples read */
-	sy_window_fn fn;
-	void *fn_ctx;
-	int fn_ret;
-	/* whole-trace windows finished in their jobs (finish.h) */
-	struct sy_window_sink sink;
-	int has_sink;
 };
 
 /* The queue of @key (created when @create). */

@@ -60,7 +60,7 @@ static void sy_windows_submit(struct sy_session *s, struct sy_vbatch *b)
 	if (!b)
 		return;
 	b->work.run = sy_validate_work;
-	s->validating++;
+	s->deliver.validating++;
 	sy_jobs_submit_work(&s->jobs, &b->work);
 }
 
@@ -139,7 +139,7 @@ static int sy_windows_finished(struct sy_session *s, struct sy_qjob *j)
 		return 0;
 	j->fin = NULL;
 	f->snap = sy_proc_snap_get(j->job.snap); /* their windows' */
-	sy_outq_append_finished(&s->out, f);
+	sy_outq_append_finished(&s->deliver.out, f);
 	return 0;
 }
 
@@ -159,7 +159,7 @@ int sy_windows_whole(struct sy_session *s, struct sy_qjob *j, size_t *i)
 			err = -SY_E_NOMEM;
 			break;
 		}
-		sy_outq_append(&s->out, w);
+		sy_outq_append(&s->deliver.out, w);
 		err = sy_windows_validate(&b, w);
 	}
 	sy_windows_submit(s, b);
