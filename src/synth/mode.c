@@ -95,10 +95,10 @@ static int sy_etr_on_pause(struct sy_session *s, struct sy_queue *q,
 	if (!j)
 		return -SY_E_NOMEM;
 	j->win = w;
-	w->has_group = 1;
+	w->match.has_group = 1;
 	j->has_aux_time = 1;
 	j->aux_time = g->time;
-	w->aux_bytes = g->bytes;
+	w->ev.aux_bytes = g->bytes;
 	g->has = 0;
 	g->bytes = 0;
 	g->ready = j;
@@ -149,8 +149,8 @@ static int sy_etr_job_done(struct sy_session *s, struct sy_qjob *j)
 	/* an ETR group: its pause sample owns what it holds (the group
 	 * after the last pause sample has none, sy_etr_on_end) */
 	if (j->win) {
-		j->win->lost |= j->lost;
-		j->win->group_done = 1;
+		j->win->ev.lost |= j->lost;
+		j->win->match.group_done = 1;
 	}
 	return sy_match_job(s, j);
 }

@@ -169,7 +169,7 @@ int sy_placer_window(struct sy_placer *p, const struct sy_synth_config *cfg,
 
 	/* a pause that was missed stopped nothing: its samples interrupted
 	 * the trace that the next pause sample's window owns */
-	if (w->ran_through)
+	if (w->match.ran_through)
 		return 0;
 	while (p->qs_pos + n < p->nr_qs &&
 	       p->qs[p->qs_pos + n].time <= w->pub.pause_time)

@@ -323,7 +323,7 @@ static int sy_on_pause(struct sy_session *s, struct sy_queue *q,
 	w->pub.pause_period = sm->period;
 	w->pub.pid = sm->pid;
 	w->pub.tid = sm->tid;
-	w->resume_tid = sm->tid;
+	w->match.resume_tid = sm->tid;
 	w->seq = s->sample_seq++;
 	sy_outq_append(&s->deliver.out, w);
 	if (sm->type & SY_SAMPLE_CALLCHAIN) {

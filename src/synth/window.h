@@ -72,6 +72,26 @@ struct sy_vbatch {
 	int done;		/* the walk saw the work done */
 };
 
+/* What matching (match.c) keeps of a window while its trace comes in. */
+struct sy_win_match {
+	uint64_t span_lo;	/* the previous pause sample's time */
+	int has_span_lo;
+	int ran_through;	/* a stretch spans its pause sample */
+	int has_group;		/* ETR: a job decodes its AUX group */
+	int group_done;		/* ETR: the decode of its AUX group is done */
+	uint32_t resume_tid;
+	int resume_switched;	/* its resume came on the last instruction
+				 * before a context switch (match.c) */
+};
+
+/* What the records said about a window's trace, for validation. */
+struct sy_win_evidence {
+	uint64_t aux_bytes;	/* ETR: bytes of its AUX group */
+	uint64_t aux_flags;
+	int lost;
+	uint32_t switches;
+};
+
 struct sy_win {
 	struct sy_window pub;
 	struct sy_outent ent;	/* its place on the output list */
@@ -80,20 +100,8 @@ struct sy_win {
 	 * ready once that is done */
 	struct sy_vbatch *batch;
 	uint64_t seq;		/* sample order in the file */
-	/* matching */
-	uint64_t span_lo;	/* the previous pause sample's time */
-	int has_span_lo;
-	int ran_through;	/* a stretch spans its pause sample */
-	int has_group;		/* ETR: a job decodes its AUX group */
-	int group_done;		/* ETR: the decode of its AUX group is done */
-	/* evidence for validation */
-	uint64_t aux_bytes;	/* ETR: bytes of its AUX group */
-	uint64_t aux_flags;
-	int lost;
-	uint32_t switches;
-	uint32_t resume_tid;
-	int resume_switched;	/* its resume came on the last instruction
-				 * before a context switch (match.c) */
+	struct sy_win_match match;
+	struct sy_win_evidence ev;
 	struct sy_stretch *st;
 	size_t nr_st;
 	/* what pub's pointers own */

@@ -215,7 +215,7 @@ Test(place, samples_wait_for_the_window_that_owns_the_trace)
 	/* a pause sample at 800 whose pause was missed: trace ran through
 	 * it, and the sample before it belongs to the window at 2000 */
 	memset(&w2, 0, sizeof(w2));
-	w2.ran_through = 1;
+	w2.match.ran_through = 1;
 	w2.pub.pause_time = 800;
 	cr_assert_eq(sy_placer_window(&f.p, &f.cfg, &w2, &f.counted), 0);
 	cr_assert_eq(w2.pub.nr_inner + w2.pub.unplaced, 0);
