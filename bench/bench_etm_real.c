@@ -48,7 +48,7 @@
 #include "sy_auxtrace.h"
 #include "sy_decode.h"
 #include "sy_image.h"
-#include "sy_perf.h"
+#include "sy_perf_reader.h"
 #include "sy_perf_event.h"
 #include "sy_perf_writer.h"
 #include "sy_synth.h"

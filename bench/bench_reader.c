@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "sy_perf.h"
+#include "sy_perf_reader.h"
 #include "sy_perf_writer.h"
 
 static double sy_now(void)

@@ -7,7 +7,7 @@
 #ifndef SY_PERF_EVENT_H
 #define SY_PERF_EVENT_H
 
-#include "sy_perf.h"
+#include "sy_perf_reader.h"
 
 struct sy_ev_mmap {		/* MMAP and MMAP2 */
 	uint32_t pid, tid;

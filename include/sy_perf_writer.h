@@ -1,4 +1,4 @@
-/* Writing perf.data files: the inverse of sy_perf.h.
+/* Writing perf.data files: the inverse of sy_perf_reader.h.
  *
  * A builder that lays out a perf.data file the way `perf record` does, in
  * memory for the test suite and the fixture generator, or streamed to a
@@ -43,7 +43,7 @@
 #include <stdint.h>
 
 #include "sy_error.h"
-#include "sy_perf.h"
+#include "sy_perf_reader.h"
 #include "sy_perf_abi.h"
 
 /* --- Configuration ----------------------------------------------------- */

@@ -63,7 +63,7 @@
 #include "sy_aspace.h"
 #include "sy_error.h"
 #include "sy_image_cache.h"
-#include "sy_perf.h"
+#include "sy_perf_reader.h"
 #include "sy_perf_event.h"
 
 /* Every process of a recording at one moment; immutable, refcounted. */

@@ -26,7 +26,7 @@
 #include "sy_image.h"
 #include "sy_image_cache.h"
 #include "sy_proc.h"
-#include "sy_perf.h"
+#include "sy_perf_reader.h"
 
 /* Window statuses, in the order they are tested: a window gets the first
  * that applies.  Name, then the meaning shown in summaries and man pages. */

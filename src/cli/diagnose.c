@@ -5,7 +5,7 @@
  * before calling a file empty of trace, the commands walk its records as
  * dump does and report the first damage instead. */
 #include "cli.h"
-#include "sy_perf.h"
+#include "sy_perf_reader.h"
 
 struct sy_first_damage {
 	struct sy_diag d;

@@ -28,7 +28,7 @@
 #include "sy_error.h"
 #include "sy_image.h"
 #include "sy_proc.h"
-#include "sy_perf.h"
+#include "sy_perf_reader.h"
 #include "sy_branch.h"
 
 /* One emitted sample. */

@@ -4,7 +4,7 @@
 #define SY_PERF_FEATURE_IMPL_H
 
 #include "sy_arena.h"
-#include "sy_perf.h"
+#include "sy_perf_reader.h"
 
 /* One EVENT_DESC entry: names an attr by its first id. */
 struct sy_event_desc {

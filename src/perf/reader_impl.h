@@ -17,7 +17,7 @@
 
 #include "feature_impl.h"
 #include "sy_hash.h"
-#include "sy_perf.h"
+#include "sy_perf_reader.h"
 
 /* Largest contiguous piece a stream may ask for (an AUXTRACE chunk with its
  * header).  Real chunks are at most the AUX buffer size. */

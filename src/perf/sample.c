@@ -7,7 +7,7 @@
 #include <stdio.h>
 
 #include "sy_bytes.h"
-#include "sy_perf.h"
+#include "sy_perf_reader.h"
 
 struct sy_cursor {
 	const uint8_t *p;

@@ -18,7 +18,7 @@
 #include <stdint.h>
 
 #include "sy_decode.h"
-#include "sy_perf.h"
+#include "sy_perf_reader.h"
 
 /* One AUXTRACE payload: where bytes of the AUX area are in the file. */
 struct sy_auxbuf {

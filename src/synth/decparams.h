@@ -9,7 +9,7 @@
 #include "sy_auxtrace.h"
 #include "sy_decode.h"
 #include "sy_error.h"
-#include "sy_perf.h"
+#include "sy_perf_reader.h"
 
 /* CoreSight trace IDs the recording assigned (PERF_RECORD_AUX_OUTPUT_HW_ID),
  * per CPU; 0 when unknown. */

@@ -24,7 +24,7 @@
 #include "sy_image.h"
 #include "sy_image_cache.h"
 #include "sy_proc.h"
-#include "sy_perf.h"
+#include "sy_perf_reader.h"
 #include "sy_synth.h"
 #include "validate.h"
 #include "warn.h"

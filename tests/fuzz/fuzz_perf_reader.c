@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "sy_auxtrace.h"
-#include "sy_perf.h"
+#include "sy_perf_reader.h"
 #include "sy_perf_event.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

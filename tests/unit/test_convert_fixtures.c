@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "fx_sidecar.h"
-#include "sy_perf.h"
+#include "sy_perf_reader.h"
 #include "sy_profgen.h"
 #include "sy_synth.h"
 #include "sy_test.h"

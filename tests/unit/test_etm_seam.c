@@ -28,7 +28,7 @@
 #include "sy_decode.h"
 #include "sy_etm_sources.h"
 #include "sy_image.h"
-#include "sy_perf.h"
+#include "sy_perf_reader.h"
 #include "sy_perf_event.h"
 #include "sy_snapshot.h"
 #include "sy_test.h"

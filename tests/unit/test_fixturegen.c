@@ -104,7 +104,7 @@
 #include "fx_truth.h"
 #include "sy_auxtrace.h"
 #include "sy_bytes.h"
-#include "sy_perf.h"
+#include "sy_perf_reader.h"
 #include "sy_perf_event.h"
 #include "sy_synth.h"
 #include "sy_test.h"

@@ -46,7 +46,7 @@
 #include "fx_gen.h"
 #include "fx_scenario.h"
 #include "fx_sidecar.h"
-#include "sy_perf.h"
+#include "sy_perf_reader.h"
 #include "sy_perf_event.h"
 #include "sy_test.h"
 

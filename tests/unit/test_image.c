@@ -33,7 +33,7 @@
 #include "sy_image_cache.h"
 #include "sy_mem_reader.h"
 #include "sy_proc.h"
-#include "sy_perf.h"
+#include "sy_perf_reader.h"
 #include "sy_perf_event.h"
 #include "sy_test.h"
 

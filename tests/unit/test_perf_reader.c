@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "sy_bytes.h"
-#include "sy_perf.h"
+#include "sy_perf_reader.h"
 #include "sy_perf_event.h"
 #include "sy_perf_writer.h"
 #include "sy_test.h"

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "synth/units.h"
-#include "sy_perf.h"
+#include "sy_perf_reader.h"
 #include "sy_perf_writer.h"
 
 #define AREA 4000

@@ -19,8 +19,8 @@
  *		report(sy_perf_diag(r));
  *	sy_perf_close(r);
  */
-#ifndef SY_PERF_H
-#define SY_PERF_H
+#ifndef SY_PERF_READER_H
+#define SY_PERF_READER_H
 
 #include <stddef.h>
 #include <stdint.h>
