@@ -370,7 +370,7 @@ static int sy_check_plausible(struct sy_validator *v, struct sy_win *w)
 {
 	char why[sizeof(w->pub.reason)];
 
-	if (!sy_plausible_window(&v->pl, w, why, sizeof(why)))
+	if (!sy_plausible_window(&v->pl, w, why, sizeof(why), &w->pub.suspect))
 		return 0;
 	sy_reason(w, SY_ST_IMPLAUSIBLE, "%s", why);
 	return 1;
