@@ -282,9 +282,25 @@ static int sy_error_after_stop(const struct sy_matcher *m, size_t k,
 	       sy_pinned_by(&m->ms[k - 1], w);
 }
 
+/* Whether an AUX record that says TRUNCATED came in [@lo, @hi): the kernel
+ * disables the trace there, so trace that ended before it was not stopped
+ * by a pause sample after it. */
+static int sy_truncated_in(const struct sy_matcher *m, uint64_t lo,
+			   uint64_t hi)
+{
+	for (size_t i = m->ev_pos; i < m->nr_ev; i++) {
+		const struct sy_qevent *e = &m->ev[i];
+
+		if (e->kind == SY_QEV_AUX && e->time >= lo && e->time < hi &&
+		    (e->flags & SY_AUX_FLAG_TRUNCATED))
+			return 1;
+	}
+	return 0;
+}
+
 /* Whether a pause sample after the current one is known to stop stretch
- * @ms (its time is past what @ms saw and the trace stops at its IP): 1 yes,
- * 0 no, -1 not known yet. */
+ * @ms (its time is past what @ms saw and the trace stops at its IP, with
+ * no truncation between): 1 yes, 0 no, -1 not known yet. */
 static int sy_later_owner(const struct sy_matcher *m,
 			  const struct sy_mstretch *ms, int final)
 {
@@ -303,6 +319,9 @@ static int sy_later_owner(const struct sy_matcher *m,
 		    w2->pub.pause_time > next->pt0)
 			break;
 		later_known = 1;
+		/* truncated after the stretch: what stopped it came first */
+		if (sy_truncated_in(m, ms->pt1, w2->pub.pause_time))
+			break;
 		if (sy_pinned_ip(ms, w2->pub.pause_ip))
 			return 1;
 	}
