@@ -217,6 +217,9 @@ struct sy_session_summary {
 	int input_error;	/* reader error that ended the walk (0: none) */
 	uint64_t lost_records;	/* PERF_RECORD_LOST / LOST_SAMPLES */
 	uint64_t suspect;	/* windows with a suspect branch (sy_window) */
+	/* pause samples with a user callchain frame in no mapping of their
+	 * process (a damaged sample body or a broken frame chain) */
+	uint64_t chain_unmapped;
 	/* trace context IDs naming no thread of the recording (another pid
 	 * namespace): changes to one, decoded in the per-thread queue's own
 	 * thread (remapped) or not decoded (unknown); one such ID */

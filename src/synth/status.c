@@ -58,7 +58,7 @@ int sy_summary_bogus_line(const struct sy_session_summary *s, char *buf,
 	uint64_t bad = s->by_status[SY_ST_IMPLAUSIBLE];
 	int n = 0;
 
-	if (!bad && !s->suspect)
+	if (!bad && !s->suspect && !s->chain_unmapped)
 		return 0;
 	buf[0] = 0;
 	if (bad)
@@ -74,5 +74,12 @@ int sy_summary_bogus_line(const struct sy_session_summary *s, char *buf,
 			 "code or damage; kept)",
 			 bad ? "; " : "", s->suspect,
 			 s->suspect == 1 ? "" : "s");
+	n = (int)strlen(buf);
+	if (s->chain_unmapped && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n,
+			 "%s%" PRIu64 " pause sample%s with a callchain frame "
+			 "in no mapping (damaged sample or broken frame chain)",
+			 n ? "; " : "", s->chain_unmapped,
+			 s->chain_unmapped == 1 ? "" : "s");
 	return 1;
 }
