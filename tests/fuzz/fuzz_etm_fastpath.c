@@ -128,8 +128,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size < 2)
 		return 0;
-	if (size > (32u << 10))	/* as fuzz_etm_decode.c */
-		size = 32u << 10;
+	if (size > FUZZ_ETM_MAX)	/* as fuzz_etm_decode.c */
+		size = FUZZ_ETM_MAX;
 	mode = data[0];
 	opt = data[1];
 	chunk = (size_t)(opt & 0x3f) + 1;

@@ -14,6 +14,10 @@
 #include "fx_etm.h"
 #include "sy_decode.h"
 
+/* Longest window a target decodes (the configuration bytes excluded):
+ * tests/fuzz/run gives these targets -max_len to match. */
+#define FUZZ_ETM_MAX 2048u
+
 #define IMG_WORDS 256
 #define IMG_LO 0x400000ull
 #define IMG_HI 0x7fb7e01000ull
