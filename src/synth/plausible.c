@@ -182,6 +182,9 @@ struct sy_pl_ctx {
 	int stack_ok;
 	/* what correct code may do but damage more often does */
 	uint32_t suspect;
+	/* the branch before the one before the branch checked (NULL: none
+	 * in this stretch): where the straight run to that one began */
+	const struct sy_br *prev2;
 	/* mappings, and contiguous code [lo, hi) with its location at lo */
 	const struct sy_map *maps[SY_PL_CACHE];
 	uint64_t lo[SY_PL_CACHE], hi[SY_PL_CACHE];
@@ -717,6 +720,109 @@ static int sy_pl_table_range(struct sy_pl_ctx *c, const struct sy_br *b,
 	return 1;
 }
 
+/* Largest switch whose table the check below reads (entries). */
+#define SY_PL_TABLE_MAX 1024u
+
+/* The index bound of the jump table @b ends, from the code's own bounds
+ * check (as BOLT's jump-table analysis reads it): GCC's
+ *
+ *   cmp wI, #N; b.ls L ... L: adrp xT, tab; add xT, xT, #lo;
+ *   ldrb wE, [xT, wI, uxtw] (or ldrh ... uxtw #1); adr; add; br
+ *
+ * with the b.ls the run's taken branch @prev, and the cmp in the straight
+ * run before it (so wI <= N when the table is read).  Returns the
+ * number of entries (N + 1) with the table's address and entry size, or
+ * 0 when the code is not that. */
+static uint32_t sy_pl_table_bound(struct sy_pl_ctx *c, const struct sy_br *b,
+				  const struct sy_br *prev, uint64_t *tab,
+				  unsigned *esize)
+{
+	uint8_t buf[24];
+	uint32_t w[6], cmp, bls, idx;
+	int64_t imm;
+
+	const struct sy_br *p2 = c->prev2;
+
+	if (prev->kind != SY_BR_COND || prev->to != b->from - 20 ||
+	    prev->from < 4 || !p2 || p2->kind == SY_BR_SYSCALL ||
+	    p2->kind == SY_BR_ERET || p2->to > prev->from - 4 ||
+	    !sy_pl_read(c, prev->from - 4, buf, 8))
+		return 0;
+	cmp = sy_pl_word(buf);
+	bls = sy_pl_word(buf + 4);
+	if (!sy_pl_read(c, b->from - 20, buf, sizeof(buf)))
+		return 0;
+	for (int i = 0; i < 6; i++)
+		w[i] = sy_pl_word(buf + 4 * i);
+	idx = (cmp >> 5) & 31;
+	/* cmp wI, #imm12 (subs wzr); b.ls; adrp xT; add xT, xT, #imm12;
+	 * ldrb wE, [xT, wI, uxtw] or ldrh wE, [xT, wI, uxtw #1] */
+	if ((cmp & 0xffc0001fu) != 0x7100001fu ||
+	    (bls & 0xff00001fu) != 0x54000009u ||
+	    (w[0] & 0x9f000000u) != 0x90000000u ||
+	    (w[1] & 0xffc00000u) != 0x91000000u ||
+	    (w[1] & 31) != (w[0] & 31) || ((w[1] >> 5) & 31) != (w[0] & 31) ||
+	    ((w[2] & 0xffe0fc00u) != 0x38604800u &&
+	     (w[2] & 0xffe0fc00u) != 0x78605800u) ||
+	    ((w[2] >> 5) & 31) != (w[0] & 31) || ((w[2] >> 16) & 31) != idx ||
+	    (w[0] & 31) == idx || (w[2] & 31) != ((w[4] >> 16) & 31))
+		return 0;
+	imm = (int64_t)((((w[0] >> 5) & 0x7ffffu) << 2) | ((w[0] >> 29) & 3));
+	if (imm & (1 << 20))
+		imm -= 1 << 21;
+	*tab = ((b->from - 20) & ~0xfffull) + (uint64_t)(imm * 4096) +
+	       ((w[1] >> 10) & 0xfff);
+	*esize = (w[2] & 0xffe0fc00u) == 0x78605800u ? 2 : 1;
+	return ((cmp >> 10) & 0xfff) + 1;
+}
+
+/* Whether the entries of the table @b jumps through (the run ends as
+ * sy_pl_table_range and sy_pl_table_bound want), read from a mapping no
+ * one can write, give @b's target: 1 yes or not known, 0 no. */
+static int sy_pl_table_hit(struct sy_pl_ctx *c, const struct sy_br *b,
+			   const struct sy_br *prev)
+{
+	uint8_t buf[8];
+	uint32_t adr, add, n, opt, sh;
+	unsigned es;
+	uint64_t tab, base;
+	int64_t imm;
+	const struct sy_map *m;
+
+	n = sy_pl_table_bound(c, b, prev, &tab, &es);
+	if (!n || n > SY_PL_TABLE_MAX || !sy_pl_read(c, b->from - 8, buf, 8))
+		return 1;
+	adr = sy_pl_word(buf);
+	add = sy_pl_word(buf + 4);
+	imm = (int64_t)((((adr >> 5) & 0x7ffffu) << 2) | ((adr >> 29) & 3));
+	if (imm & (1 << 20))
+		imm -= 1 << 21;
+	base = b->from - 8 + (uint64_t)imm;
+	opt = (add >> 13) & 7;
+	sh = (add >> 10) & 7;
+	/* the entry the add extends: a byte with ldrb, a halfword with ldrh */
+	if ((es == 1 && opt != 0 && opt != 4) ||
+	    (es == 2 && opt != 1 && opt != 5))
+		return 1;
+	m = sy_pl_map(c, tab);
+	if (!m || (m->prot & SY_PROT_WRITE) || !(m->flags & SY_MAP_CODE) ||
+	    tab + (uint64_t)n * es > m->end)
+		return 1;
+	for (uint32_t i = 0; i < n; i++) {
+		uint8_t e[2];
+		int64_t v;
+
+		if (!sy_pl_read(c, tab + (uint64_t)i * es, e, es))
+			return 1;
+		v = es == 1 ? (opt == 4 ? (int8_t)e[0] : e[0]) :
+			      (opt == 5 ? (int16_t)(e[0] | e[1] << 8) :
+					  (e[0] | e[1] << 8));
+		if (base + (uint64_t)(v * (1 << sh)) == b->to)
+			return 1;
+	}
+	return 0;
+}
+
 /* The checks of @b that read only the code: where its ends are, its
  * encoding, and the straight run from @prev's target to it.  Returns 1
  * with @why when one fails. */
@@ -746,6 +852,11 @@ static int sy_pl_code(struct sy_pl_ctx *c, const struct sy_br *b,
 				 "%#" PRIx64 " -> %#" PRIx64 ", its entries "
 				 "reach %#" PRIx64 "..%#" PRIx64,
 				 b->from, b->to, lo, hi);
+	if (run && b->kind == SY_BR_IND_JUMP &&
+	    sy_pl_table_range(c, b, prev->to, &lo, &hi) &&
+	    !sy_pl_table_hit(c, b, prev))
+		return SY_PL_WHY("indirect jump to no entry of its table: "
+				 "%#" PRIx64 " -> %#" PRIx64, b->from, b->to);
 	*e = (struct sy_pl_seen){ from, b->from, b->to, (uint8_t)(b->kind + 1) };
 	return 0;
 }
@@ -780,12 +891,14 @@ static int sy_pl_stretch(struct sy_pl_ctx *c, const struct sy_stretch *st,
 {
 	const struct sy_br *prev = NULL;
 
+	c->prev2 = NULL;
 	/* a closed stretch's ring is newest first */
 	for (uint32_t i = st->len; i-- > 0;) {
 		const struct sy_br *b = &st->ring[i];
 
 		if (sy_pl_branch(c, b, prev, why, len))
 			return 1;
+		c->prev2 = prev;
 		prev = b;
 	}
 	return 0;

@@ -21,6 +21,12 @@
  *                               base; add xT, xB, wE, {s,u}xt{b,h} #s; br
  *                               xT`, and the target is beyond base plus any
  *                               byte or halfword entry
+ *   indirect jump to no entry of its table  A64: that run begins at the
+ *                               taken `b.ls` of a `cmp wI, #N` (GCC's bounds
+ *                               check, as BOLT reads it) and loads entry wI
+ *                               of `adrp; add` (ldrb / ldrh): none of the N+1
+ *                               entries, read from a mapping no one can
+ *                               write, gives the target
  *   return not after a call     to an instruction no call precedes (any
  *                               call site), not to a return address of the
  *                               callchain nor to a signal trampoline

@@ -243,10 +243,11 @@ Test(plausible, a64_branch_checks)
 		{ 2, 0x4002e0, 0x4002e4, SY_BR_IND_JUMP,
 		  "straight run crosses a branch" },
 		/* 0x4002ac is the nop between is_even and op_switch: a
-		 * no-op is a legal target, but the straight run from it
-		 * reaches op_switch's `b.ls` at 0x4002bc first */
+		 * no-op is a legal target, but no entry of op_switch's
+		 * table gives it (nor could the straight run from it reach
+		 * the next branch) */
 		{ 2, 0x4002e0, 0x4002ac, SY_BR_IND_JUMP,
-		  "straight run crosses a branch" },
+		  "indirect jump to no entry of its table" },
 		/* 0x400748 is report's epilogue: `adr x0, 0x4002e4; add x2,
 		 * x0, w2, sxtb #2` reach 0x4000e4..0x4004e0 only */
 		{ 2, 0x4002e0, 0x400748, SY_BR_IND_JUMP,
@@ -254,6 +255,11 @@ Test(plausible, a64_branch_checks)
 		/* the open bl's return address, 0x58c past the table's base */
 		{ 2, 0x4002e0, 0x400870, SY_BR_IND_JUMP,
 		  "indirect jump outside its table's reach" },
+		/* 0x4002f0 is inside the case at 0x4002ec: `cmp w0, #0xb;
+		 * b.ls` bound the index to the table's 12 byte entries at
+		 * 0x400978 (read-only code), and none gives it */
+		{ 2, 0x4002e0, 0x4002f0, SY_BR_IND_JUMP,
+		  "indirect jump to no entry of its table" },
 		/* a return to 0x400874, after no call */
 		{ 4, 0x4002c8, 0x400874, SY_BR_RET, "return not after a call" },
 	};
