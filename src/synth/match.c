@@ -52,8 +52,8 @@ int sy_matcher_pause(struct sy_matcher *m, struct sy_win *w)
 	if (sy_grow((void **)&m->pend, &m->cap_pend, m->nr_pend,
 		    sizeof(*m->pend)))
 		return -SY_E_NOMEM;
-	w->span_lo = m->has_last_pause ? m->last_pause_time : 0;
-	w->has_span_lo = m->has_last_pause;
+	w->match.span_lo = m->has_last_pause ? m->last_pause_time : 0;
+	w->match.has_span_lo = m->has_last_pause;
 	m->last_pause_time = w->pub.pause_time;
 	m->has_last_pause = 1;
 	m->pend[m->nr_pend++] = w;
@@ -128,11 +128,11 @@ static void sy_pick_resume(struct sy_matcher *m, struct sy_win *w,
 			best = i;
 		if (!have_addr) {
 			/* a resume tied with a pause may be either side's */
-			if (!w->has_span_lo || m->res[i].time > w->span_lo) {
+			if (!w->match.has_span_lo || m->res[i].time > w->match.span_lo) {
 				fallback = i;
 				break;
 			}
-		} else if (!w->has_span_lo || m->res[i].time >= w->span_lo) {
+		} else if (!w->match.has_span_lo || m->res[i].time >= w->match.span_lo) {
 			fallback = i;
 		}
 	}
@@ -143,7 +143,7 @@ static void sy_pick_resume(struct sy_matcher *m, struct sy_win *w,
 	w->pub.has_resume = 1;
 	w->pub.resume_time = m->res[best].time;
 	w->pub.resume_ip = m->res[best].ip;
-	w->resume_tid = m->res[best].tid;
+	w->match.resume_tid = m->res[best].tid;
 	m->res_pos = best + 1;
 }
 
@@ -163,18 +163,18 @@ static void sy_span_events(struct sy_matcher *m, struct sy_win *w,
 			continue;
 		switch (e->kind) {
 		case SY_QEV_AUX:
-			w->aux_flags |= e->flags;
+			w->ev.aux_flags |= e->flags;
 			break;
 		case SY_QEV_SWITCH:
 			/* at the pause sample's time but read after it: the
 			 * kernel switched after the pause interrupt */
 			if (e->time == hi && e->flags > w->seq)
 				break;
-			w->switches++;
+			w->ev.switches++;
 			break;
 		case SY_QEV_LOST:
 		case SY_QEV_LOST_RANGE:
-			w->lost = 1;
+			w->ev.lost = 1;
 			break;
 		}
 	}
@@ -187,7 +187,7 @@ static void sy_span_events(struct sy_matcher *m, struct sy_win *w,
 static int sy_resumed_across_switch(const struct sy_matcher *m,
 				    const struct sy_win *w, uint64_t t_start)
 {
-	if (w->resume_tid == w->pub.tid || !w->pub.has_pause)
+	if (w->match.resume_tid == w->pub.tid || !w->pub.has_pause)
 		return 0;
 	for (size_t i = m->ev_pos; i < m->nr_ev; i++) {
 		const struct sy_qevent *e = &m->ev[i];
@@ -444,11 +444,11 @@ static int sy_resolve(struct sy_matcher *m, struct sy_win *w, size_t a,
 	if (sy_give(m, w, a, b))
 		return -SY_E_NOMEM;
 	m->ms_pos = b;
-	w->ran_through = ran_through && a == b;
+	w->match.ran_through = ran_through && a == b;
 	if (w->nr_st && !(w->st[0].flags & SY_SF_NOTHING))
 		sy_pick_resume(m, w, m->ms[a].timed ? m->ms[a].pt0 : hi,
 			       w->st[0].start_addr, 1);
-	else if (!w->ran_through)
+	else if (!w->match.ran_through)
 		/* no trace (lost, never written, or bytes that did not
 		 * decode): the window still started at its resume, if one
 		 * came since the previous pause; a window whose pause was
@@ -457,7 +457,7 @@ static int sy_resolve(struct sy_matcher *m, struct sy_win *w, size_t a,
 	/* the window's own span: from its resume (or the previous pause) to
 	 * its pause */
 	lo = w->pub.has_resume ? w->pub.resume_time :
-	     w->has_span_lo    ? w->span_lo :
+	     w->match.has_span_lo    ? w->match.span_lo :
 				 0;
 	if (w->pub.has_resume && w->nr_st && m->ms[a].timed &&
 	    sy_resumed_across_switch(m, w, m->ms[a].pt0)) {
@@ -465,12 +465,12 @@ static int sy_resolve(struct sy_matcher *m, struct sy_win *w, size_t a,
 		 * switch: the trace started in the thread switched to
 		 * (convert(1), "Windows"), and the switch is before the
 		 * window, not in it */
-		w->resume_switched = 1;
+		w->match.resume_switched = 1;
 		lo = m->ms[a].pt0;
 	}
 	sy_span_events(m, w, lo, hi);
 	sy_drop_events(m, hi);
-	if (!w->ran_through) {
+	if (!w->match.ran_through) {
 		m->has_res_lo = 1;
 		m->res_lo = hi;
 		m->res_lo_seq = w->seq;
@@ -491,10 +491,10 @@ int sy_matcher_next(struct sy_matcher *m, unsigned done, struct sy_win **out)
 	w = m->pend[m->pend_pos];
 	/* its own job has not come back: damaged timestamps in an earlier
 	 * one must not decide it (the job still points at it) */
-	if (w->has_group && !w->group_done)
+	if (w->match.has_group && !w->match.group_done)
 		return 0;
 	/* all of its stretches are known */
-	all = (final && (done & SY_MATCH_NO_TRACE)) || w->group_done;
+	all = (final && (done & SY_MATCH_NO_TRACE)) || w->match.group_done;
 	if (b < m->nr_ms && !m->ms[b].timed)
 		decided = sy_decide_timeless(m, all, &b);
 	else

@@ -197,8 +197,8 @@ static void sy_sum_stretches(const struct sy_synth_config *cfg,
 		p->start_addr = ev->first->start_addr;
 	if (ev->last)
 		p->end_addr = ev->last->end_addr;
-	p->bytes = w->aux_bytes;
-	if (!w->aux_bytes && w->nr_st)
+	p->bytes = w->ev.aux_bytes;
+	if (!w->ev.aux_bytes && w->nr_st)
 		p->bytes = sy_stretches_span(w->st, w->nr_st);
 }
 
@@ -222,11 +222,11 @@ static void sy_check_no_trace(struct sy_win *w)
 {
 	const struct sy_window *p = &w->pub;
 
-	if (w->ran_through)
+	if (w->match.ran_through)
 		sy_reason(w, SY_ST_END_MISMATCH,
 			  "trace ran through this pause sample: its pause was "
 			  "missed");
-	else if (w->lost || (w->aux_flags & (SY_AUX_FLAG_TRUNCATED |
+	else if (w->ev.lost || (w->ev.aux_flags & (SY_AUX_FLAG_TRUNCATED |
 					     SY_AUX_FLAG_COLLISION)))
 		sy_reason(w, SY_ST_TRUNCATED,
 			  "no trace: the window's AUX data was lost");
@@ -251,14 +251,14 @@ static int sy_check_data(struct sy_win *w, const struct sy_evidence *ev)
 
 	/* a cut window may show no instruction because of the cut: as
 	 * without any stretch, the cut is said first */
-	if (w->lost || (w->aux_flags & (SY_AUX_FLAG_TRUNCATED |
+	if (w->ev.lost || (w->ev.aux_flags & (SY_AUX_FLAG_TRUNCATED |
 					SY_AUX_FLAG_PARTIAL |
 					SY_AUX_FLAG_COLLISION))) {
 		sy_reason(w, SY_ST_TRUNCATED, "%s",
-			  w->lost ? "AUX bytes of the window are missing" :
-			  (w->aux_flags & SY_AUX_FLAG_TRUNCATED) ?
+			  w->ev.lost ? "AUX bytes of the window are missing" :
+			  (w->ev.aux_flags & SY_AUX_FLAG_TRUNCATED) ?
 				    "AUX record flagged TRUNCATED" :
-			  (w->aux_flags & SY_AUX_FLAG_COLLISION) ?
+			  (w->ev.aux_flags & SY_AUX_FLAG_COLLISION) ?
 				    "AUX record flagged COLLISION" :
 				    "AUX record flagged PARTIAL");
 		return 1;
@@ -299,7 +299,7 @@ static int sy_check_ends(const struct sy_validator *v, struct sy_win *w,
 	}
 	/* a resume on the last instruction before a context switch: its
 	 * sample has the previous thread's IP, the trace starts the next */
-	if (p->has_resume && first && !w->resume_switched &&
+	if (p->has_resume && first && !w->match.resume_switched &&
 	    !sy_pinned(v, w, first->start_addr, p->resume_ip, 1)) {
 		sy_reason(w, SY_ST_START_MISMATCH,
 			  "trace starts at %#" PRIx64 ", resume sample IP is "
@@ -327,14 +327,14 @@ static int sy_check_ends(const struct sy_validator *v, struct sy_win *w,
 static int sy_check_thread(struct sy_win *w, const struct sy_evidence *ev)
 {
 	const struct sy_window *p = &w->pub;
-	int other_tid = p->has_resume && p->has_pause && !w->resume_switched &&
-			w->resume_tid != p->tid;
+	int other_tid = p->has_resume && p->has_pause && !w->match.resume_switched &&
+			w->match.resume_tid != p->tid;
 
-	if (!w->switches && !ev->ctx_other && !(ev->flags & SY_SF_CONTEXT) &&
+	if (!w->ev.switches && !ev->ctx_other && !(ev->flags & SY_SF_CONTEXT) &&
 	    !other_tid)
 		return 0;
 	sy_reason(w, SY_ST_THREAD_MISMATCH, "%s",
-		  w->switches ? "context switch inside the window" :
+		  w->ev.switches ? "context switch inside the window" :
 		  other_tid   ? "resumed and paused in different threads" :
 				"trace context ID of another thread");
 	return 1;

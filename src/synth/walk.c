@@ -25,7 +25,7 @@
 
 int sy_walk_must_wait(const struct sy_session *s)
 {
-	return (s->out.nr > SY_OUT_MAX(s->sum.threads) ||
+	return (s->deliver.out.nr > SY_OUT_MAX(s->sum.threads) ||
 		s->held > SY_HELD_MAX(s->sum.threads)) &&
 	       !sy_jobs_idle(&s->jobs);
 }
@@ -43,7 +43,7 @@ static void sy_win_items(struct sy_win *w)
  * is): then its windows are ready. */
 static int sy_head_validated(struct sy_session *s, int block)
 {
-	struct sy_win *w = s->out.head;
+	struct sy_win *w = s->deliver.out.head;
 	struct sy_vbatch *b = w ? w->batch : NULL;
 
 	if (!b || b->done || !sy_jobs_work_done(&s->jobs, &b->work, block))
@@ -51,7 +51,7 @@ static int sy_head_validated(struct sy_session *s, int block)
 	b->done = 1;
 	for (size_t i = 0; i < b->nr; i++)
 		b->w[i]->ready = 1;
-	s->validating--;
+	s->deliver.validating--;
 	return 1;
 }
 
@@ -61,8 +61,8 @@ static void sy_emit_finished(struct sy_session *s, struct sy_finished *f)
 {
 	sy_summary_add_windows(&s->sum, &f->sum);
 	s->sum.windows_in_jobs += f->sum.windows;
-	if (!s->fn_ret)
-		s->fn_ret = f->err ? f->err : s->sink.merge(s->sink.ctx, f->job);
+	if (!s->deliver.fn_ret)
+		s->deliver.fn_ret = f->err ? f->err : s->deliver.sink.merge(s->deliver.sink.ctx, f->job);
 }
 
 /* Hands out the windows that are ready, in order.  Windows waiting for a
@@ -73,9 +73,9 @@ static void sy_emit_ready(struct sy_session *s)
 	struct sy_win *w;
 
 	for (;;) {
-		sy_head_validated(s, s->validating >
+		sy_head_validated(s, s->deliver.validating >
 					     SY_VALIDATING_MAX(s->sum.threads));
-		if (!(w = sy_outq_pop_ready(&s->out)))
+		if (!(w = sy_outq_pop_ready(&s->deliver.out)))
 			break;
 		if (w->fin) {
 			sy_emit_finished(s, w->fin);
@@ -88,9 +88,9 @@ static void sy_emit_ready(struct sy_session *s)
 			sy_win_items(w);
 		sy_summary_add_window(&s->sum, p);
 		p->snap = w->snap;
-		p->comm = sy_comms_get(&s->comms, p->pid);
-		if (s->fn && !s->fn_ret)
-			s->fn_ret = s->fn(s->fn_ctx, p);
+		p->comm = sy_comms_get(&s->model.comms, p->pid);
+		if (s->deliver.fn && !s->deliver.fn_ret)
+			s->deliver.fn_ret = s->deliver.fn(s->deliver.fn_ctx, p);
 		sy_win_free(w);
 	}
 }
@@ -131,8 +131,8 @@ static int sy_feed(struct sy_session *s, struct sy_queue *q)
 		}
 		if (err || !j)
 			return err;
-		if (s->has_sink) {
-			j->sink = &s->sink;
+		if (s->deliver.has_sink) {
+			j->sink = &s->deliver.sink;
 			j->cpu = q->cpu;
 		}
 		sy_jobs_submit(&s->jobs, &j->job);
@@ -209,14 +209,14 @@ static int sy_learn_thread(struct sy_session *s, uint32_t pid, uint32_t tid)
 	struct sy_ev_task k;
 
 	if (pid == tid || pid == (uint32_t)-1 || !pid ||
-	    sy_proc_table_aspace(s->procs, tid) ||
-	    !sy_proc_table_aspace(s->procs, pid))
+	    sy_proc_table_aspace(s->model.procs, tid) ||
+	    !sy_proc_table_aspace(s->model.procs, pid))
 		return 0;
 	memset(&k, 0, sizeof(k));
 	k.pid = k.ppid = pid;
 	k.tid = tid;
 	k.ptid = pid;
-	return sy_proc_table_fork(s->procs, &k);
+	return sy_proc_table_fork(s->model.procs, &k);
 }
 
 /* Whether the trace covers the kernel only (cs_etm//k, intel_pt//k: a
@@ -225,10 +225,10 @@ static int sy_trace_kernel_only(const struct sy_session *s)
 {
 	int any = 0;
 
-	for (uint32_t i = 0; i < s->nr_roles; i++) {
-		const struct sy_perf_attr *a = sy_perf_attr(s->r, i);
+	for (uint32_t i = 0; i < s->roles.nr_roles; i++) {
+		const struct sy_perf_attr *a = sy_perf_attr(s->in.r, i);
 
-		if (!(s->attr_role[i] & SY_ROLE_TRACE))
+		if (!(s->roles.attr_role[i] & SY_ROLE_TRACE))
 			continue;
 		if (!sy_attr_flag(a, SY_ATTR_FLAG_EXCLUDE_USER) ||
 		    sy_attr_flag(a, SY_ATTR_FLAG_EXCLUDE_KERNEL))
@@ -352,15 +352,15 @@ static int sy_on_pause(struct sy_session *s, struct sy_queue *q,
 	w->pub.pause_period = sm->period;
 	w->pub.pid = sm->pid;
 	w->pub.tid = sm->tid;
-	w->resume_tid = sm->tid;
+	w->match.resume_tid = sm->tid;
 	w->seq = s->sample_seq++;
-	sy_outq_append(&s->out, w);
+	sy_outq_append(&s->deliver.out, w);
 	if (sm->type & SY_SAMPLE_CALLCHAIN) {
 		if (sy_trace_chain(s, sm, &w->chain, &w->pub.nr_callchain))
 			return -SY_E_NOMEM;
 		w->pub.callchain = w->chain;
 	}
-	w->snap = sy_proc_table_snapshot(s->procs);
+	w->snap = sy_proc_table_snapshot(s->model.procs);
 	sy_check_chain(s, w, off);
 	if ((err = sy_matcher_pause(&q->match, w)) ||
 	    (err = s->mode->on_pause(s, q, w)) || (err = sy_feed(s, q)))
@@ -389,7 +389,7 @@ static int sy_out_of_order(struct sy_session *s, struct sy_queue *q,
 
 static int sy_on_sample(struct sy_session *s, const struct sy_record *rec)
 {
-	uint8_t role = s->attr_role[rec->attr->index];
+	uint8_t role = s->roles.attr_role[rec->attr->index];
 	struct sy_sample sm;
 	struct sy_diag d = { 0 };
 	struct sy_queue *q;
@@ -532,7 +532,7 @@ int sy_walk_record(struct sy_session *s, const struct sy_record *rec)
 	struct sy_diag d = { 0 };
 
 	if (rec->type == SY_REC_SAMPLE)
-		return rec->attr && rec->attr->index < s->nr_roles ?
+		return rec->attr && rec->attr->index < s->roles.nr_roles ?
 			       sy_on_sample(s, rec) :
 			       0;
 	switch (rec->type) {
@@ -570,11 +570,11 @@ int sy_walk_record(struct sy_session *s, const struct sy_record *rec)
 	case SY_REC_ITRACE_START:
 		return sy_on_itrace_start(s, &ev);
 	case SY_REC_COMM:
-		if (sy_comms_set(&s->comms, ev.u.comm.pid, ev.u.comm.comm))
+		if (sy_comms_set(&s->model.comms, ev.u.comm.pid, ev.u.comm.comm))
 			return -SY_E_NOMEM;
-		return sy_proc_table_feed(s->procs, rec, &ev);
+		return sy_proc_table_feed(s->model.procs, rec, &ev);
 	default:
-		return sy_proc_table_feed(s->procs, rec, &ev);
+		return sy_proc_table_feed(s->model.procs, rec, &ev);
 	}
 }
 
@@ -606,7 +606,7 @@ int sy_walk_end(struct sy_session *s)
 
 	/* the recording ended: trace still running has no pause sample;
 	 * stream units not yet sent go now */
-	for (size_t i = 0; i < s->queues.nr && !s->fn_ret; i++) {
+	for (size_t i = 0; i < s->queues.nr && !s->deliver.fn_ret; i++) {
 		struct sy_queue *q = s->queues.v[i];
 
 		s->mode->on_end(s, q);

@@ -29,7 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../src/decode/etm.h"
+#include "decode/etm.h"
 #include "fx_etm.h"
 #include "fuzz_etm_image.h"
 #include "sy_decode.h"

@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../src/synth/insn.h"
-#include "../../src/synth/validate.h"
+#include "synth/insn.h"
+#include "synth/validate.h"
 #include "sy_test.h"
 
 #define A64_BIN "/tests/fixtures/programs/bin/branchy-aarch64"
