@@ -116,6 +116,9 @@ struct sy_window {
 	uint64_t first_error_offset;
 	uint64_t first_error_addr; /* the address it could not read code at
 				    * (0: unknown or another error) */
+	/* branches correct code may make but damage makes more often
+	 * (plausible.h): counted, never a reason to drop the window */
+	uint32_t suspect;
 	/* the branch stack for the pause sample: newest first, cut at the
 	 * newest discontinuity, at most depth entries */
 	const struct sy_br *stack;
@@ -210,6 +213,10 @@ struct sy_session_summary {
 	uint64_t damage;	/* damaged records (the reader's warnings) */
 	int input_error;	/* reader error that ended the walk (0: none) */
 	uint64_t lost_records;	/* PERF_RECORD_LOST / LOST_SAMPLES */
+	uint64_t suspect;	/* windows with a suspect branch (sy_window) */
+	/* pause samples with a user callchain frame in no mapping of their
+	 * process (a damaged sample body or a broken frame chain) */
+	uint64_t chain_unmapped;
 	/* trace context IDs naming no thread of the recording (another pid
 	 * namespace): changes to one, decoded in the per-thread queue's own
 	 * thread (remapped) or not decoded (unknown); one such ID */

@@ -266,9 +266,41 @@ static int sy_starts_after(const struct sy_matcher *m,
 	return 0;
 }
 
+/* Whether stretch @k is bytes that decoded into nothing but an error
+ * after stretch @k - 1 (@first or later, this pause sample's candidates)
+ * stopped at pause sample @w: with no timestamp of its own it is dated by
+ * the stopped stretch's last one, yet its bytes were written after that
+ * stop, so they are a later window's. */
+static int sy_error_after_stop(const struct sy_matcher *m, size_t k,
+			       size_t first, const struct sy_win *w)
+{
+	const struct sy_mstretch *ms = &m->ms[k];
+
+	return k > first && (ms->st.flags & SY_SF_NOTHING) &&
+	       (ms->st.flags & SY_SF_ERROR) &&
+	       (!ms->st.has_time || ms->st.t0_stand_in) &&
+	       sy_pinned_by(&m->ms[k - 1], w);
+}
+
+/* Whether an AUX record that says TRUNCATED came in [@lo, @hi): the kernel
+ * disables the trace there, so trace that ended before it was not stopped
+ * by a pause sample after it. */
+static int sy_truncated_in(const struct sy_matcher *m, uint64_t lo,
+			   uint64_t hi)
+{
+	for (size_t i = m->ev_pos; i < m->nr_ev; i++) {
+		const struct sy_qevent *e = &m->ev[i];
+
+		if (e->kind == SY_QEV_AUX && e->time >= lo && e->time < hi &&
+		    (e->flags & SY_AUX_FLAG_TRUNCATED))
+			return 1;
+	}
+	return 0;
+}
+
 /* Whether a pause sample after the current one is known to stop stretch
- * @ms (its time is past what @ms saw and the trace stops at its IP): 1 yes,
- * 0 no, -1 not known yet. */
+ * @ms (its time is past what @ms saw and the trace stops at its IP, with
+ * no truncation between): 1 yes, 0 no, -1 not known yet. */
 static int sy_later_owner(const struct sy_matcher *m,
 			  const struct sy_mstretch *ms, int final)
 {
@@ -287,6 +319,9 @@ static int sy_later_owner(const struct sy_matcher *m,
 		    w2->pub.pause_time > next->pt0)
 			break;
 		later_known = 1;
+		/* truncated after the stretch: what stopped it came first */
+		if (sy_truncated_in(m, ms->pt1, w2->pub.pause_time))
+			break;
 		if (sy_pinned_ip(ms, w2->pub.pause_ip))
 			return 1;
 	}
@@ -347,7 +382,7 @@ static int sy_decide_timed(const struct sy_matcher *m, const struct sy_win *w,
 	 * If the period runs through this sample, its pause was missed and
 	 * all of the period belongs to the pause that stops it, not only
 	 * the part after the last such stop. */
-	size_t period = *b;
+	size_t period = *b, first = *b;
 
 	while (*b < m->nr_ms) {
 		const struct sy_mstretch *ms = &m->ms[*b];
@@ -356,7 +391,8 @@ static int sy_decide_timed(const struct sy_matcher *m, const struct sy_win *w,
 
 		while (e < m->nr_ms && sy_run_joins(m, e - 1))
 			e++;
-		if (!ms->timed || sy_starts_after(m, ms, w))
+		if (!ms->timed || sy_starts_after(m, ms, w) ||
+		    sy_error_after_stop(m, *b, first, w))
 			return 1;
 		ms = &m->ms[e - 1];
 		if (e == m->nr_ms && !all && !final &&

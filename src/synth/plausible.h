@@ -4,7 +4,8 @@
  * cannot hide is a branch no program makes.  Every branch a window keeps
  * (every stretch's ring: what any of its samples may emit) is checked
  * against the code of the window's process snapshot, oldest first, and the
- * first one that fails names the window's reason:
+ * first one that fails names the window's reason.  Each reason holds for
+ * every correct program (issue 27); no rule knows a function by its name:
  *
  *   misaligned branch           A64: an address not on a 4-byte boundary
  *   outside executable mappings a source or target no code mapping of the
@@ -14,28 +15,35 @@
  *   straight run crosses a branch  ETM: between two taken branches the
  *                               code has an unconditional branch, call or
  *                               return (llvm-profgen's fall-through check)
- *   indirect branch into padding   a no-op or trap between functions
  *   indirect branch into an instruction  x86: not on an instruction
  *                               boundary of the function it lands in
- *   indirect jump into another function  not at its entry and not after
- *                               a call (where longjmp-like jumps resume)
- *   return not after a call     to an instruction no call precedes, and
- *                               not to a return address of the callchain
- *   return to no open call      a return that matches none of the calls
- *                               the window made and has not returned from
- *   open calls disagree with the callchain  A64: the pause sample's first
- *                               caller frame is neither of the two newest
- *                               calls still open (a frameless leaf hides
- *                               one, no more)
+ *   indirect jump outside its table's reach  A64: the run ends in `adr xB,
+ *                               base; add xT, xB, wE, {s,u}xt{b,h} #s; br
+ *                               xT`, and the target is beyond base plus any
+ *                               byte or halfword entry
+ *   indirect jump to no entry of its table  A64: that run begins at the
+ *                               taken `b.ls` of a `cmp wI, #N` (GCC's bounds
+ *                               check, as BOLT reads it) and loads entry wI
+ *                               of `adrp; add` (ldrb / ldrh): none of the N+1
+ *                               entries, read from a mapping no one can
+ *                               write, gives the target
+ *   return not after a call     to an instruction no call precedes (any
+ *                               call site), not to a return address of the
+ *                               callchain nor to a signal trampoline
+ *
+ * No-ops are legal targets (the return after a call, a context switch's
+ * resume label, a stub's jump to aligned hand-written code).  What correct
+ * code may do but damage does more often is counted as suspect and never
+ * rejects: a return or indirect jump to an older open call's return or to
+ * none (unwinders, longjmp, setcontext), an indirect branch into another
+ * function away from its entry and from a call's return, open calls that
+ * disagree with the pause sample's first caller frame.
  *
  * Conservative by construction: code that cannot be read (binary missing,
  * anonymous or kernel memory without an image, a process the snapshot does
- * not know) is never held against a window, and the code that makes
- * unusual transfers on purpose (the unwinder's eh_return, longjmp,
- * setcontext, retpolines, signal returns) is recognised by its symbol or
- * its code.  The decoders' own consistency is not re-checked where it
- * holds by construction (libipt follows the code for direct branches and
- * straight runs).
+ * not know) is never held against a window.  The decoders' own consistency
+ * is not re-checked where it holds by construction (libipt follows the
+ * code for direct branches and straight runs).
  *
  * Cost: decoded instructions and verdicts are kept in a bounded table keyed
  * by (image, offset), so a branch the program makes again costs a lookup.
@@ -73,8 +81,9 @@ int sy_plausible_init(struct sy_plausible *p, enum sy_trace_kind arch);
 void sy_plausible_fini(struct sy_plausible *p);
 
 /* Checks the branches of @w.  Returns 0 when none is implausible, 1 with
- * the check and the first offending branch in @why. */
+ * the check and the first offending branch in @why; *@suspect is the
+ * number of suspect branches found (counted, never a reason). */
 int sy_plausible_window(struct sy_plausible *p, const struct sy_win *w,
-			char *why, size_t len);
+			char *why, size_t len, uint32_t *suspect);
 
 #endif

@@ -56,12 +56,30 @@ int sy_summary_bogus_line(const struct sy_session_summary *s, char *buf,
 			  size_t len)
 {
 	uint64_t bad = s->by_status[SY_ST_IMPLAUSIBLE];
+	int n = 0;
 
-	if (!bad)
+	if (!bad && !s->suspect && !s->chain_unmapped)
 		return 0;
-	snprintf(buf, len,
-		 "%" PRIu64 " implausible window%s (damaged trace): bogus-sample "
-		 "rate %.2f%% of the windows that passed every other check",
-		 bad, bad == 1 ? "" : "s", 100.0 * sy_summary_bogus_rate(s));
+	buf[0] = 0;
+	if (bad)
+		n = snprintf(buf, len,
+			     "%" PRIu64 " implausible window%s (damaged trace): "
+			     "bogus-sample rate %.2f%% of the windows that "
+			     "passed every other check",
+			     bad, bad == 1 ? "" : "s",
+			     100.0 * sy_summary_bogus_rate(s));
+	if (s->suspect && n >= 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n,
+			 "%s%" PRIu64 " window%s with a suspect branch (unusual "
+			 "code or damage; kept)",
+			 bad ? "; " : "", s->suspect,
+			 s->suspect == 1 ? "" : "s");
+	n = (int)strlen(buf);
+	if (s->chain_unmapped && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n,
+			 "%s%" PRIu64 " pause sample%s with a callchain frame "
+			 "in no mapping (damaged sample or broken frame chain)",
+			 n ? "; " : "", s->chain_unmapped,
+			 s->chain_unmapped == 1 ? "" : "s");
 	return 1;
 }

@@ -249,11 +249,8 @@ static int sy_check_data(struct sy_win *w, const struct sy_evidence *ev)
 {
 	const struct sy_window *p = &w->pub;
 
-	if ((!ev->last && !p->decode_errors) ||
-	    (!p->insns && !p->branches && !p->decode_errors)) {
-		sy_reason(w, SY_ST_EMPTY, "no instruction executed");
-		return 1;
-	}
+	/* a cut window may show no instruction because of the cut: as
+	 * without any stretch, the cut is said first */
 	if (w->ev.lost || (w->ev.aux_flags & (SY_AUX_FLAG_TRUNCATED |
 					SY_AUX_FLAG_PARTIAL |
 					SY_AUX_FLAG_COLLISION))) {
@@ -264,6 +261,11 @@ static int sy_check_data(struct sy_win *w, const struct sy_evidence *ev)
 			  (w->ev.aux_flags & SY_AUX_FLAG_COLLISION) ?
 				    "AUX record flagged COLLISION" :
 				    "AUX record flagged PARTIAL");
+		return 1;
+	}
+	if ((!ev->last && !p->decode_errors) ||
+	    (!p->insns && !p->branches && !p->decode_errors)) {
+		sy_reason(w, SY_ST_EMPTY, "no instruction executed");
 		return 1;
 	}
 	if (p->decode_errors) {
@@ -370,7 +372,7 @@ static int sy_check_plausible(struct sy_validator *v, struct sy_win *w)
 {
 	char why[sizeof(w->pub.reason)];
 
-	if (!sy_plausible_window(&v->pl, w, why, sizeof(why)))
+	if (!sy_plausible_window(&v->pl, w, why, sizeof(why), &w->pub.suspect))
 		return 0;
 	sy_reason(w, SY_ST_IMPLAUSIBLE, "%s", why);
 	return 1;

@@ -274,6 +274,36 @@ static int sy_trace_chain(const struct sy_session *s,
 	return 0;
 }
 
+/* A pause sample's user frame in no mapping of its process: perf's
+ * unwinder reads return addresses off the stack, so such a frame is a
+ * damaged sample body or a broken frame chain.  Its samples are still
+ * written (the branches are the trace's), but never silently: the first
+ * is noted at its record, all are counted. */
+static void sy_check_chain(struct sy_session *s, const struct sy_win *w,
+			   uint64_t off)
+{
+	const struct sy_window *p = &w->pub;
+	const struct sy_aspace *as;
+
+	if (!w->snap || sy_trace_kernel_only(s) ||
+	    !(as = sy_proc_snap_aspace(w->snap, p->tid)))
+		return;
+	for (uint32_t i = 0; i < p->nr_callchain; i++) {
+		uint64_t ip = p->callchain[i];
+
+		if ((ip >> 63) || sy_aspace_find(as, ip))
+			continue;
+		if (!s->sum.chain_unmapped++)
+			sy_warn(&s->warn, 0, off,
+				"pause sample of tid %u: callchain frame %u "
+				"at %#" PRIx64 " is in no mapping of its "
+				"process (damaged sample or broken frame "
+				"chain); such samples are counted in the "
+				"summary", p->tid, i, ip);
+		return;
+	}
+}
+
 /* A callchain sample of another event: one taken while trace ran
  * interrupted it somewhere in the window (place.h).  After a pause sample
  * the samples only say the trace is paused: the pause may have been
@@ -306,7 +336,7 @@ static int sy_on_other_sample(struct sy_session *s, struct sy_queue *q,
 /* A pause sample: its window goes on the output list now (window order is
  * file order) and waits for its trace. */
 static int sy_on_pause(struct sy_session *s, struct sy_queue *q,
-		       const struct sy_sample *sm)
+		       const struct sy_sample *sm, uint64_t off)
 {
 	struct sy_win *w = calloc(1, sizeof(*w));
 	int err;
@@ -332,6 +362,7 @@ static int sy_on_pause(struct sy_session *s, struct sy_queue *q,
 		w->pub.callchain = w->chain;
 	}
 	w->snap = sy_proc_table_snapshot(s->model.procs);
+	sy_check_chain(s, w, off);
 	if ((err = sy_matcher_pause(&q->match, w)) ||
 	    (err = s->mode->on_pause(s, q, w)) || (err = sy_feed(s, q)))
 		return err;
@@ -409,7 +440,7 @@ static int sy_on_sample(struct sy_session *s, const struct sy_record *rec)
 		return sy_matcher_resume(&q->match, sm.time, sm.ip, sm.tid,
 					 s->sample_seq++);
 	}
-	return sy_on_pause(s, q, &sm);
+	return sy_on_pause(s, q, &sm, rec->offset);
 }
 
 static int sy_on_aux(struct sy_session *s, const struct sy_record *rec,

@@ -28,6 +28,7 @@ void sy_summary_add_window(struct sy_session_summary *s,
 {
 	s->windows++;
 	s->by_status[p->status]++;
+	s->suspect += p->suspect != 0;
 	s->bytes += p->bytes;
 	s->insns += p->insns;
 	s->branches += p->branches;
@@ -41,6 +42,7 @@ void sy_summary_add_windows(struct sy_session_summary *s,
 	s->windows += from->windows;
 	for (size_t i = 0; i < SY_ST_NR; i++)
 		s->by_status[i] += from->by_status[i];
+	s->suspect += from->suspect;
 	s->bytes += from->bytes;
 	s->insns += from->insns;
 	s->branches += from->branches;
