@@ -155,6 +155,7 @@ endif
 check-core:
 	@$(MAKE) --no-print-directory tools
 	@tests/import-cycles $(BUILD)
+	@tests/code-shape
 	@$(MAKE) --no-print-directory unit e2e
 
 unit: $(UNIT_BINS)

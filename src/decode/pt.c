@@ -90,85 +90,7 @@
 #error "libipt 2.0 or newer required"
 #endif
 
-enum {
-	SY_PT_NCLASS = 1024,		/* last instructions of blocks */
-	SY_PT_QUEUE = 16,
-	/* Instructions the block decoder may walk without reading trace
-	 * before we call it stuck (see the top of this file). */
-	SY_PT_MAX_IDLE_INSNS = 1 << 18,
-};
-
-#define SY_PT_NO_IP UINT64_MAX
-
-/* A decoded last instruction of a block, by its address and mode. */
-struct sy_pt_class {
-	uint64_t ip;			/* SY_PT_NO_IP: empty */
-	uint8_t mode;
-	uint8_t iclass;
-	struct sy_x86_branch br;
-};
-
-enum sy_pt_phase {
-	SY_PT_FIRST_SYNC,
-	SY_PT_RUN,
-	SY_PT_RESYNC,
-	SY_PT_DONE,
-};
-
-struct sy_pt {
-	struct sy_decoder *d;
-	struct pt_config cfg;		/* all but begin/end */
-	struct pt_image *image;		/* reads through @code */
-	struct pt_block_decoder *blk;	/* one per window */
-
-	/* The window. */
-	const uint8_t *trace;
-	size_t len;
-	uint8_t *copy;			/* for windows of several chunks */
-	size_t copy_cap;
-	uint64_t report_from;
-	int reporting;
-	uint64_t *pge;			/* TIP.PGE offsets before report_from */
-	size_t npge, pge_cap;
-	size_t pge_skip;		/* enabled events still before the window */
-
-	/* Decoding state. */
-	enum sy_pt_phase phase;
-	int status;			/* pts_* flags of the last libipt call */
-	int err_code;			/* pt_error_code of the last error */
-	uint64_t sync_off;		/* last sync attempt, for progress */
-	int have_sync_off;
-	int tracing;			/* between START and STOP */
-	int need_start;			/* after a sync: the next block starts */
-	uint64_t ninsn;			/* instructions since the last item */
-	uint64_t idle_insns;		/* instructions since @idle_off moved */
-	uint64_t idle_off;
-
-	/* The last instruction of the last block, whose successor decides
-	 * whether it was a taken branch. */
-	int have_last;
-	int pending;			/* successor still unknown */
-	uint64_t last_ip;
-	struct sy_x86_branch last;
-
-	uint64_t time;
-	int have_time;
-
-	struct sy_dec_item q[SY_PT_QUEUE];
-	unsigned qhead, qn;
-	struct sy_dec_item discard;	/* target of suppressed items */
-
-	int cache_on, cache_next;
-	uint32_t cls_ctxid;		/* the context @cls holds */
-	struct sy_pt_class *cls;
-	struct sy_code_cache code;
-	struct sy_pt_mem_stats mem;
-};
-
-static struct sy_pt *sy_pt_of(const struct sy_decoder *d)
-{
-	return d->impl;
-}
+#include "pt_state.h"
 
 /* ------------------------------------------------------------------------
  * Code reads.
@@ -182,14 +104,14 @@ static size_t sy_pt_code_read(struct sy_pt *pt, uint64_t addr, uint8_t *buf,
 	return sy_code_cache_read(&pt->code, pt->d->ctxid, addr, buf, len);
 }
 
-static void sy_pt_cls_flush(struct sy_pt *pt)
+void sy_pt_cls_flush(struct sy_pt *pt)
 {
 	for (size_t i = 0; i < SY_PT_NCLASS; i++)
 		pt->cls[i].ip = SY_PT_NO_IP;
 	pt->cls_ctxid = pt->d->ctxid;
 }
 
-static int sy_pt_image_read(uint8_t *buf, size_t size,
+int sy_pt_image_read(uint8_t *buf, size_t size,
 			    const struct pt_asid *asid, uint64_t ip, void *ctx)
 {
 	size_t n;
@@ -626,7 +548,7 @@ static void sy_pt_sync_context(struct sy_pt *pt, uint64_t off)
 		sy_pt_context(pt, has_tsc, tsc, off);
 }
 
-static void sy_pt_sync(struct sy_pt *pt)
+void sy_pt_sync(struct sy_pt *pt)
 {
 	int first = pt->phase == SY_PT_FIRST_SYNC;
 	uint64_t pos;
@@ -720,7 +642,7 @@ static void sy_pt_end(struct sy_pt *pt, uint64_t off)
 	sy_pt_done(pt, pt->len);
 }
 
-static void sy_pt_run(struct sy_pt *pt)
+void sy_pt_run(struct sy_pt *pt)
 {
 	struct pt_event ev;
 	struct pt_block b;
@@ -772,255 +694,4 @@ static void sy_pt_run(struct sy_pt *pt)
 		return;
 	}
 	pt->status = st;
-}
-
-/* ------------------------------------------------------------------------
- * Backend ops.
- * ---------------------------------------------------------------------- */
-
-static int sy_pt_init(struct sy_decoder *d)
-{
-	const struct sy_pt_params *p = &d->params.u.pt;
-	struct sy_pt *pt;
-	int err = -SY_E_NOMEM;
-
-	pt = calloc(1, sizeof(*pt));
-	if (!pt)
-		return -SY_E_NOMEM;
-	pt->d = d;
-	pt->cache_on = pt->cache_next = 1;
-	pt->phase = SY_PT_DONE;
-
-	pt_config_init(&pt->cfg);
-	if (p->family) {
-		pt->cfg.cpu.vendor = pcv_intel;
-		pt->cfg.cpu.family = p->family;
-		pt->cfg.cpu.model = p->model;
-		pt->cfg.cpu.stepping = p->stepping;
-		if (pt_cpu_errata(&pt->cfg.errata, &pt->cfg.cpu) < 0) {
-			err = -SY_E_DECODE;
-			goto fail;
-		}
-	}
-	pt->cfg.mtc_freq = p->mtc_freq;
-	pt->cfg.nom_freq = p->nom_freq;
-	pt->cfg.cpuid_0x15_eax = p->cpuid_0x15_eax;
-	pt->cfg.cpuid_0x15_ebx = p->cpuid_0x15_ebx;
-	/* Every taken branch at a block boundary; see the top. */
-	pt->cfg.flags.variant.block.end_on_call = 1;
-	pt->cfg.flags.variant.block.end_on_jump = 1;
-	pt->cfg.flags.variant.block.enable_tick_events = 1;
-
-	pt->cls = calloc(SY_PT_NCLASS, sizeof(*pt->cls));
-	pt->image = pt_image_alloc("strobe-synth");
-	if (!pt->cls || !pt->image)
-		goto fail;
-	sy_code_cache_init(&pt->code, d->params.read_mem, d->params.mem_ctx);
-	sy_pt_cls_flush(pt);
-	if (pt_image_set_callback(pt->image, sy_pt_image_read, pt) < 0) {
-		err = -SY_E_DECODE;
-		goto fail;
-	}
-	d->impl = pt;
-	return 0;
-fail:
-	pt_image_free(pt->image);
-	free(pt->cls);
-	free(pt);
-	return err;
-}
-
-static void sy_pt_fini(struct sy_decoder *d)
-{
-	struct sy_pt *pt = sy_pt_of(d);
-
-	if (!pt)
-		return;
-	pt_blk_free_decoder(pt->blk);
-	pt_image_free(pt->image);
-	free(pt->cls);
-	free(pt->copy);
-	free(pt->pge);
-	free(pt);
-	d->impl = NULL;
-}
-
-/* Lists the TIP.PGE packets before report_from (see the top), from the
- * first PSB on as the block decoder will read them, past bad packets the
- * way it resynchronises. */
-static int sy_pt_scan_prefix(struct sy_pt *pt, const struct pt_config *cfg)
-{
-	struct pt_packet_decoder *pd;
-	struct pt_packet pkt;
-	uint64_t off;
-	int st;
-
-	pt->npge = 0;
-	pd = pt_pkt_alloc_decoder(cfg);
-	if (!pd)
-		return -SY_E_NOMEM;
-	for (st = pt_pkt_sync_forward(pd); st >= 0;) {
-		if (pt_pkt_get_offset(pd, &off) < 0 || off >= pt->report_from)
-			break;
-		st = pt_pkt_next(pd, &pkt, sizeof(pkt));
-		if (st < 0) {
-			if (st == -pte_eos)
-				break;
-			st = pt_pkt_sync_forward(pd);
-			continue;
-		}
-		if (pkt.type != ppt_tip_pge)
-			continue;
-		if (pt->npge == pt->pge_cap) {
-			size_t cap = pt->pge_cap ? 2 * pt->pge_cap : 16;
-			uint64_t *p = realloc(pt->pge, cap * sizeof(*p));
-
-			if (!p) {
-				pt_pkt_free_decoder(pd);
-				return -SY_E_NOMEM;
-			}
-			pt->pge = p;
-			pt->pge_cap = cap;
-		}
-		pt->pge[pt->npge++] = off;
-	}
-	pt_pkt_free_decoder(pd);
-	return 0;
-}
-
-static int sy_pt_reset(struct sy_decoder *d, const struct sy_dec_chunk *chunks,
-		       size_t nr_chunks, uint64_t report_from)
-{
-	struct sy_pt *pt = sy_pt_of(d);
-	struct pt_config cfg;
-	size_t i, len = 0;
-
-	pt_blk_free_decoder(pt->blk);
-	pt->blk = NULL;
-	pt->trace = NULL;
-	pt->len = 0;
-	pt->phase = SY_PT_DONE;
-	pt->qn = 0;
-	pt->qhead = 0;
-
-	for (i = 0; i < nr_chunks; i++) {
-		if (!chunks[i].data && chunks[i].len)
-			return -SY_E_INVALID;
-		if (chunks[i].len > SIZE_MAX - len)
-			return -SY_E_INVALID;
-		len += chunks[i].len;
-	}
-	if (nr_chunks == 1) {
-		pt->trace = chunks[0].data;
-	} else if (len) {
-		/* libipt wants one contiguous buffer. */
-		if (len > pt->copy_cap) {
-			uint8_t *p = realloc(pt->copy, len);
-
-			if (!p)
-				return -SY_E_NOMEM;
-			pt->copy = p;
-			pt->copy_cap = len;
-		}
-		len = 0;
-		for (i = 0; i < nr_chunks; i++) {
-			if (chunks[i].len)
-				memcpy(pt->copy + len, chunks[i].data,
-				       chunks[i].len);
-			len += chunks[i].len;
-		}
-		pt->trace = pt->copy;
-	}
-	pt->len = len;
-
-	pt->report_from = report_from;
-	pt->reporting = report_from == 0;
-	pt->status = 0;
-	pt->err_code = 0;
-	pt->have_sync_off = 0;
-	pt->tracing = 0;
-	pt->need_start = 0;
-	pt->ninsn = 0;
-	pt->idle_insns = 0;
-	pt->idle_off = 0;
-	pt->have_last = 0;
-	pt->pending = 0;
-	pt->have_time = 0;
-	pt->npge = 0;
-	pt->pge_skip = 0;
-	memset(&pt->mem, 0, sizeof(pt->mem));
-	pt->cache_on = pt->cache_next;
-	pt->code.on = pt->cache_on;
-	/* The caller may map different code for the next window. */
-	sy_code_cache_clear(&pt->code);
-	sy_pt_cls_flush(pt);
-
-	if (!len)
-		return 0;
-	cfg = pt->cfg;
-	cfg.begin = (uint8_t *)(uintptr_t)pt->trace;
-	cfg.end = cfg.begin + len;
-	if (report_from) {
-		int err = sy_pt_scan_prefix(pt, &cfg);
-
-		if (err)
-			return err;
-	}
-	pt->blk = pt_blk_alloc_decoder(&cfg);
-	if (!pt->blk)
-		return -SY_E_NOMEM;
-	if (pt_blk_set_image(pt->blk, pt->image) < 0) {
-		pt_blk_free_decoder(pt->blk);
-		pt->blk = NULL;
-		return -SY_E_DECODE;
-	}
-	pt->phase = SY_PT_FIRST_SYNC;
-	return 0;
-}
-
-static int sy_pt_next(struct sy_decoder *d, struct sy_dec_item *item)
-{
-	struct sy_pt *pt = sy_pt_of(d);
-
-	while (!pt->qn) {
-		switch (pt->phase) {
-		case SY_PT_FIRST_SYNC:
-		case SY_PT_RESYNC:
-			sy_pt_sync(pt);
-			break;
-		case SY_PT_RUN:
-			sy_pt_run(pt);
-			break;
-		default:
-			return -SY_E_EOS;
-		}
-	}
-	*item = pt->q[pt->qhead];
-	pt->qhead = (pt->qhead + 1) % SY_PT_QUEUE;
-	pt->qn--;
-	return 0;
-}
-
-const struct sy_decoder_ops sy_pt_decoder_ops = {
-	.init = sy_pt_init,
-	.fini = sy_pt_fini,
-	.reset = sy_pt_reset,
-	.next = sy_pt_next,
-};
-
-void sy_pt_set_code_cache(struct sy_decoder *d, int on)
-{
-	if (d && d->ops == &sy_pt_decoder_ops)
-		sy_pt_of(d)->cache_next = on;
-}
-
-const struct sy_pt_mem_stats *sy_pt_mem_stats(const struct sy_decoder *d)
-{
-	struct sy_pt *pt;
-
-	if (!d || d->ops != &sy_pt_decoder_ops)
-		return NULL;
-	pt = sy_pt_of(d);
-	pt->mem.read_mem = pt->code.calls;
-	return &pt->mem;
 }

@@ -1,0 +1,258 @@
+/* The Intel PT backend's ops (sy_decode.h through decoder_impl.h): making
+ * the decoder, resetting it on a window's chunks (the TIP.PGE packets
+ * before report_from listed first, see pt.c), and pulling items. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "pt_state.h"
+
+/* ------------------------------------------------------------------------
+ * Backend ops.
+ * ---------------------------------------------------------------------- */
+
+static int sy_pt_init(struct sy_decoder *d)
+{
+	const struct sy_pt_params *p = &d->params.u.pt;
+	struct sy_pt *pt;
+	int err = -SY_E_NOMEM;
+
+	pt = calloc(1, sizeof(*pt));
+	if (!pt)
+		return -SY_E_NOMEM;
+	pt->d = d;
+	pt->cache_on = pt->cache_next = 1;
+	pt->phase = SY_PT_DONE;
+
+	pt_config_init(&pt->cfg);
+	if (p->family) {
+		pt->cfg.cpu.vendor = pcv_intel;
+		pt->cfg.cpu.family = p->family;
+		pt->cfg.cpu.model = p->model;
+		pt->cfg.cpu.stepping = p->stepping;
+		if (pt_cpu_errata(&pt->cfg.errata, &pt->cfg.cpu) < 0) {
+			err = -SY_E_DECODE;
+			goto fail;
+		}
+	}
+	pt->cfg.mtc_freq = p->mtc_freq;
+	pt->cfg.nom_freq = p->nom_freq;
+	pt->cfg.cpuid_0x15_eax = p->cpuid_0x15_eax;
+	pt->cfg.cpuid_0x15_ebx = p->cpuid_0x15_ebx;
+	/* Every taken branch at a block boundary; see the top. */
+	pt->cfg.flags.variant.block.end_on_call = 1;
+	pt->cfg.flags.variant.block.end_on_jump = 1;
+	pt->cfg.flags.variant.block.enable_tick_events = 1;
+
+	pt->cls = calloc(SY_PT_NCLASS, sizeof(*pt->cls));
+	pt->image = pt_image_alloc("strobe-synth");
+	if (!pt->cls || !pt->image)
+		goto fail;
+	sy_code_cache_init(&pt->code, d->params.read_mem, d->params.mem_ctx);
+	sy_pt_cls_flush(pt);
+	if (pt_image_set_callback(pt->image, sy_pt_image_read, pt) < 0) {
+		err = -SY_E_DECODE;
+		goto fail;
+	}
+	d->impl = pt;
+	return 0;
+fail:
+	pt_image_free(pt->image);
+	free(pt->cls);
+	free(pt);
+	return err;
+}
+
+static void sy_pt_fini(struct sy_decoder *d)
+{
+	struct sy_pt *pt = sy_pt_of(d);
+
+	if (!pt)
+		return;
+	pt_blk_free_decoder(pt->blk);
+	pt_image_free(pt->image);
+	free(pt->cls);
+	free(pt->copy);
+	free(pt->pge);
+	free(pt);
+	d->impl = NULL;
+}
+
+/* Lists the TIP.PGE packets before report_from (see the top), from the
+ * first PSB on as the block decoder will read them, past bad packets the
+ * way it resynchronises. */
+static int sy_pt_scan_prefix(struct sy_pt *pt, const struct pt_config *cfg)
+{
+	struct pt_packet_decoder *pd;
+	struct pt_packet pkt;
+	uint64_t off;
+	int st;
+
+	pt->npge = 0;
+	pd = pt_pkt_alloc_decoder(cfg);
+	if (!pd)
+		return -SY_E_NOMEM;
+	for (st = pt_pkt_sync_forward(pd); st >= 0;) {
+		if (pt_pkt_get_offset(pd, &off) < 0 || off >= pt->report_from)
+			break;
+		st = pt_pkt_next(pd, &pkt, sizeof(pkt));
+		if (st < 0) {
+			if (st == -pte_eos)
+				break;
+			st = pt_pkt_sync_forward(pd);
+			continue;
+		}
+		if (pkt.type != ppt_tip_pge)
+			continue;
+		if (pt->npge == pt->pge_cap) {
+			size_t cap = pt->pge_cap ? 2 * pt->pge_cap : 16;
+			uint64_t *p = realloc(pt->pge, cap * sizeof(*p));
+
+			if (!p) {
+				pt_pkt_free_decoder(pd);
+				return -SY_E_NOMEM;
+			}
+			pt->pge = p;
+			pt->pge_cap = cap;
+		}
+		pt->pge[pt->npge++] = off;
+	}
+	pt_pkt_free_decoder(pd);
+	return 0;
+}
+
+static int sy_pt_reset(struct sy_decoder *d, const struct sy_dec_chunk *chunks,
+		       size_t nr_chunks, uint64_t report_from)
+{
+	struct sy_pt *pt = sy_pt_of(d);
+	struct pt_config cfg;
+	size_t i, len = 0;
+
+	pt_blk_free_decoder(pt->blk);
+	pt->blk = NULL;
+	pt->trace = NULL;
+	pt->len = 0;
+	pt->phase = SY_PT_DONE;
+	pt->qn = 0;
+	pt->qhead = 0;
+
+	for (i = 0; i < nr_chunks; i++) {
+		if (!chunks[i].data && chunks[i].len)
+			return -SY_E_INVALID;
+		if (chunks[i].len > SIZE_MAX - len)
+			return -SY_E_INVALID;
+		len += chunks[i].len;
+	}
+	if (nr_chunks == 1) {
+		pt->trace = chunks[0].data;
+	} else if (len) {
+		/* libipt wants one contiguous buffer. */
+		if (len > pt->copy_cap) {
+			uint8_t *p = realloc(pt->copy, len);
+
+			if (!p)
+				return -SY_E_NOMEM;
+			pt->copy = p;
+			pt->copy_cap = len;
+		}
+		len = 0;
+		for (i = 0; i < nr_chunks; i++) {
+			if (chunks[i].len)
+				memcpy(pt->copy + len, chunks[i].data,
+				       chunks[i].len);
+			len += chunks[i].len;
+		}
+		pt->trace = pt->copy;
+	}
+	pt->len = len;
+
+	pt->report_from = report_from;
+	pt->reporting = report_from == 0;
+	pt->status = 0;
+	pt->err_code = 0;
+	pt->have_sync_off = 0;
+	pt->tracing = 0;
+	pt->need_start = 0;
+	pt->ninsn = 0;
+	pt->idle_insns = 0;
+	pt->idle_off = 0;
+	pt->have_last = 0;
+	pt->pending = 0;
+	pt->have_time = 0;
+	pt->npge = 0;
+	pt->pge_skip = 0;
+	memset(&pt->mem, 0, sizeof(pt->mem));
+	pt->cache_on = pt->cache_next;
+	pt->code.on = pt->cache_on;
+	/* The caller may map different code for the next window. */
+	sy_code_cache_clear(&pt->code);
+	sy_pt_cls_flush(pt);
+
+	if (!len)
+		return 0;
+	cfg = pt->cfg;
+	cfg.begin = (uint8_t *)(uintptr_t)pt->trace;
+	cfg.end = cfg.begin + len;
+	if (report_from) {
+		int err = sy_pt_scan_prefix(pt, &cfg);
+
+		if (err)
+			return err;
+	}
+	pt->blk = pt_blk_alloc_decoder(&cfg);
+	if (!pt->blk)
+		return -SY_E_NOMEM;
+	if (pt_blk_set_image(pt->blk, pt->image) < 0) {
+		pt_blk_free_decoder(pt->blk);
+		pt->blk = NULL;
+		return -SY_E_DECODE;
+	}
+	pt->phase = SY_PT_FIRST_SYNC;
+	return 0;
+}
+
+static int sy_pt_next(struct sy_decoder *d, struct sy_dec_item *item)
+{
+	struct sy_pt *pt = sy_pt_of(d);
+
+	while (!pt->qn) {
+		switch (pt->phase) {
+		case SY_PT_FIRST_SYNC:
+		case SY_PT_RESYNC:
+			sy_pt_sync(pt);
+			break;
+		case SY_PT_RUN:
+			sy_pt_run(pt);
+			break;
+		default:
+			return -SY_E_EOS;
+		}
+	}
+	*item = pt->q[pt->qhead];
+	pt->qhead = (pt->qhead + 1) % SY_PT_QUEUE;
+	pt->qn--;
+	return 0;
+}
+
+const struct sy_decoder_ops sy_pt_decoder_ops = {
+	.init = sy_pt_init,
+	.fini = sy_pt_fini,
+	.reset = sy_pt_reset,
+	.next = sy_pt_next,
+};
+
+void sy_pt_set_code_cache(struct sy_decoder *d, int on)
+{
+	if (d && d->ops == &sy_pt_decoder_ops)
+		sy_pt_of(d)->cache_next = on;
+}
+
+const struct sy_pt_mem_stats *sy_pt_mem_stats(const struct sy_decoder *d)
+{
+	struct sy_pt *pt;
+
+	if (!d || d->ops != &sy_pt_decoder_ops)
+		return NULL;
+	pt = sy_pt_of(d);
+	pt->mem.read_mem = pt->code.calls;
+	return &pt->mem;
+}

@@ -1,0 +1,103 @@
+/* The Intel PT decoder's state, private to pt.c (the decode: code reads,
+ * items, blocks and events, the loop) and pt_ops.c (the backend ops that
+ * make, reset and drive it). */
+#ifndef SY_PT_STATE_H
+#define SY_PT_STATE_H
+
+#include <intel-pt.h>
+
+#include "code_cache.h"
+#include "decoder_impl.h"
+#include "pt_impl.h"
+#include "pt_x86.h"
+
+enum {
+	SY_PT_NCLASS = 1024,		/* last instructions of blocks */
+	SY_PT_QUEUE = 16,
+	/* Instructions the block decoder may walk without reading trace
+	 * before we call it stuck (see the top of this file). */
+	SY_PT_MAX_IDLE_INSNS = 1 << 18,
+};
+
+#define SY_PT_NO_IP UINT64_MAX
+
+/* A decoded last instruction of a block, by its address and mode. */
+struct sy_pt_class {
+	uint64_t ip;			/* SY_PT_NO_IP: empty */
+	uint8_t mode;
+	uint8_t iclass;
+	struct sy_x86_branch br;
+};
+
+enum sy_pt_phase {
+	SY_PT_FIRST_SYNC,
+	SY_PT_RUN,
+	SY_PT_RESYNC,
+	SY_PT_DONE,
+};
+
+struct sy_pt {
+	struct sy_decoder *d;
+	struct pt_config cfg;		/* all but begin/end */
+	struct pt_image *image;		/* reads through @code */
+	struct pt_block_decoder *blk;	/* one per window */
+
+	/* The window. */
+	const uint8_t *trace;
+	size_t len;
+	uint8_t *copy;			/* for windows of several chunks */
+	size_t copy_cap;
+	uint64_t report_from;
+	int reporting;
+	uint64_t *pge;			/* TIP.PGE offsets before report_from */
+	size_t npge, pge_cap;
+	size_t pge_skip;		/* enabled events still before the window */
+
+	/* Decoding state. */
+	enum sy_pt_phase phase;
+	int status;			/* pts_* flags of the last libipt call */
+	int err_code;			/* pt_error_code of the last error */
+	uint64_t sync_off;		/* last sync attempt, for progress */
+	int have_sync_off;
+	int tracing;			/* between START and STOP */
+	int need_start;			/* after a sync: the next block starts */
+	uint64_t ninsn;			/* instructions since the last item */
+	uint64_t idle_insns;		/* instructions since @idle_off moved */
+	uint64_t idle_off;
+
+	/* The last instruction of the last block, whose successor decides
+	 * whether it was a taken branch. */
+	int have_last;
+	int pending;			/* successor still unknown */
+	uint64_t last_ip;
+	struct sy_x86_branch last;
+
+	uint64_t time;
+	int have_time;
+
+	struct sy_dec_item q[SY_PT_QUEUE];
+	unsigned qhead, qn;
+	struct sy_dec_item discard;	/* target of suppressed items */
+
+	int cache_on, cache_next;
+	uint32_t cls_ctxid;		/* the context @cls holds */
+	struct sy_pt_class *cls;
+	struct sy_code_cache code;
+	struct sy_pt_mem_stats mem;
+};
+
+static inline struct sy_pt *sy_pt_of(const struct sy_decoder *d)
+{
+	return d->impl;
+}
+
+/* pt.c: the code cache's classification slots emptied for the current
+ * context; libipt's image callback; one step of the decode (items into the
+ * queue); the first or next synchronisation. */
+void sy_pt_cls_flush(struct sy_pt *pt);
+int sy_pt_image_read(uint8_t *buf, size_t size, const struct pt_asid *asid,
+		     uint64_t ip, void *ctx);
+void sy_pt_run(struct sy_pt *pt);
+void sy_pt_sync(struct sy_pt *pt);
+
+#endif
