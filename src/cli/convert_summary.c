@@ -56,6 +56,8 @@ static void sy_summary_json(struct sy_convert *c, struct sy_session *s,
 		"  \"branches\": %" PRIu64 ",\n"
 		"  \"damaged_records\": %" PRIu64 ",\n"
 		"  \"bogus_sample_rate\": %.6f,\n"
+		"  \"suspect_windows\": %" PRIu64 ",\n"
+		"  \"callchains_unmapped\": %" PRIu64 ",\n"
 		"  \"etm_units\": {\"fast\": %" PRIu64 ", \"full\": %" PRIu64
 		", \"fallbacks\": %" PRIu64 "},\n"
 		"  \"windows_in_jobs\": %" PRIu64 ",\n"
@@ -69,7 +71,8 @@ static void sy_summary_json(struct sy_convert *c, struct sy_session *s,
 		sum->inner_samples, sum->placed, sum->unplaced,
 		c->n.filtered, sum->decode_errors, sum->overflows,
 		sum->bytes, sum->insns, sum->branches, sum->damage,
-		sy_summary_bogus_rate(sum), sum->fast_units, sum->full_units,
+		sy_summary_bogus_rate(sum), sum->suspect, sum->chain_unmapped,
+		sum->fast_units, sum->full_units,
 		sum->fallbacks, sum->windows_in_jobs, sum->threads,
 		sum->seconds);
 	for (size_t i = 0; i < nmiss; i++) {

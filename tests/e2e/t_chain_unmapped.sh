@@ -42,6 +42,22 @@ grep -q "1 pause sample with a callchain frame in no mapping" "$T/err" ||
 	{ cat "$T/err"; fail "convert summary: not counted"; }
 [ "$(grep -c '^ 0x' "$T/d.ps")" -eq "$(grep -c '^ 0x' "$T/ok.ps")" ] ||
 	fail "the damaged sample's window was dropped or more were written"
+"$SY" convert -q --symfs . -o /dev/null --stats-json "$T/s.json" "$T/chain.data" ||
+	fail "convert --stats-json failed on the damaged sample"
+python3 -c 'import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["callchains_unmapped"] == 1, j["callchains_unmapped"]' "$T/s.json" ||
+	fail "--stats-json: callchains_unmapped is not 1"
+# the oddflow program's windows are all correct (the truth) and unusual:
+# kept, counted as suspect in the JSON as in the summary line
+"$SY" convert -q --symfs . -o /dev/null --stats-json "$T/o.json" \
+	"$G/etm4-etr-oddflow.data" || fail "convert failed on etm4-etr-oddflow"
+python3 -c 'import json, sys
+j = json.load(open(sys.argv[1]))
+s = j["by_status"]
+assert s["implausible"] == 0 and s["ok"] == j["windows"], s
+assert 0 < j["suspect_windows"] <= j["windows"], j["suspect_windows"]' "$T/o.json" ||
+	fail "--stats-json: oddflow windows not all ok, or none counted suspect"
 "$SY" windows --symfs . "$T/chain.data" >"$T/w.txt" 2>"$T/werr" || fail "windows failed"
 grep -q "1 pause sample with a callchain frame in no mapping" "$T/w.txt" ||
 	{ cat "$T/w.txt" "$T/werr"; fail "windows summary: not counted"; }
