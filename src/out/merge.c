@@ -340,7 +340,22 @@ static int sy_merge_bolt(struct sy_merge *m, const char *l, struct sy_diag *d)
 	return sy_merge_count(m, e, c, d);
 }
 
-/* " 0xFROM/0xTO/..." entries: at least one, each with two addresses. */
+/* One "0xHEX" address of a branch entry; *@p moves past it. */
+static int sy_merge_entry_addr(const char **p)
+{
+	const char *s = *p;
+
+	if (s[0] != '0' || s[1] != 'x' || !isxdigit((unsigned char)s[2]))
+		return -1;
+	s += 2;
+	while (isxdigit((unsigned char)*s))
+		s++;
+	*p = s;
+	return 0;
+}
+
+/* " 0xFROM/0xTO/..." entries: at least one, each with two whole addresses
+ * and then only its flag fields ("/P/-/-/0"). */
 static int sy_merge_brline(const char *p)
 {
 	int n = 0;
@@ -348,12 +363,11 @@ static int sy_merge_brline(const char *p)
 	while (*p == ' ')
 		p++;
 	while (*p) {
-		if (p[0] != '0' || p[1] != 'x' || !strchr(p, '/'))
+		if (sy_merge_entry_addr(&p) || *p++ != '/' ||
+		    sy_merge_entry_addr(&p) || (*p && *p != '/' && *p != ' '))
 			return -1;
-		p = strchr(p, ' ');
+		p += strcspn(p, " ");
 		n++;
-		if (!p)
-			break;
 		while (*p == ' ')
 			p++;
 	}
@@ -444,7 +458,7 @@ int sy_merge_add(struct sy_merge *m, FILE *f, const char *name,
 	char *l = NULL;
 	size_t cap = 0;
 	ssize_t n;
-	int err = 0;
+	int err = 0, cut = 0;
 
 	m->name = name;
 	m->line = 0;
@@ -453,7 +467,10 @@ int sy_merge_add(struct sy_merge *m, FILE *f, const char *name,
 	m->st.inputs++;
 	while (!err && (n = getline(&l, &cap, f)) >= 0) {
 		m->line++;
-		if (n && l[n - 1] == '\n')
+		/* every line convert writes ends with a newline: one that
+		 * does not is the end of a file cut off */
+		cut = !n || l[n - 1] != '\n';
+		if (!cut)
 			l[--n] = 0;
 		if (memchr(l, 0, (size_t)n))
 			err = sy_merge_bad(m, diag, "NUL byte: not a text "
@@ -465,6 +482,9 @@ int sy_merge_add(struct sy_merge *m, FILE *f, const char *name,
 	if (!err && ferror(f))
 		err = sy_diag_set_nooff(diag, -SY_E_IO, "%s: read: %s", name,
 					strerror(errno ? errno : EIO));
+	if (!err && cut)
+		err = sy_merge_bad(m, diag, "ends in the middle of a line (the "
+					    "file was cut off)");
 	if (!err && (m->block_len || m->pending)) {
 		m->line++;
 		err = sy_merge_bad(m, diag, "ends inside a sample");

@@ -69,6 +69,19 @@ grep -q 'build-id' "$T/err" || { cat "$T/err"; fail "build-id message"; }
 printf 'B 1 2 3 0\nB 1 zz 3 0\n' >"$T/damaged.bolt"
 expect_status 4 "$SY" merge -q -o "$T/bad" "$T/pt-basic.bolt" "$T/damaged.bolt" 2>"$T/err"
 grep -q 'damaged.bolt: line 2' "$T/err" || { cat "$T/err"; fail "damage message"; }
+# a file cut off in the middle of a line, in each format (issue 23: an lbr
+# entry cut to "0x400290/0x4002f" was merged as a branch): damaged input,
+# named with the line; cut at a line end it is a whole, smaller profile
+for f in pt-basic.lbr pt-basic.bolt pt-basic.perfscript; do
+	n=$(wc -c <"$T/$f")
+	head -c $((n / 2)) "$T/$f" >"$T/cut-$f"
+	tail -c 1 "$T/cut-$f" | od -An -c | grep -q '\\n' &&
+		head -c $((n / 2 - 1)) "$T/$f" >"$T/cut-$f"
+	expect_status 4 "$SY" merge -q -o "$T/bad" "$T/cut-$f" 2>"$T/err"
+	grep -q "cut-$f: line [0-9]*: " "$T/err" || { cat "$T/err"; fail "cut $f: no line named"; }
+done
+head -n 2 "$T/pt-basic.lbr" >"$T/lines.lbr"
+"$SY" merge -q -o "$T/lines-out.lbr" "$T/lines.lbr" || fail "two whole lines of an lbr output were refused"
 expect_status 3 "$SY" merge -q -o "$T/bad" "$T/no-such-file" 2>"$T/err"
 expect_status 2 "$SY" merge -q -o "$T/bad" 2>"$T/err"
 [ ! -e "$T/bad" ] || fail "a refused merge left an output"
