@@ -44,6 +44,14 @@ int sy_cli_signals_start(void)
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
 	int any = 0;
 
+	/* A closed pipe does not kill the run: SIGPIPE is raised on the
+	 * thread that wrote, where no lock may be taken to remove the
+	 * temporary files.  Ignored, the write fails with EPIPE instead: an
+	 * output that cannot be written ends the run (exit 1, its temporary
+	 * files removed, like any write error), and messages to a closed
+	 * standard error are dropped while the outputs are still written. */
+	signal(SIGPIPE, SIG_IGN);
+
 	sigemptyset(&sy_sigs);
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
 		struct sigaction old;

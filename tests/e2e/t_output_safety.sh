@@ -166,5 +166,22 @@ sh -c '"$1" convert -q --symfs . -o "$2/sh.ps" --stats-json "$2/block" "$3" & p=
 	kill -TERM $p; wait $p; echo $? >"$2/rc"' sh "$SYA" "$T" "$f"
 [ "$(cat "$T/rc")" = 143 ] || fail "SIGTERM: the shell saw exit $(cat "$T/rc"), not 143"
 no_tmp "signals"
-echo "outputs: devices, FIFOs, links, '-', the input, all-or-none and signals handled"
+# a closed pipe (issue 23): standard error closed halfway does not stop the
+# run, the output is whole and no temporary file is left (20e0247 died of
+# SIGPIPE, exit 141, and left out.txt.tmp-PID-0)
+G=tests/fixtures/generated
+"$SY" convert -q -j2 --symfs . -o "$T/pipe-ref.ps" "$G/etm4-etr-basic.data" ||
+	fail "convert failed"
+( "$SY" convert -j2 --symfs . -o "$T/pipe.ps" "$G/etm4-etr-basic.data" 2>&1
+  echo $? >"$T/pipe-rc" ) | true
+[ "$(cat "$T/pipe-rc")" = 0 ] || fail "stderr a closed pipe: exit $(cat "$T/pipe-rc"), not 0"
+cmp -s "$T/pipe.ps" "$T/pipe-ref.ps" || fail "stderr a closed pipe: the output is not whole"
+# standard output the closed pipe: the write fails, exit 1, one line says so
+( "$SY" convert --symfs . -o - "$G/etm4-etr-long.data" 2>"$T/pipe-err"
+  echo $? >"$T/pipe-rc" ) | (exec 0<&-; sleep 1)
+[ "$(cat "$T/pipe-rc")" = 1 ] || fail "stdout a closed pipe: exit $(cat "$T/pipe-rc"), not 1"
+grep -q 'standard output: write: Broken pipe' "$T/pipe-err" ||
+	{ cat "$T/pipe-err"; fail "stdout a closed pipe: no message"; }
+no_tmp "a closed pipe"
+echo "outputs: devices, FIFOs, links, '-', the input, all-or-none, signals and closed pipes handled"
 exit 0
