@@ -560,9 +560,19 @@ int sy_cmd_convert(int argc, char **argv)
 	sy_cli_session_init(&c.cs);
 	c.opt.output = "-";
 	c.opt.keep = 1u << SY_ST_OK;
-	if ((r = sy_convert_options(&c, argc, argv)) >= 0 ||
-	    (r = sy_convert_open(&c, &s)) >= 0)
+	if ((r = sy_convert_options(&c, argc, argv)) >= 0)
 		goto out;
+	if ((r = sy_convert_open(&c, &s)) >= 0) {
+		/* reading began: the JSON says how it ended */
+		c.exit_status = r;
+		snprintf(c.exit_reason, sizeof(c.exit_reason), "%s",
+			 r == SY_EXIT_BADFILE ? "not a readable perf.data file" :
+			 r == SY_EXIT_DAMAGED ? "damaged input before any window" :
+			 r == SY_EXIT_NODATA ? "nothing to convert" :
+					       "the input could not be read");
+		sy_convert_json_early(&c);
+		goto out;
+	}
 	sy_atomic_defer_begin();
 	r = sy_conv_out_open(&c.out, c.opt.fmt, c.opt.output, s, c.opt.binary_filter, &d);
 	if (r) {
@@ -582,11 +592,21 @@ int sy_cmd_convert(int argc, char **argv)
 		sy_convert_verbose(&c, s);
 	if (!c.n.samples) {
 		/* nothing to convert: no empty profile that llvm-profgen
-		 * would reject, and no JSON of it */
+		 * would reject; the JSON says why, with the counts */
 		sy_convert_why_nothing(&c, s);
 		r = ret == SY_EXIT_DAMAGED ? ret : SY_EXIT_NODATA;
+		c.exit_status = r;
+		sy_conv_out_abort(c.out);
+		c.out = NULL;
+		if (c.opt.stats_json && sy_convert_commit(&c, s) >= 0)
+			r = SY_EXIT_FAILURE;
 		goto out;
 	}
+	c.exit_status = ret;
+	snprintf(c.exit_reason, sizeof(c.exit_reason), "%s",
+		 ret == SY_EXIT_DAMAGED ? "damaged input: the windows before "
+					  "the damage were converted" :
+					  "converted");
 	r = sy_convert_commit(&c, s);
 out:
 	sy_conv_out_abort(c.out);

@@ -59,12 +59,22 @@ struct sy_convert {
 	/* a decode job's copy (sy_convert_sink): its whole-trace samples go
 	 * here, merged into the run's output in window order */
 	struct sy_conv_log *log;
+	/* how the run ends, for --stats-json: written on every exit once
+	 * reading began, so that a fleet job learns why it got nothing */
+	int exit_status;
+	char exit_reason[512];
 };
+
+/* --stats-json for a run that ended before a session was open (the input
+ * is not a readable perf.data, or holds no trace): the input, the exit
+ * status and the reason only.  Returns 0 or -1 (reported). */
+int sy_convert_json_early(struct sy_convert *c);
 
 /* The closing summary on stderr, or as JSON into @f. */
 void sy_convert_summary(struct sy_convert *c, struct sy_session *s, FILE *f,
 			int json);
-/* Why a run wrote no sample, and what to try: one line. */
+/* Why a run wrote no sample, and what to try: one line, also kept as the
+ * run's exit reason. */
 void sy_convert_why_nothing(struct sy_convert *c, struct sy_session *s);
 /* --verbose: the binaries used for the written samples. */
 void sy_convert_verbose(struct sy_convert *c, const struct sy_session *s);

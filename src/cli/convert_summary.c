@@ -2,11 +2,13 @@
  * JSON for --stats-json), why nothing was converted when nothing was, and
  * with --verbose which files served the recorded binaries. */
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "convert.h"
+#include "sy_atomic_file.h"
 
 /* The missing binaries of the run (caller frees); *n their number. */
 static struct sy_image_missing *sy_missing(struct sy_session *s, size_t *n)
@@ -31,6 +33,9 @@ static void sy_summary_json(struct sy_convert *c, struct sy_session *s,
 
 	fputs("{\n  \"input\": ", f);
 	sy_json_str(f, c->opt.input);
+	fprintf(f, ",\n  \"exit_status\": %d,\n  \"exit_reason\": ",
+		c->exit_status);
+	sy_json_str(f, c->exit_reason);
 	fprintf(f, ",\n  \"trace\": \"%s\",\n"
 		   "  \"sink\": \"%s\",\n  \"windows\": %" PRIu64 ",\n"
 		   "  \"by_status\": {",
@@ -171,6 +176,40 @@ static void sy_status_list(const struct sy_convert *c, char *buf, size_t len)
 		}
 }
 
+/* The exit reason, kept for --stats-json and said by the caller. */
+static void sy_why(struct sy_convert *c, const char *fmt, ...) SY_PRINTF(2, 3);
+static void sy_why(struct sy_convert *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(c->exit_reason, sizeof(c->exit_reason), fmt, ap);
+	va_end(ap);
+}
+
+int sy_convert_json_early(struct sy_convert *c)
+{
+	struct sy_atomic_file af;
+	struct sy_diag d = { 0 };
+
+	if (!c->opt.stats_json)
+		return 0;
+	if (sy_atomic_open(&af, c->opt.stats_json, &d))
+		goto fail;
+	fputs("{\n  \"input\": ", af.f);
+	sy_json_str(af.f, c->opt.input);
+	fprintf(af.f, ",\n  \"exit_status\": %d,\n  \"exit_reason\": ",
+		c->exit_status);
+	sy_json_str(af.f, c->exit_reason);
+	fputs("\n}\n", af.f);
+	if (sy_atomic_commit(&af, 0, &d))
+		goto fail;
+	return 0;
+fail:
+	sy_msg_error("%s", d.msg[0] ? d.msg : sy_errstr(d.err));
+	return -1;
+}
+
 void sy_convert_why_nothing(struct sy_convert *c, struct sy_session *s)
 {
 	const struct sy_session_summary *sum = sy_session_summary(s);
@@ -183,33 +222,34 @@ void sy_convert_why_nothing(struct sy_convert *c, struct sy_session *s)
 			needed = i + 1;	/* remember the first one */
 	sy_status_list(c, st, sizeof(st));
 	if (!sum->windows)
-		sy_msg_error("%s: no sample written: the recording holds no "
-			     "trace window", c->opt.input);
+		sy_why(c, "no sample written: the recording holds no "
+			  "trace window");
 	else if (!c->n.selected)
-		sy_msg_error("%s: no sample written: --pid, --tid, --comm, "
+		sy_why(c, "no sample written: --pid, --tid, --comm, "
 			     "--cpu and --time selected none of the %" PRIu64
-			     " %s", c->opt.input, sum->windows,
+			     " %s", sum->windows,
 			     sy_plural(sum->windows, "window", "windows"));
 	else if (c->n.binary_filtered && c->n.no_stack + c->n.not_kept <
 						c->n.selected)
-		sy_msg_error("%s: no sample written: --binary-filter '%s' "
-			     "matched no sample's binary", c->opt.input,
+		sy_why(c, "no sample written: --binary-filter '%s' "
+			     "matched no sample's binary",
 			     c->opt.binary_filter);
 	else if (needed)
-		sy_msg_error("%s: no sample written: no window gave one (%s); "
+		sy_why(c, "no sample written: no window gave one (%s); "
 			     "the decoder found no code: %s was not found (%s): "
 			     "use --symfs DIR, --binary PATH or the build-id "
-			     "cache (--buildid-dir)", c->opt.input, st,
+			     "cache (--buildid-dir)", st,
 			     miss[needed - 1].path,
 			     sy_errstr(miss[needed - 1].err));
 	else if (c->n.not_kept == c->n.selected)
-		sy_msg_error("%s: no sample written: no window is ok (%s); "
+		sy_why(c, "no sample written: no window is ok (%s); "
 			     "'strobe-synth windows' says why, --keep STATUS "
-			     "converts them anyway", c->opt.input, st);
+			     "converts them anyway", st);
 	else
-		sy_msg_error("%s: no sample written: the converted windows "
-			     "carry no branch (%s)", c->opt.input, st);
+		sy_why(c, "no sample written: the converted windows "
+			     "carry no branch (%s)", st);
 	free(miss);
+	sy_msg_error("%s: %s", c->opt.input, c->exit_reason);
 }
 
 void sy_convert_verbose(struct sy_convert *c, const struct sy_session *s)

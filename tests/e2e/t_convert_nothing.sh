@@ -96,5 +96,30 @@ else
 	skip "llvm-profgen-19 not on PATH (the exit-status checks above passed)"
 fi
 
+# --stats-json on every exit once reading began (issue 23, defect 10): a
+# fleet job learns why a run gave nothing and which binaries were missing
+mkdir -p "$T/empty-symfs"
+rm -f "$T/n.json" "$T/o.ps"
+expect_status 5 "$SY" convert -q --symfs "$T/empty-symfs" -o "$T/o.ps" \
+	--stats-json "$T/n.json" "$f" 2>/dev/null
+[ ! -e "$T/o.ps" ] || fail "exit 5 left a profile"
+python3 -c 'import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["exit_status"] == 5, j["exit_status"]
+assert "was not found" in j["exit_reason"], j["exit_reason"]
+m = j["missing_binaries"]
+assert len(m) == 1 and m[0]["path"].endswith("branchy-aarch64") and m[0]["windows"] == 5, m
+assert j["by_status"]["ok"] == 0' "$T/n.json" || fail "exit 5: --stats-json missing or wrong"
+printf 'not a perf.data file\n' >"$T/junk.data"
+expect_status 3 "$SY" convert -q -o "$T/o.ps" --stats-json "$T/j.json" "$T/junk.data" 2>/dev/null
+python3 -c 'import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["exit_status"] == 3 and j["exit_reason"], j' "$T/j.json" || fail "exit 3: --stats-json missing or wrong"
+"$SY" convert -q --symfs . -o "$T/o.ps" --stats-json "$T/ok.json" "$f" || fail "convert failed"
+python3 -c 'import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["exit_status"] == 0 and j["exit_reason"] == "converted", j["exit_reason"]' "$T/ok.json" ||
+	fail "exit 0: --stats-json exit status wrong"
+
 echo "convert: nothing written is exit 5 with a reason; one diagnosis per damage; lbr has MMAP2; pipes reread"
 exit 0
