@@ -122,5 +122,7 @@ size_t sy_image_cache_missing(struct sy_image_cache *c,
 
 /* Warnings delivered (or counted) so far. */
 uint64_t sy_image_cache_nr_warnings(struct sy_image_cache *c);
+/* Recorded binaries served by a file of another build (--allow-mismatch). */
+uint64_t sy_image_cache_nr_forced(struct sy_image_cache *c);
 
 #endif

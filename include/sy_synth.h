@@ -230,9 +230,11 @@ struct sy_session_summary {
  * every other check (ok + implausible), 0 when there are none. */
 double sy_summary_bogus_rate(const struct sy_session_summary *s);
 /* "N implausible windows: bogus-sample rate R% ..." in @buf for the
- * summary; returns 0 (nothing written) when no window is implausible. */
-int sy_summary_bogus_line(const struct sy_session_summary *s, char *buf,
-			  size_t len);
+ * summary, blaming the binaries before the trace when @forced of them were
+ * read in another build; returns 0 (nothing written) when no window is
+ * implausible. */
+int sy_summary_bogus_line(const struct sy_session_summary *s,
+			  uint64_t forced, char *buf, size_t len);
 
 typedef int (*sy_window_fn)(void *ctx, const struct sy_window *w);
 
@@ -288,6 +290,9 @@ const struct sy_diag *sy_session_diag(const struct sy_session *s);
 /* The perf.data reader, for attrs and features (valid until close). */
 const struct sy_perf_reader *sy_session_reader(const struct sy_session *s);
 /* Missing binaries, as sy_image_cache_missing. */
+/* Recorded binaries the run read in a file of another build
+ * (--allow-mismatch). */
+uint64_t sy_session_forced_binaries(struct sy_session *s);
 size_t sy_session_missing(struct sy_session *s, struct sy_image_missing *out,
 			  size_t max);
 

@@ -118,7 +118,8 @@ static void sy_summary_text(struct sy_convert *c, struct sy_session *s,
 		c->n.samples ? (double)c->n.stack_entries / (double)c->n.samples : 0.0,
 		sum->unplaced, sum->decode_errors,
 		sy_plural(sum->decode_errors, "error", "errors"));
-	if (sy_summary_bogus_line(sum, line, sizeof(line)))
+	if (sy_summary_bogus_line(sum, sy_session_forced_binaries(s), line,
+				  sizeof(line)))
 		fprintf(f, "strobe-synth: %s: %s\n", c->opt.input, line);
 	if (sum->inner_samples)
 		fprintf(f,
@@ -234,6 +235,13 @@ void sy_convert_why_nothing(struct sy_convert *c, struct sy_session *s)
 		sy_why(c, "no sample written: --binary-filter '%s' "
 			     "matched no sample's binary",
 			     c->opt.binary_filter);
+	else if (needed && miss[needed - 1].err == -SY_E_BUILD_ID)
+		sy_why(c, "no sample written: no window gave one (%s); "
+			  "the decoder found no code: %s was found only in "
+			  "another build (the build-ids are above): give the "
+			  "recorded build (--symfs DIR, --binary PATH, the "
+			  "build-id cache) or --allow-mismatch to use it "
+			  "anyway", st, miss[needed - 1].path);
 	else if (needed)
 		sy_why(c, "no sample written: no window gave one (%s); "
 			     "the decoder found no code: %s was not found (%s): "
@@ -241,6 +249,14 @@ void sy_convert_why_nothing(struct sy_convert *c, struct sy_session *s)
 			     "cache (--buildid-dir)", st,
 			     miss[needed - 1].path,
 			     sy_errstr(miss[needed - 1].err));
+	else if (sy_session_forced_binaries(s))
+		sy_why(c, "no sample written: no window is ok (%s); %" PRIu64
+			  " %s read in another build (--allow-mismatch): its "
+			  "code is not the traced code, which decodes as "
+			  "errors and impossible branches, not as damaged "
+			  "trace", st, sy_session_forced_binaries(s),
+			  sy_session_forced_binaries(s) == 1 ? "binary was" :
+							       "binaries were");
 	else if (c->n.not_kept == c->n.selected)
 		sy_why(c, "no sample written: no window is ok (%s); "
 			     "'strobe-synth windows' says why, --keep STATUS "

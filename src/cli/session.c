@@ -352,8 +352,11 @@ void sy_cli_warn(void *ctx, const struct sy_diag *d)
 	const char *file = c->o.input ? c->o.input : "perf.data";
 
 	/* damage anywhere, feature sections included, is exit 4 as in
-	 * dump */
-	if (d->err < 0)
+	 * dump; a binary that cannot be used (missing, unreadable, another
+	 * build) is no damage of the input: the summary names it, and it
+	 * decides exit 5 when nothing could be converted */
+	if (d->err < 0 && d->err != -SY_E_BUILD_ID && d->err != -SY_E_BAD_ELF &&
+	    d->err != -SY_E_NO_IMAGE && d->err != -SY_E_NO_KERNEL)
 		c->damage++;
 	if (d->has_offset)
 		fprintf(stderr, "strobe-synth: %s: offset %" PRIu64 ": %s%s\n",

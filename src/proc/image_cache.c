@@ -66,6 +66,7 @@ struct sy_image_cache {
 	sy_image_warn_fn warn_fn;
 	void *warn_ctx;
 	uint64_t nr_warnings;
+	uint64_t nr_forced;	/* --allow-mismatch used another build */
 };
 
 /* One resolution in progress. */
@@ -473,11 +474,13 @@ static int sy_resolve(struct sy_image_cache *c, const char *path,
 			return err < 0 ? err : 0;
 	}
 	if (r.mismatch && c->allow_mismatch) {
-		sy_cache_warn(c, -SY_E_BUILD_ID,
+		/* a note, not an error: the user asked for it */
+		sy_cache_warn(c, 0,
 			      "%s: using %s despite its build-id "
-			      "(recorded %s)", path,
+			      "(recorded %s): --allow-mismatch", path,
 			      sy_image_path(r.mismatch),
 			      sy_hex(hex, q->bid, q->bid_len));
+		c->nr_forced++;
 		q->img = r.mismatch;
 		q->src = r.mismatch_src;
 		q->err = 0;
@@ -619,6 +622,16 @@ size_t sy_image_cache_missing(struct sy_image_cache *c,
 	}
 	free(v);
 out:
+	pthread_mutex_unlock(&c->lock);
+	return n;
+}
+
+uint64_t sy_image_cache_nr_forced(struct sy_image_cache *c)
+{
+	uint64_t n;
+
+	pthread_mutex_lock(&c->lock);
+	n = c->nr_forced;
 	pthread_mutex_unlock(&c->lock);
 	return n;
 }

@@ -351,6 +351,11 @@ const struct sy_perf_reader *sy_session_reader(const struct sy_session *s)
 	return s->in.r;
 }
 
+uint64_t sy_session_forced_binaries(struct sy_session *s)
+{
+	return sy_image_cache_nr_forced(s->model.images);
+}
+
 size_t sy_session_missing(struct sy_session *s, struct sy_image_missing *out,
 			  size_t max)
 {

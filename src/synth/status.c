@@ -52,8 +52,8 @@ double sy_summary_bogus_rate(const struct sy_session_summary *s)
 	return all ? (double)bad / (double)all : 0.0;
 }
 
-int sy_summary_bogus_line(const struct sy_session_summary *s, char *buf,
-			  size_t len)
+int sy_summary_bogus_line(const struct sy_session_summary *s,
+			  uint64_t forced, char *buf, size_t len)
 {
 	uint64_t bad = s->by_status[SY_ST_IMPLAUSIBLE];
 	int n = 0;
@@ -63,10 +63,15 @@ int sy_summary_bogus_line(const struct sy_session_summary *s, char *buf,
 	buf[0] = 0;
 	if (bad)
 		n = snprintf(buf, len,
-			     "%" PRIu64 " implausible window%s (damaged trace): "
+			     "%" PRIu64 " implausible window%s (%s): "
 			     "bogus-sample rate %.2f%% of the windows that "
 			     "passed every other check",
 			     bad, bad == 1 ? "" : "s",
+			     /* code of another build is not the traced code:
+			      * the binary is to blame before the trace */
+			     forced ? "a binary read in another build "
+				      "(--allow-mismatch), or damaged trace" :
+				      "damaged trace",
 			     100.0 * sy_summary_bogus_rate(s));
 	if (s->suspect && n >= 0 && (size_t)n < len)
 		snprintf(buf + n, len - (size_t)n,

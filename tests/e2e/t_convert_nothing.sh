@@ -96,6 +96,18 @@ else
 	skip "llvm-profgen-19 not on PATH (the exit-status checks above passed)"
 fi
 
+# another build of the binary (issue 23, defect 4): nothing is damaged, so
+# exit 5 (not 4), the build-ids recorded and found, and --allow-mismatch
+# offered; forced, the binary is blamed, not the trace
+cp tests/fixtures/programs/bin/deep-aarch64 "$T/branchy-aarch64"
+expect_status 5 "$SY" convert -q --binary "$T/branchy-aarch64" -o "$T/o.ps" "$f" 2>"$T/mm"
+grep -q 'build-id mismatch: recorded [0-9a-f]*, .*branchy-aarch64 has [0-9a-f]*' "$T/mm" &&
+	grep -q 'only in another build.*--allow-mismatch' "$T/mm" ||
+	{ cat "$T/mm"; fail "another build: the build-ids or the --allow-mismatch hint missing"; }
+expect_status 5 "$SY" convert -q --binary "$T/branchy-aarch64" --allow-mismatch -o "$T/o.ps" "$f" 2>"$T/mm"
+grep -q 'read in another build (--allow-mismatch)' "$T/mm" || { cat "$T/mm"; fail "forced build: the binary is not blamed"; }
+grep -q '(damaged trace)' "$T/mm" && { cat "$T/mm"; fail "forced build: the trace is blamed"; }
+
 # --stats-json on every exit once reading began (issue 23, defect 10): a
 # fleet job learns why a run gave nothing and which binaries were missing
 mkdir -p "$T/empty-symfs"
