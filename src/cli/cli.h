@@ -48,7 +48,7 @@ enum {
 extern const struct option sy_session_longopts[];
 extern const char sy_session_help[];
 /* Short options of the shared table, for getopt_long's string. */
-#define SY_SESSION_SHORTOPTS "i:j:C:v"
+#define SY_SESSION_SHORTOPTS "i:j:C:vk:"
 
 /* A list of numbers given as "1,2,5-7" (perf's --cpu and --pid syntax). */
 struct sy_idlist {

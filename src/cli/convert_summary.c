@@ -242,6 +242,12 @@ void sy_convert_why_nothing(struct sy_convert *c, struct sy_session *s)
 			  "recorded build (--symfs DIR, --binary PATH, the "
 			  "build-id cache) or --allow-mismatch to use it "
 			  "anyway", st, miss[needed - 1].path);
+	else if (needed && miss[needed - 1].err == -SY_E_NO_KERNEL)
+		sy_why(c, "no sample written: no window gave one (%s); "
+			  "the decoder found no code: %s was not found: pass "
+			  "the kernel image with --vmlinux FILE (or -k) or a "
+			  "perf record --kcore directory with --kcore DIR", st,
+			  miss[needed - 1].path);
 	else if (needed)
 		sy_why(c, "no sample written: no window gave one (%s); "
 			     "the decoder found no code: %s was not found (%s): "

@@ -55,7 +55,7 @@ const char sy_session_help[] =
 	"      --symfs DIR        look binaries up under DIR\n"
 	"      --buildid-dir DIR  perf build-id cache (default ~/.debug)\n"
 	"      --allow-mismatch   use binaries whose build-id differs\n"
-	"      --vmlinux FILE     the kernel image (relocated for KASLR)\n"
+	"  -k, --vmlinux FILE     the kernel image (relocated for KASLR)\n"
 	"      --kcore DIR        a perf record --kcore directory: kernel and\n"
 	"                         modules at their runtime addresses\n"
 	"      --pid PID[,PID]    only these processes\n"
@@ -125,6 +125,24 @@ static int sy_check_path(int opt, const char *arg, int want_dir)
 		return -1;
 	}
 	return 0;
+}
+
+/* A perf record --kcore directory holds kcore_dir/kcore (or kcore): one
+ * that does not is a mistake on the command line, said before reading. */
+static int sy_check_kcore(const char *dir)
+{
+	static const char *const names[] = { "kcore_dir/kcore", "kcore" };
+	char p[4096];
+	struct stat st;
+
+	for (size_t i = 0; i < 2; i++) {
+		snprintf(p, sizeof(p), "%s/%s", dir, names[i]);
+		if (!stat(p, &st) && S_ISREG(st.st_mode))
+			return 0;
+	}
+	sy_msg_error("--kcore %s: no kcore or kcore_dir/kcore in it (a "
+		     "directory made by perf record --kcore)", dir);
+	return -1;
 }
 
 static int sy_parse_u64(const char *s, uint64_t *v)
@@ -239,13 +257,14 @@ int sy_cli_session_opt(struct sy_cli_session *c, int opt, const char *arg)
 	case SY_OPT_ALLOW_MISMATCH:
 		c->o.images.allow_mismatch = 1;
 		return 1;
+	case 'k':	/* perf's short form */
 	case SY_OPT_VMLINUX:
-		if (sy_check_path(opt, arg, 0))
+		if (sy_check_path(SY_OPT_VMLINUX, arg, 0))
 			return -1;
 		c->o.images.vmlinux = arg;
 		return 1;
 	case SY_OPT_KCORE:
-		if (sy_check_path(opt, arg, 1))
+		if (sy_check_path(opt, arg, 1) || sy_check_kcore(arg))
 			return -1;
 		c->o.images.kcore = arg;
 		return 1;

@@ -96,6 +96,20 @@ else
 	skip "llvm-profgen-19 not on PATH (the exit-status checks above passed)"
 fi
 
+# the kernel (issue 23, defect 8): the advice names only what finds a
+# kernel, a --kcore directory without kcore is a usage error naming the
+# option, and -k is --vmlinux as in perf
+k=$G/etm4-etr-kernel.data
+expect_status 5 "$SY" convert -q --symfs . -o "$T/o.ps" "$k" 2>"$T/kk"
+grep -q 'kallsyms.*was not found: pass the kernel image with --vmlinux' "$T/kk" ||
+	{ cat "$T/kk"; fail "kernel: advice does not name --vmlinux"; }
+grep -q 'use --symfs DIR, --binary PATH' "$T/kk" && { cat "$T/kk"; fail "kernel: advice contradicts itself"; }
+mkdir -p "$T/kcore-empty"
+expect_status 2 "$SY" convert -q --kcore "$T/kcore-empty" -o "$T/o.ps" "$k" 2>"$T/kk"
+grep -q '^strobe-synth: --kcore .*kcore-empty: no kcore' "$T/kk" || { cat "$T/kk"; fail "bad --kcore: not a usage error naming it"; }
+expect_status 2 "$SY" convert -q -k "$T/no-such-vmlinux" -o "$T/o.ps" "$k" 2>"$T/kk"
+grep -q -- '--vmlinux .*no-such-vmlinux' "$T/kk" || { cat "$T/kk"; fail "-k is not --vmlinux"; }
+
 # another build of the binary (issue 23, defect 4): nothing is damaged, so
 # exit 5 (not 4), the build-ids recorded and found, and --allow-mismatch
 # offered; forced, the binary is blamed, not the trace
