@@ -79,9 +79,11 @@ static void sy_histogram(struct sy_wl *c, FILE *f)
 
 	if (sy_hist_make(&h, c) || !h.nr)
 		return;
-	fprintf(f, "window length histogram (the %zu %s with trace; "
-		   "instructions, bins of %" PRIu64 "):\n", c->nr_lens,
-		sy_plural(c->nr_lens, "window", "windows"), h.width);
+	fprintf(f, "window length histogram (the %" PRIu64 " %s with trace; "
+		   "instructions, bins of %" PRIu64 "%s):\n", c->insns.n,
+		sy_plural(c->insns.n, "window", "windows"), h.width,
+		sy_dist_exact(&c->insns) ? "" :
+		", lengths counted at their 1/512 bin's start");
 	for (size_t b = 0; b < h.nr; b++) {
 		uint64_t lo = h.lo + b * h.width;
 		int n = (int)((h.total[b] * 50 + h.top - 1) / h.top);
@@ -123,7 +125,7 @@ static void sy_periods(struct sy_wl *c, const struct sy_session_summary *s,
 			"  trace duty cycle about P/2R = %.1f%%; window lengths "
 			"spread over (0, P] events, mean about P/2 = %" PRIu64
 			"; observed p50 %" PRIu64 " insns\n",
-			50.0 * (double)P / (double)R, P / 2, sy_pct(&c->insns, 50));
+			50.0 * (double)P / (double)R, P / 2, sy_dist_pct(&c->insns, 50));
 		uint64_t r = R % P;
 		fprintf(f, "  R mod P = %" PRIu64 " (%.3f P; about 0.618 P "
 			   "spreads window lengths best)\n",
@@ -166,7 +168,7 @@ static const uint64_t *sy_wl_counts(const struct sy_wl *c,
 static void sy_wl_json_summary(struct sy_wl *c,
 			       const struct sy_session_summary *sum, FILE *f)
 {
-	const struct sy_dist *d[] = { &c->insns, &c->branches, &c->ns,
+	struct sy_dist *d[] = { &c->insns, &c->branches, &c->ns,
 				      &c->bytes };
 	uint64_t windows;
 	const uint64_t *by = sy_wl_counts(c, sum, &windows);
@@ -181,17 +183,23 @@ static void sy_wl_json_summary(struct sy_wl *c,
 	/* null, not zeros, for a length nothing measured (times without
 	 * resume and pause samples) */
 	for (size_t i = 0; i < 4; i++)
-		if (!d[i]->nr)
+		if (!d[i]->n)
 			fprintf(f, "%s\n    \"%s\": null", i ? "," : "",
 				sy_dist_keys[i]);
 		else
 			fprintf(f, "%s\n    \"%s\": {\"p5\": %" PRIu64
 				   ", \"p50\": %" PRIu64 ", \"p95\": %" PRIu64
 				   ", \"max\": %" PRIu64 "}",
-				i ? "," : "", sy_dist_keys[i], sy_pct(d[i], 5),
-				sy_pct(d[i], 50), sy_pct(d[i], 95),
-				sy_pct(d[i], 100));
-	fprintf(f, "\n  },\n  \"resume_period\": %" PRIu64
+				i ? "," : "", sy_dist_keys[i], sy_dist_pct(d[i], 5),
+				sy_dist_pct(d[i], 50), sy_dist_pct(d[i], 95),
+				sy_dist_pct(d[i], 100));
+	/* bounded memory: past SY_DIST_EXACT_MAX windows, lengths from
+	 * SY_DIST_EXACT_BELOW on are binned; the error is stated */
+	fprintf(f, "\n  },\n  \"percentiles_exact\": %s,"
+		   "\n  \"percentile_max_error\": %.6f",
+		sy_wl_exact(c) ? "true" : "false",
+		sy_wl_exact(c) ? 0.0 : 1.0 / SY_DIST_SUB_BINS);
+	fprintf(f, ",\n  \"resume_period\": %" PRIu64
 		   ",\n  \"pause_period\": %" PRIu64
 		   ",\n  \"pause_samples\": %" PRIu64
 		   ",\n  \"resume_samples\": %" PRIu64
@@ -229,14 +237,13 @@ static void sy_wl_missing(struct sy_wl *c, struct sy_session *s, FILE *f)
 void sy_wl_summary(struct sy_wl *c, struct sy_session *s)
 {
 	const struct sy_session_summary *sum = sy_session_summary(s);
-	const struct sy_dist *d[] = { &c->insns, &c->branches, &c->ns,
+	struct sy_dist *d[] = { &c->insns, &c->branches, &c->ns,
 				      &c->bytes };
 	uint64_t windows;
 	const uint64_t *by = sy_wl_counts(c, sum, &windows);
 	FILE *f = c->out;
 	char line[160];
 
-	sy_wl_sort(c);
 	if (!f)
 		return;
 	if (c->json) {
@@ -269,15 +276,21 @@ void sy_wl_summary(struct sy_wl *c, struct sy_session *s)
 	fprintf(f, "length of windows with trace:  %10s %10s %10s %10s\n", "p5",
 		"p50", "p95", "max");
 	for (size_t i = 0; i < 4; i++)
-		if (!d[i]->nr)
+		if (!d[i]->n)
 			fprintf(f, "  %-28s %10s %10s %10s %10s\n",
 				sy_dist_names[i], "-", "-", "-", "-");
 		else
 			fprintf(f, "  %-28s %10" PRIu64 " %10" PRIu64
 				   " %10" PRIu64 " %10" PRIu64 "\n",
-				sy_dist_names[i], sy_pct(d[i], 5),
-				sy_pct(d[i], 50), sy_pct(d[i], 95),
-				sy_pct(d[i], 100));
+				sy_dist_names[i], sy_dist_pct(d[i], 5),
+				sy_dist_pct(d[i], 50), sy_dist_pct(d[i], 95),
+				sy_dist_pct(d[i], 100));
+	if (!sy_wl_exact(c))
+		fprintf(f, "  (over %d windows with trace, lengths of %d and "
+			   "more are kept in bins of 1/%d: a percentile is at "
+			   "most %.2f%% below the exact one; max is exact)\n",
+			SY_DIST_EXACT_MAX, SY_DIST_EXACT_BELOW,
+			SY_DIST_SUB_BINS, 100.0 / SY_DIST_SUB_BINS);
 	sy_histogram(c, f);
 	sy_periods(c, sum, f);
 }
