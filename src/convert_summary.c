@@ -56,6 +56,8 @@ static void sy_summary_json(struct sy_convert *c, struct sy_session *s,
 		"  \"branches\": %" PRIu64 ",\n"
 		"  \"damaged_records\": %" PRIu64 ",\n"
 		"  \"bogus_sample_rate\": %.6f,\n"
+		"  \"design\": \"%s\",\n"
+		"  \"design_window\": %" PRIu64 ",\n"
 		"  \"etm_units\": {\"fast\": %" PRIu64 ", \"full\": %" PRIu64
 		", \"fallbacks\": %" PRIu64 "},\n"
 		"  \"windows_in_jobs\": %" PRIu64 ",\n"
@@ -69,7 +71,8 @@ static void sy_summary_json(struct sy_convert *c, struct sy_session *s,
 		sum->inner_samples, sum->placed, sum->unplaced,
 		c->filtered, sum->decode_errors, sum->overflows,
 		sum->bytes, sum->insns, sum->branches, sum->damage,
-		sy_summary_bogus_rate(sum), sum->fast_units, sum->full_units,
+		sy_summary_bogus_rate(sum), sy_design_name(sum->design),
+		sum->design_window, sum->fast_units, sum->full_units,
 		sum->fallbacks, sum->windows_in_jobs, sum->threads,
 		sum->seconds);
 	for (size_t i = 0; i < nmiss; i++) {
@@ -111,6 +114,8 @@ static void sy_summary_text(struct sy_convert *c, struct sy_session *s,
 		sum->unplaced, sum->decode_errors,
 		sy_plural(sum->decode_errors, "error", "errors"));
 	if (sy_summary_bogus_line(sum, line, sizeof(line)))
+		fprintf(f, "strobe-synth: %s: %s\n", c->input, line);
+	if (sy_summary_design_line(sum, line, sizeof(line)))
 		fprintf(f, "strobe-synth: %s: %s\n", c->input, line);
 	if (sum->inner_samples)
 		fprintf(f,

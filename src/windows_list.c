@@ -207,11 +207,14 @@ static void sy_wl_json_summary(struct sy_wl *c,
 		   ",\n  \"inner_samples\": %" PRIu64
 		   ",\n  \"placed\": %" PRIu64
 		   ",\n  \"unplaced\": %" PRIu64
-		   ",\n  \"bogus_sample_rate\": %.6f\n}\n",
+		   ",\n  \"bogus_sample_rate\": %.6f"
+		   ",\n  \"design\": \"%s\",\n  \"design_window\": %" PRIu64
+		   "\n}\n",
 		sum->resume_period, sum->pause_period, sum->pause_samples,
 		sum->resume_samples, sum->resume_while_running,
 		sum->inner_samples, sum->placed, sum->unplaced,
-		sy_summary_bogus_rate(sum));
+		sy_summary_bogus_rate(sum), sy_design_name(sum->design),
+		sum->design_window);
 }
 
 /* The binaries windows needed and did not get, as convert names them. */
@@ -266,6 +269,8 @@ void sy_wl_summary(struct sy_wl *c, struct sy_session *s)
 		sy_plural(sum->resume_samples, "sample", "samples"),
 		sum->resume_while_running);
 	if (sy_summary_bogus_line(sum, line, sizeof(line)))
+		fprintf(f, "%s\n", line);
+	if (sy_summary_design_line(sum, line, sizeof(line)))
 		fprintf(f, "%s\n", line);
 	if (sum->inner_samples)
 		fprintf(f, "%" PRIu64 " callchain samples of other events while "
