@@ -124,6 +124,7 @@ static void sy_svg_percentiles(FILE *f, struct sy_wl *c,
 {
 	static const unsigned pct[] = { 5, 50, 95 };
 	char label[48];
+	int right;
 
 	for (size_t i = 0; i < 3; i++) {
 		uint64_t v = sy_dist_pct(&c->insns, pct[i]);
@@ -133,8 +134,13 @@ static void sy_svg_percentiles(FILE *f, struct sy_wl *c,
 			   "stroke=\"black\" stroke-dasharray=\"5,3\"/>\n",
 			x, PLOT_T - 10 - 13 * (int)(2 - i), x, PLOT_B);
 		snprintf(label, sizeof(label), "p%u %" PRIu64, pct[i], v);
-		sy_svg_text(f, x + 3, PLOT_T - 12 - 13.0 * (double)(2 - i), 11,
-			    "start", " font-weight=\"bold\"", label);
+		/* right of its line, unless it would run past the plot into
+		 * the legend: then left of it (7 px a bold character) */
+		right = x + 3 + 7.0 * (double)strlen(label) <= PLOT_R;
+		sy_svg_text(f, right ? x + 3 : x - 3,
+			    PLOT_T - 12 - 13.0 * (double)(2 - i), 11,
+			    right ? "start" : "end", " font-weight=\"bold\"",
+			    label);
 	}
 }
 
