@@ -95,12 +95,46 @@ static void sy_histogram(struct sy_wl *c, FILE *f)
 	sy_hist_fini(&h);
 }
 
+/* What R and P imply, for the text and --json alike. */
+enum {
+	SY_WARN_R_LE_P = 1,	/* resumes on running trace: P decides */
+	SY_WARN_R_MULT_P = 2,	/* resumes coincide with pauses */
+	SY_WARN_R_MOD_P_SMALL = 4, /* windows nearly all very short */
+};
+
+struct sy_advice {
+	int known;		/* R and P both known periods */
+	int share;		/* same event, R > P: the share figures hold */
+	uint64_t r_mod_p;
+	unsigned warn;		/* SY_WARN_* */
+};
+
+static struct sy_advice sy_advise(const struct sy_session_summary *s)
+{
+	uint64_t R = s->resume_period, P = s->pause_period;
+	struct sy_advice a = { 0 };
+
+	if (!R || !P || s->periods_freq)
+		return a;
+	a.known = 1;
+	a.share = s->same_event && R > P;
+	a.r_mod_p = R % P;
+	if (R <= P)
+		a.warn = SY_WARN_R_LE_P;
+	else if (R % P == 0)
+		a.warn = SY_WARN_R_MULT_P;
+	else if (s->same_event && P > 1 && R % P < P / 100)
+		a.warn = SY_WARN_R_MOD_P_SMALL;
+	return a;
+}
+
 /* What R and P imply, next to what was observed. */
 static void sy_periods(struct sy_wl *c, const struct sy_session_summary *s,
 		       FILE *f)
 {
 	uint64_t R = s->resume_period, P = s->pause_period;
 	uint64_t ok = s->by_status[SY_ST_OK];
+	struct sy_advice a = sy_advise(s);
 
 	if (!R || !P) {
 		fprintf(f, "periods: resume %" PRIu64 ", pause %" PRIu64
@@ -110,9 +144,9 @@ static void sy_periods(struct sy_wl *c, const struct sy_session_summary *s,
 	fprintf(f, "periods: resume R = %" PRIu64 ", pause P = %" PRIu64 "%s%s\n",
 		R, P, s->periods_freq ? " (frequencies, not periods)" : "",
 		s->same_event ? "" : " (different events)");
-	if (s->periods_freq)
+	if (!a.known)
 		return;
-	if (s->same_event && R > P) {
+	if (a.share) {
 		fprintf(f,
 			"  pause samples that can carry a branch stack: P/R = "
 			"%.1f%%; observed %" PRIu64 " ok of %" PRIu64
@@ -125,25 +159,82 @@ static void sy_periods(struct sy_wl *c, const struct sy_session_summary *s,
 			"  trace duty cycle about P/2R = %.1f%%; window lengths "
 			"spread over (0, P] events, mean about P/2 = %" PRIu64
 			"; observed p50 %" PRIu64 " insns\n",
-			50.0 * (double)P / (double)R, P / 2, sy_dist_pct(&c->insns, 50));
-		uint64_t r = R % P;
+			50.0 * (double)P / (double)R, P / 2,
+			sy_dist_pct(&c->insns, 50));
 		fprintf(f, "  R mod P = %" PRIu64 " (%.3f P; about 0.618 P "
 			   "spreads window lengths best)\n",
-			r, (double)r / (double)P);
+			a.r_mod_p, (double)a.r_mod_p / (double)P);
 	}
-	if (R <= P)
+	if (a.warn & SY_WARN_R_LE_P)
 		fprintf(f, "  warning: R <= P: the trace is resumed before "
 			   "every pause; resumes on running trace are ignored, "
 			   "so windows are long and their count follows P, "
 			   "not R\n");
-	else if (R % P == 0)
+	if (a.warn & SY_WARN_R_MULT_P)
 		fprintf(f, "  warning: R is a multiple of P: every resume "
 			   "coincides with a pause, giving zero-length or "
 			   "missing windows (the kernel drops a pause/resume "
 			   "that coincides with another)\n");
-	else if (s->same_event && P > 1 && R % P < P / 100)
+	if (a.warn & SY_WARN_R_MOD_P_SMALL)
 		fprintf(f, "  warning: R mod P is under 1%% of P: windows "
 			   "are nearly all very short\n");
+}
+
+/* The periods' advice as JSON: what the text's periods lines say. */
+static void sy_periods_json(const struct sy_session_summary *s, FILE *f)
+{
+	uint64_t R = s->resume_period, P = s->pause_period;
+	struct sy_advice a = sy_advise(s);
+	const char *w;
+
+	fprintf(f, ",\n  \"periods_freq\": %s,\n  \"same_event\": %s",
+		s->periods_freq ? "true" : "false",
+		s->same_event ? "true" : "false");
+	if (!a.share) {
+		fputs(",\n  \"branch_stack_share\": null,\n  \"duty_cycle\": "
+		      "null,\n  \"r_mod_p\": null", f);
+	} else {
+		fprintf(f, ",\n  \"branch_stack_share\": %.6f,\n  "
+			   "\"duty_cycle\": %.6f,\n  \"r_mod_p\": %" PRIu64,
+			(double)P / (double)R, (double)P / (2.0 * (double)R),
+			a.r_mod_p);
+	}
+	/* the text says at most one */
+	w = a.warn & SY_WARN_R_LE_P	   ? "\"r_le_p\"" :
+	    a.warn & SY_WARN_R_MULT_P	   ? "\"r_multiple_of_p\"" :
+	    a.warn & SY_WARN_R_MOD_P_SMALL ? "\"r_mod_p_small\"" : "";
+	fprintf(f, ",\n  \"warnings\": [%s]", w);
+}
+
+/* The text histogram's bins as JSON: bounds, count and counts by status. */
+static void sy_histogram_json(struct sy_wl *c, FILE *f)
+{
+	struct sy_hist h;
+
+	if (sy_hist_make(&h, c) || !h.nr) {
+		fputs(",\n  \"histogram\": null", f);
+		return;
+	}
+	fprintf(f, ",\n  \"histogram\": {\"unit\": \"instructions\", "
+		   "\"width\": %" PRIu64 ", \"bins\": [", h.width);
+	for (size_t b = 0; b < h.nr; b++) {
+		uint64_t lo = h.lo + b * h.width;
+		int first = 1;
+
+		fprintf(f, "%s\n    {\"lo\": %" PRIu64 ", \"hi\": %" PRIu64
+			   ", \"count\": %" PRIu64 ", \"by_status\": {",
+			b ? "," : "", lo, lo + h.width - 1, h.total[b]);
+		for (int st = 0; st < SY_ST_NR; st++) {
+			if (!h.count[b][st])
+				continue;
+			fprintf(f, "%s\"%s\": %" PRIu64, first ? "" : ", ",
+				sy_status_name(st), h.count[b][st]);
+			first = 0;
+		}
+		fputs("}}", f);
+	}
+	fputs("\n  ]}", f);
+	sy_hist_fini(&h);
 }
 
 static const char *const sy_dist_names[] = { "instructions", "branches",
@@ -208,13 +299,15 @@ static void sy_wl_json_summary(struct sy_wl *c,
 		   ",\n  \"placed\": %" PRIu64
 		   ",\n  \"unplaced\": %" PRIu64
 		   ",\n  \"bogus_sample_rate\": %.6f"
-		   ",\n  \"design\": \"%s\",\n  \"design_window\": %" PRIu64
-		   "\n}\n",
+		   ",\n  \"design\": \"%s\",\n  \"design_window\": %" PRIu64,
 		sum->resume_period, sum->pause_period, sum->pause_samples,
 		sum->resume_samples, sum->resume_while_running,
 		sum->inner_samples, sum->placed, sum->unplaced,
 		sy_summary_bogus_rate(sum), sy_design_name(sum->design),
 		sum->design_window);
+	sy_periods_json(sum, f);
+	sy_histogram_json(c, f);
+	fputs("\n}\n", f);
 }
 
 /* The binaries windows needed and did not get, as convert names them. */
