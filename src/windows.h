@@ -13,6 +13,8 @@
 #include "cli.h"
 #include "sy_dist.h"
 
+enum { SY_WL_MAX_CPU = 4096 };	/* CPUs counted for the per-CPU rates */
+
 struct sy_wl {
 	struct sy_cli_session cs;
 	const char *input;
@@ -26,6 +28,9 @@ struct sy_wl {
 	/* lengths of the windows with trace: bounded (sy_dist.h) */
 	struct sy_dist insns, branches, ns, bytes;
 	struct sy_dist len_by[SY_ST_NR]; /* instructions, per status */
+	/* the recording's span and CPUs, for the rate advice */
+	uint64_t t_first, t_last, trace_bytes;
+	uint64_t cpus[SY_WL_MAX_CPU / 64];
 	uint64_t listed;
 	uint64_t selected;	/* windows the selection options kept */
 	uint64_t by_status[SY_ST_NR]; /* of those */
@@ -53,6 +58,9 @@ uint64_t sy_nice(double x);
 int sy_hist_make(struct sy_hist *h, struct sy_wl *c);
 void sy_hist_fini(struct sy_hist *h);
 void sy_wl_fini(struct sy_wl *c);
+
+/* Distinct CPUs the selected windows ran on. */
+unsigned sy_wl_nr_cpus(const struct sy_wl *c);
 
 /* windows_list.c */
 void sy_wl_header(struct sy_wl *c);

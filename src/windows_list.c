@@ -128,6 +128,94 @@ static struct sy_advice sy_advise(const struct sy_session_summary *s)
 	return a;
 }
 
+/* Taken branches a window should hold at least (llvm-profgen's stacks are
+ * this deep on AArch64 LBR-like input). */
+enum { SY_TARGET_BRANCHES = 64 };
+
+struct sy_tune {
+	const char *what;	/* "P" or "W": the period a window scales with */
+	uint64_t now, b5;	/* its value, and the windows' p5 of branches */
+	uint64_t want;		/* the value for SY_TARGET_BRANCHES; 0: none */
+	double seconds, win_rate, mb_rate; /* per CPU; seconds 0: unknown */
+	unsigned cpus;
+};
+
+/* The numbers a tuner acts on, from the recording: the period at which
+ * 95% of windows would hold SY_TARGET_BRANCHES taken branches (window
+ * lengths scale with the period: uniform over (0, P] for mainline, W for
+ * the RFC's designs; branch density as observed), and the windows and
+ * trace per second per CPU the current R gives. */
+static struct sy_tune sy_tune_numbers(struct sy_wl *c,
+				      const struct sy_session_summary *s)
+{
+	struct sy_tune t = { 0 };
+	struct sy_advice a = sy_advise(s);
+
+	if (a.share) {
+		t.what = "P";
+		t.now = s->pause_period;
+	} else if ((s->design == SY_DESIGN_FIRST_PERIOD ||
+		    s->design == SY_DESIGN_PAUSE_ARMED) && s->design_window) {
+		t.what = "W";
+		t.now = s->design_window;
+	}
+	t.b5 = sy_dist_pct(&c->branches, 5);
+	if (t.what && t.b5)
+		t.want = (t.now * SY_TARGET_BRANCHES + t.b5 - 1) / t.b5;
+	t.cpus = sy_wl_nr_cpus(c);
+	if (c->t_last > c->t_first && t.cpus) {
+		t.seconds = (double)(c->t_last - c->t_first) / 1e9;
+		t.win_rate = (double)c->insns.n / t.seconds / t.cpus;
+		t.mb_rate = (double)c->trace_bytes / 1e6 / t.seconds / t.cpus;
+	}
+	return t;
+}
+
+static void sy_tune_text(struct sy_wl *c, const struct sy_session_summary *s,
+			 FILE *f)
+{
+	struct sy_tune t = sy_tune_numbers(c, s);
+
+	if (t.want)
+		fprintf(f, "  advice: %s ~ %" PRIu64 " gives at least %d taken "
+			   "branches in 95%% of windows (p5 now %" PRIu64
+			   " at %s = %" PRIu64 "; assumes window lengths scale "
+			   "with %s and the branch density stays)\n",
+			t.what, t.want, SY_TARGET_BRANCHES, t.b5, t.what, t.now,
+			t.what);
+	else if (t.what)
+		fprintf(f, "  advice: no period for %d branches: the p5 of "
+			   "branches per window is 0\n", SY_TARGET_BRANCHES);
+	if (t.seconds > 0 && s->resume_period && !s->periods_freq)
+		fprintf(f, "  advice: R = %" PRIu64 " opens about %.3g windows "
+			   "per second per CPU at about %.3g MB/s of trace "
+			   "(observed: %.3g s of windows on %u %s)\n",
+			s->resume_period, t.win_rate, t.mb_rate, t.seconds,
+			t.cpus, t.cpus == 1 ? "CPU" : "CPUs");
+}
+
+static void sy_tune_json(struct sy_wl *c, const struct sy_session_summary *s,
+			 FILE *f)
+{
+	struct sy_tune t = sy_tune_numbers(c, s);
+
+	fprintf(f, ",\n  \"advice\": {\"target_branches\": %d, "
+		   "\"scales\": %s%s%s, \"branches_p5\": %" PRIu64,
+		SY_TARGET_BRANCHES, t.what ? "\"" : "", t.what ? t.what : "null",
+		t.what ? "\"" : "", t.b5);
+	if (t.want)
+		fprintf(f, ", \"period_for_target\": %" PRIu64, t.want);
+	else
+		fputs(", \"period_for_target\": null", f);
+	if (t.seconds > 0)
+		fprintf(f, ", \"seconds\": %.9f, \"cpus\": %u, "
+			   "\"windows_per_s_per_cpu\": %.6f, "
+			   "\"trace_mb_per_s_per_cpu\": %.9f}",
+			t.seconds, t.cpus, t.win_rate, t.mb_rate);
+	else
+		fputs(", \"seconds\": null}", f);
+}
+
 /* What R and P imply, next to what was observed. */
 static void sy_periods(struct sy_wl *c, const struct sy_session_summary *s,
 		       FILE *f)
@@ -178,6 +266,7 @@ static void sy_periods(struct sy_wl *c, const struct sy_session_summary *s,
 	if (a.warn & SY_WARN_R_MOD_P_SMALL)
 		fprintf(f, "  warning: R mod P is under 1%% of P: windows "
 			   "are nearly all very short\n");
+	sy_tune_text(c, s, f);
 }
 
 /* The periods' advice as JSON: what the text's periods lines say. */
@@ -307,6 +396,7 @@ static void sy_wl_json_summary(struct sy_wl *c,
 		sum->design_window);
 	sy_periods_json(sum, f);
 	sy_histogram_json(c, f);
+	sy_tune_json(c, sum, f);
 	fputs("\n}\n", f);
 }
 

@@ -24,9 +24,34 @@ void sy_wl_init(struct sy_wl *c)
 		sy_dist_init(d);
 }
 
+/* The span of the recording the windows cover and their CPUs. */
+static void sy_wl_span(struct sy_wl *c, const struct sy_window *w)
+{
+	uint64_t first = w->has_resume && w->resume_time ? w->resume_time :
+							   w->pause_time;
+
+	if (first && (!c->t_first || first < c->t_first))
+		c->t_first = first;
+	if (w->pause_time > c->t_last)
+		c->t_last = w->pause_time;
+	if (w->cpu < SY_WL_MAX_CPU)
+		c->cpus[w->cpu / 64] |= 1ull << (w->cpu % 64);
+	c->trace_bytes += w->bytes;
+}
+
+unsigned sy_wl_nr_cpus(const struct sy_wl *c)
+{
+	unsigned n = 0;
+
+	for (size_t i = 0; i < SY_WL_MAX_CPU / 64; i++)
+		n += (unsigned)__builtin_popcountll(c->cpus[i]);
+	return n;
+}
+
 /* Length distributions are kept for windows that carry trace. */
 int sy_wl_add(struct sy_wl *c, const struct sy_window *w)
 {
+	sy_wl_span(c, w);
 	if (!w->insns && !w->bytes)
 		return 0;
 	if (sy_dist_add(&c->insns, w->insns) ||

@@ -2,7 +2,9 @@
 # histogram's bins (the text's bounds and counts; their split by status
 # recomputed from the JSON window list) and the periods' advice (P/R and
 # P/2R from the generator's truth R and P, R mod P, and the warning the
-# text prints), on every generated fixture.
+# text prints), and the advice (the period for 64 branches in 95% of
+# windows, windows and MB of trace per second per CPU) recomputed from the
+# JSON window list, on every generated fixture.
 . tests/e2e/lib.sh
 require_tool python3
 n=0
@@ -53,6 +55,36 @@ want = ["r_le_p"] if R <= P else ["r_multiple_of_p"] if R % P == 0 else \
        ["r_mod_p_small"] if j["same_event"] and P > 1 and R % P < P // 100 else []
 if j["warnings"] != want:
     bad.append("warnings %s, truth R=%d P=%d gives %s" % (j["warnings"], R, P, want))
+# advice, recomputed from the list: the period for 64 branches in 95% of
+# windows scales the p5 of branches (mainline, same event, R > P), and the
+# rates are the windows with trace and all windows' bytes over the span
+# of their times, per CPU
+adv = j["advice"]
+if wl:
+    br = sorted(w["branches"] for w in wl)
+    b5 = br[max(1, -(-5 * len(br) // 100)) - 1]
+    if adv["branches_p5"] != b5:
+        bad.append("branches_p5 %d, list %d" % (adv["branches_p5"], b5))
+    share = j["same_event"] and R > P
+    want = -(-P * 64 // b5) if share and b5 else None
+    if adv["period_for_target"] != want:
+        bad.append("period_for_target %s, recomputed %s" % (adv["period_for_target"], want))
+    if want and not re.search(r"advice: P ~ %d gives at least 64 taken branches in 95%% of windows" % want, text):
+        bad.append("the text does not give P ~ %d" % want)
+allw = j["windows_list"]
+firsts = [w["start_time"] or w["end_time"] for w in allw if w["start_time"] or w["end_time"]]
+cpus = {w["cpu"] for w in allw if 0 <= w["cpu"] < 4096}
+if firsts and max(w["end_time"] for w in allw) > min(firsts) and cpus:
+    sec = (max(w["end_time"] for w in allw) - min(firsts)) / 1e9
+    wr = len(wl) / sec / len(cpus)
+    mb = sum(w["bytes"] for w in allw) / 1e6 / sec / len(cpus)
+    if abs(adv["seconds"] - sec) > 1e-9 or adv["cpus"] != len(cpus) or \
+       abs(adv["windows_per_s_per_cpu"] - wr) > 1e-6 * wr + 1e-6 or \
+       abs(adv["trace_mb_per_s_per_cpu"] - mb) > 1e-6 * mb + 1e-9:
+        bad.append("rates %s, recomputed %.9f s %d cpus %.6f/s %.9f MB/s" %
+                   (adv, sec, len(cpus), wr, mb))
+elif adv["seconds"] is not None:
+    bad.append("rates where the list spans no time")
 for b in bad:
     print(sys.argv[1], b, file=sys.stderr)
 sys.exit(1 if bad else 0)
