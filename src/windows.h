@@ -30,6 +30,7 @@ struct sy_wl {
 	struct sy_dist len_by[SY_ST_NR]; /* instructions, per status */
 	/* the recording's span and CPUs, for the rate advice */
 	uint64_t t_first, t_last, trace_bytes;
+	uint64_t bytes_not_ok;	/* trace outside useful (ok) windows */
 	uint64_t cpus[SY_WL_MAX_CPU / 64];
 	uint64_t listed;
 	uint64_t selected;	/* windows the selection options kept */

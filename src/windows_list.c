@@ -394,6 +394,9 @@ static void sy_wl_json_summary(struct sy_wl *c,
 		sum->inner_samples, sum->placed, sum->unplaced,
 		sy_summary_bogus_rate(sum), sy_design_name(sum->design),
 		sum->design_window);
+	fprintf(f, ",\n  \"trace_bytes\": %" PRIu64
+		   ",\n  \"trace_bytes_not_ok\": %" PRIu64,
+		c->trace_bytes, c->bytes_not_ok);
 	sy_periods_json(sum, f);
 	sy_histogram_json(c, f);
 	sy_tune_json(c, sum, f);
@@ -455,6 +458,17 @@ void sy_wl_summary(struct sy_wl *c, struct sy_session *s)
 		fprintf(f, "%s\n", line);
 	if (sy_summary_design_line(sum, line, sizeof(line)))
 		fprintf(f, "%s\n", line);
+	if (by[SY_ST_PAUSED] || c->bytes_not_ok)
+		fprintf(f, "overhead: %" PRIu64 " pause %s fell into paused "
+			   "trace (an interrupt, no branch stack); %" PRIu64
+			   " of %" PRIu64 " trace bytes (%.1f%%) in windows that "
+			   "are not ok\n",
+			by[SY_ST_PAUSED],
+			sy_plural(by[SY_ST_PAUSED], "sample", "samples"),
+			c->bytes_not_ok, c->trace_bytes,
+			c->trace_bytes ? 100.0 * (double)c->bytes_not_ok /
+						 (double)c->trace_bytes :
+					 0.0);
 	if (sum->inner_samples)
 		fprintf(f, "%" PRIu64 " callchain samples of other events while "
 			   "trace ran: %" PRIu64 " placed in windows, %" PRIu64

@@ -37,6 +37,8 @@ static void sy_wl_span(struct sy_wl *c, const struct sy_window *w)
 	if (w->cpu < SY_WL_MAX_CPU)
 		c->cpus[w->cpu / 64] |= 1ull << (w->cpu % 64);
 	c->trace_bytes += w->bytes;
+	if (w->status != SY_ST_OK)
+		c->bytes_not_ok += w->bytes;
 }
 
 unsigned sy_wl_nr_cpus(const struct sy_wl *c)

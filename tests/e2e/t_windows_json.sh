@@ -4,7 +4,9 @@
 # P/2R from the generator's truth R and P, R mod P, and the warning the
 # text prints), and the advice (the period for 64 branches in 95% of
 # windows, windows and MB of trace per second per CPU) recomputed from the
-# JSON window list, on every generated fixture.
+# JSON window list, and the overhead (pause samples that fell into paused
+# trace, trace bytes in windows that are not ok) counted from the list, on
+# every generated fixture.
 . tests/e2e/lib.sh
 require_tool python3
 n=0
@@ -85,6 +87,17 @@ if firsts and max(w["end_time"] for w in allw) > min(firsts) and cpus:
                    (adv, sec, len(cpus), wr, mb))
 elif adv["seconds"] is not None:
     bad.append("rates where the list spans no time")
+# overhead: pause samples into paused trace, trace bytes outside ok windows
+tb = sum(w["bytes"] for w in allw)
+nb = sum(w["bytes"] for w in allw if w["status"] != "ok")
+npaused = sum(1 for w in allw if w["status"] == "paused")
+if j["trace_bytes"] != tb or j["trace_bytes_not_ok"] != nb:
+    bad.append("trace bytes %d/%d, list %d/%d" % (j["trace_bytes_not_ok"], j["trace_bytes"], nb, tb))
+m = re.search(r"^overhead: (\d+) pause samples? fell into paused trace .*; (\d+) of (\d+) trace bytes", text, re.M)
+if (npaused or nb) and (not m or tuple(map(int, m.groups())) != (npaused, nb, tb)):
+    bad.append("overhead line %s, list %d paused, %d of %d bytes" % (m and m.groups(), npaused, nb, tb))
+if not (npaused or nb) and m:
+    bad.append("an overhead line with nothing to say")
 for b in bad:
     print(sys.argv[1], b, file=sys.stderr)
 sys.exit(1 if bad else 0)
