@@ -24,7 +24,7 @@
 #include "sy_decode.h"
 #include "sy_error.h"
 #include "sy_image.h"
-#include "sy_perf.h"
+#include "sy_perf_reader.h"
 
 /* Window statuses, in the order they are tested: a window gets the first
  * that applies.  Name, then the meaning shown in summaries and man pages. */

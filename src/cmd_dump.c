@@ -9,7 +9,7 @@
 #include "cli.h"
 #include "sy_auxtrace.h"
 #include "sy_bytes.h"
-#include "sy_perf.h"
+#include "sy_perf_reader.h"
 #include "sy_perf_event.h"
 
 struct sy_dump {

@@ -30,7 +30,7 @@ static void sy_summary_json(struct sy_convert *c, struct sy_session *s,
 	struct sy_image_missing *miss = sy_missing(s, &nmiss);
 
 	fputs("{\n  \"input\": ", f);
-	sy_json_str(f, c->input);
+	sy_json_str(f, c->opt.input);
 	fprintf(f, ",\n  \"trace\": \"%s\",\n"
 		   "  \"sink\": \"%s\",\n  \"windows\": %" PRIu64 ",\n"
 		   "  \"by_status\": {",
@@ -63,13 +63,13 @@ static void sy_summary_json(struct sy_convert *c, struct sy_session *s,
 		"  \"windows_in_jobs\": %" PRIu64 ",\n"
 		"  \"threads\": %u,\n  \"seconds\": %.3f,\n"
 		"  \"missing_binaries\": [",
-		c->samples, c->unique,
-		c->samples ? (double)c->stack_entries /
-				     (double)c->samples :
+		c->n.samples, c->unique,
+		c->n.samples ? (double)c->n.stack_entries /
+				     (double)c->n.samples :
 			     0.0,
 		sum->pause_samples, sum->resume_samples,
 		sum->inner_samples, sum->placed, sum->unplaced,
-		c->filtered, sum->decode_errors, sum->overflows,
+		c->n.filtered, sum->decode_errors, sum->overflows,
 		sum->bytes, sum->insns, sum->branches, sum->damage,
 		sy_summary_bogus_rate(sum), sy_design_name(sum->design),
 		sum->design_window, sum->fast_units, sum->full_units,
@@ -96,7 +96,7 @@ static void sy_summary_text(struct sy_convert *c, struct sy_session *s,
 	struct sy_image_missing *miss = sy_missing(s, &nmiss);
 	char line[160];
 
-	fprintf(f, "strobe-synth: %s: %s (%s), %" PRIu64 " %s:", c->input,
+	fprintf(f, "strobe-synth: %s: %s (%s), %" PRIu64 " %s:", c->opt.input,
 		sum->trace ? sum->trace : "?", sy_sink_name(sum->sink),
 		sum->windows, sy_plural(sum->windows, "window", "windows"));
 	for (int i = 0; i < SY_ST_NR; i++)
@@ -108,21 +108,21 @@ static void sy_summary_text(struct sy_convert *c, struct sy_session *s,
 		"strobe-synth: %s: %" PRIu64 " %s written (%" PRIu64
 		" unique), %.1f branches per sample, %" PRIu64
 		" unplaced, %" PRIu64 " decode %s\n",
-		c->input, c->samples, sy_plural(c->samples, "sample", "samples"),
+		c->opt.input, c->n.samples, sy_plural(c->n.samples, "sample", "samples"),
 		c->unique,
-		c->samples ? (double)c->stack_entries / (double)c->samples : 0.0,
+		c->n.samples ? (double)c->n.stack_entries / (double)c->n.samples : 0.0,
 		sum->unplaced, sum->decode_errors,
 		sy_plural(sum->decode_errors, "error", "errors"));
 	if (sy_summary_bogus_line(sum, line, sizeof(line)))
-		fprintf(f, "strobe-synth: %s: %s\n", c->input, line);
+		fprintf(f, "strobe-synth: %s: %s\n", c->opt.input, line);
 	if (sy_summary_design_line(sum, line, sizeof(line)))
-		fprintf(f, "strobe-synth: %s: %s\n", c->input, line);
+		fprintf(f, "strobe-synth: %s: %s\n", c->opt.input, line);
 	if (sum->inner_samples)
 		fprintf(f,
 			"strobe-synth: %s: %" PRIu64 " callchain samples of "
 			"other events while trace ran: %" PRIu64 " placed in "
 			"windows, %" PRIu64 " unplaced\n",
-			c->input, sum->inner_samples, sum->placed,
+			c->opt.input, sum->inner_samples, sum->placed,
 			sum->unplaced);
 	size_t unused = 0;
 	for (size_t i = 0; i < nmiss; i++) {
@@ -133,7 +133,7 @@ static void sy_summary_text(struct sy_convert *c, struct sy_session *s,
 		fprintf(f,
 			"strobe-synth: %s: missing binary %s (%s): needed by "
 			"%" PRIu64 " %s\n",
-			c->input, miss[i].path, sy_errstr(miss[i].err),
+			c->opt.input, miss[i].path, sy_errstr(miss[i].err),
 			miss[i].windows,
 			sy_plural(miss[i].windows, "window", "windows"));
 	}
@@ -141,7 +141,7 @@ static void sy_summary_text(struct sy_convert *c, struct sy_session *s,
 		fprintf(f,
 			"strobe-synth: %s: %zu more recorded %s not found; no "
 			"window needed %s\n",
-			c->input, unused,
+			c->opt.input, unused,
 			unused == 1 ? "binary was" : "binaries were",
 			unused == 1 ? "it" : "them");
 	free(miss);
@@ -163,9 +163,9 @@ static void sy_status_list(const struct sy_convert *c, char *buf, size_t len)
 
 	buf[0] = 0;
 	for (int i = 0; i < SY_ST_NR && n < len; i++)
-		if (c->by_status[i]) {
+		if (c->n.by_status[i]) {
 			int k = snprintf(buf + n, len - n, "%s%" PRIu64 " %s",
-					 n ? ", " : "", c->by_status[i],
+					 n ? ", " : "", c->n.by_status[i],
 					 sy_status_name(i));
 			if (k < 0)
 				break;
@@ -186,31 +186,31 @@ void sy_convert_why_nothing(struct sy_convert *c, struct sy_session *s)
 	sy_status_list(c, st, sizeof(st));
 	if (!sum->windows)
 		sy_msg_error("%s: no sample written: the recording holds no "
-			     "trace window", c->input);
-	else if (!c->selected)
+			     "trace window", c->opt.input);
+	else if (!c->n.selected)
 		sy_msg_error("%s: no sample written: --pid, --tid, --comm, "
 			     "--cpu and --time selected none of the %" PRIu64
-			     " %s", c->input, sum->windows,
+			     " %s", c->opt.input, sum->windows,
 			     sy_plural(sum->windows, "window", "windows"));
-	else if (c->binary_filtered && c->no_stack + c->not_kept <
-						c->selected)
+	else if (c->n.binary_filtered && c->n.no_stack + c->n.not_kept <
+						c->n.selected)
 		sy_msg_error("%s: no sample written: --binary-filter '%s' "
-			     "matched no sample's binary", c->input,
-			     c->binary_filter);
+			     "matched no sample's binary", c->opt.input,
+			     c->opt.binary_filter);
 	else if (needed)
 		sy_msg_error("%s: no sample written: no window gave one (%s); "
 			     "the decoder found no code: %s was not found (%s): "
 			     "use --symfs DIR, --binary PATH or the build-id "
-			     "cache (--buildid-dir)", c->input, st,
+			     "cache (--buildid-dir)", c->opt.input, st,
 			     miss[needed - 1].path,
 			     sy_errstr(miss[needed - 1].err));
-	else if (c->not_kept == c->selected)
+	else if (c->n.not_kept == c->n.selected)
 		sy_msg_error("%s: no sample written: no window is ok (%s); "
 			     "'strobe-synth windows' says why, --keep STATUS "
-			     "converts them anyway", c->input, st);
+			     "converts them anyway", c->opt.input, st);
 	else
 		sy_msg_error("%s: no sample written: the converted windows "
-			     "carry no branch (%s)", c->input, st);
+			     "carry no branch (%s)", c->opt.input, st);
 	free(miss);
 }
 
@@ -223,12 +223,12 @@ void sy_convert_verbose(struct sy_convert *c, const struct sy_session *s)
 				" by the fast path, %" PRIu64 " by OpenCSD's full "
 				"decode (%" PRIu64 " handed over by the fast "
 				"path)\n",
-			c->input, sum->fast_units, sum->full_units,
+			c->opt.input, sum->fast_units, sum->full_units,
 			sum->fallbacks);
 	for (size_t i = 0; i < c->nr_bins; i++)
 		fprintf(stderr, "strobe-synth: %s: binary %s: read from %s "
 				"(%" PRIu64 " %s)\n",
-			c->input, c->bins[i].recorded, c->bins[i].used,
+			c->opt.input, c->bins[i].recorded, c->bins[i].used,
 			c->bins[i].samples,
 			sy_plural(c->bins[i].samples, "sample", "samples"));
 }

@@ -1,7 +1,7 @@
 /* perf_event_attr decoding: any recorded size from VER0 up, unknown tail
  * ignored, missing fields zero (the kernel's own rule for smaller attrs). */
 #include "sy_bytes.h"
-#include "sy_perf.h"
+#include "sy_perf_reader.h"
 
 int sy_perf_attr_decode(struct sy_perf_attr *a, const uint8_t *p, size_t len)
 {

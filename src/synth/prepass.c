@@ -35,38 +35,38 @@ struct sy_prewalk {
 /* Roles come from aux_action only, never from event names. */
 static int sy_roles(struct sy_session *s, uint32_t pmu_type)
 {
-	const struct sy_perf_reader *r = s->r;
+	const struct sy_perf_reader *r = s->in.r;
 	uint32_t n = sy_perf_nr_attrs(r);
 	int has_resume = 0;
 	uint64_t pause_cfg = 0, resume_cfg = 0;
 	uint32_t pause_type = 0, resume_type = 0;
 	const struct sy_perf_attr *pause = NULL, *resume = NULL;
 
-	free(s->attr_role);
-	s->attr_role = calloc(n ? n : 1, 1);
-	if (!s->attr_role)
+	free(s->roles.attr_role);
+	s->roles.attr_role = calloc(n ? n : 1, 1);
+	if (!s->roles.attr_role)
 		return -SY_E_NOMEM;
-	s->nr_roles = n;
+	s->roles.nr_roles = n;
 	for (uint32_t i = 0; i < n; i++) {
 		const struct sy_perf_attr *a = sy_perf_attr(r, i);
 
 		if ((a->aux_action & SY_AUX_ACTION_START_PAUSED) ||
 		    (pmu_type && a->type == pmu_type))
-			s->attr_role[i] |= SY_ROLE_TRACE;
+			s->roles.attr_role[i] |= SY_ROLE_TRACE;
 		if (a->aux_action & SY_AUX_ACTION_START_PAUSED)
 			s->cfg.start_paused = 1;
 		if (a->aux_action &
 		    (SY_AUX_ACTION_PAUSE | SY_AUX_ACTION_PAUSE_ARMED)) {
-			s->attr_role[i] |= SY_ROLE_PAUSE;
+			s->roles.attr_role[i] |= SY_ROLE_PAUSE;
 			pause = a;
 			s->sum.pause_period = a->sample_period;
 			s->sum.periods_freq |= sy_attr_flag(a, SY_ATTR_FLAG_FREQ);
 			pause_type = a->type;
 			pause_cfg = a->config;
-			s->any_pause_attr = 1;
+			s->roles.any_pause_attr = 1;
 		}
 		if (a->aux_action & SY_AUX_ACTION_RESUME) {
-			s->attr_role[i] |= SY_ROLE_RESUME;
+			s->roles.attr_role[i] |= SY_ROLE_RESUME;
 			resume = a;
 			s->sum.resume_period = a->sample_period;
 			s->sum.periods_freq |= sy_attr_flag(a, SY_ATTR_FLAG_FREQ);
@@ -75,9 +75,9 @@ static int sy_roles(struct sy_session *s, uint32_t pmu_type)
 			has_resume = 1;
 		}
 		if (a->sample_type & SY_SAMPLE_CALLCHAIN)
-			s->attr_role[i] |= SY_ROLE_CALLCHAIN;
+			s->roles.attr_role[i] |= SY_ROLE_CALLCHAIN;
 	}
-	if (has_resume && s->any_pause_attr)
+	if (has_resume && s->roles.any_pause_attr)
 		s->sum.same_event = pause_type == resume_type &&
 				    pause_cfg == resume_cfg;
 	s->sum.design = sy_design_of(pause, resume, &s->sum.design_window);
@@ -87,7 +87,7 @@ static int sy_roles(struct sy_session *s, uint32_t pmu_type)
 /* "GenuineIntel,6,78,3": family, model, stepping. */
 static int sy_cpuid_parse(const struct sy_session *s, uint64_t cpuid[3])
 {
-	const char *c = sy_perf_features(s->r)->cpuid;
+	const char *c = sy_perf_features(s->in.r)->cpuid;
 	unsigned f = 0, m = 0, st = 0;
 
 	if (c && sscanf(c, "%*[^,],%u,%u,%u", &f, &m, &st) >= 2) {
@@ -163,17 +163,17 @@ static int sy_pre_record(struct sy_session *s, struct sy_prewalk *pw,
 
 	switch (rec->type) {
 	case SY_REC_AUXTRACE_INFO:
-		if (s->has_info || pw->info_err)
+		if (s->in.has_info || pw->info_err)
 			return 0;
 		if (sy_event_parse(rec, &ev, &d) ||
-		    sy_auxtrace_info_parse(&s->info, &ev.u.auxtrace_info,
+		    sy_auxtrace_info_parse(&s->in.info, &ev.u.auxtrace_info,
 					   rec->offset, &d)) {
 			sy_warn(&s->warn, d.err ? d.err : -SY_E_BAD_AUXINFO,
 				d.offset, "%s", d.msg);
 			pw->info_err = 1;
 			return 0;
 		}
-		s->has_info = 1;
+		s->in.has_info = 1;
 		return 0;
 	case SY_REC_AUXTRACE:
 		if (sy_event_parse(rec, &ev, &d))
@@ -202,26 +202,26 @@ static int sy_pre_record(struct sy_session *s, struct sy_prewalk *pw,
 static int sy_pre_kind(struct sy_session *s, struct sy_prewalk *pw,
 		       uint32_t *pmu_type)
 {
-	if (!s->has_info)
+	if (!s->in.has_info)
 		return sy_diag_set_nooff(&s->diag, -SY_E_UNSUPPORTED,
 					 "no AUXTRACE_INFO record: the file "
 					 "holds no hardware trace");
-	if (s->info.type == SY_AUXTRACE_CS_ETM) {
+	if (s->in.info.type == SY_AUXTRACE_CS_ETM) {
 		s->cfg.kind = SY_TRACE_ETM;
 		s->sum.trace = "cs_etm";
-		*pmu_type = s->info.u.etm.pmu_type;
+		*pmu_type = s->in.info.u.etm.pmu_type;
 		return 0;
 	}
-	if (s->info.type == SY_AUXTRACE_INTEL_PT) {
+	if (s->in.info.type == SY_AUXTRACE_INTEL_PT) {
 		struct sy_timeconv *tc = &s->cfg.tc;
 
 		s->cfg.kind = SY_TRACE_PT;
 		s->sum.trace = "intel_pt";
-		*pmu_type = (uint32_t)s->info.u.pt.f[SY_PT_PMU_TYPE];
+		*pmu_type = (uint32_t)s->in.info.u.pt.f[SY_PT_PMU_TYPE];
 		tc->valid = 1;
-		tc->shift = s->info.u.pt.f[SY_PT_TIME_SHIFT];
-		tc->mult = s->info.u.pt.f[SY_PT_TIME_MULT];
-		tc->zero = s->info.u.pt.f[SY_PT_TIME_ZERO];
+		tc->shift = s->in.info.u.pt.f[SY_PT_TIME_SHIFT];
+		tc->mult = s->in.info.u.pt.f[SY_PT_TIME_MULT];
+		tc->zero = s->in.info.u.pt.f[SY_PT_TIME_ZERO];
 		tc->cap_short = 0;
 		if (!sy_cpuid_parse(s, pw->cpuid))
 			sy_warn(&s->warn, 0, 0,
@@ -232,7 +232,7 @@ static int sy_pre_kind(struct sy_session *s, struct sy_prewalk *pw,
 	return sy_diag_set_nooff(&s->diag, -SY_E_UNSUPPORTED,
 				 "%s trace is not decoded by this tool "
 				 "(cs_etm and intel_pt are)",
-				 sy_auxtrace_type_name(s->info.type));
+				 sy_auxtrace_type_name(s->in.info.type));
 }
 
 /* The AUX records into their queues' maps, in file order. */
@@ -269,9 +269,9 @@ static const struct sy_perf_attr *sy_trace_attr(const struct sy_session *s)
 {
 	const struct sy_perf_attr *ta = NULL;
 
-	for (uint32_t i = 0; i < s->nr_roles; i++)
-		if (s->attr_role[i] & SY_ROLE_TRACE)
-			ta = sy_perf_attr(s->r, i);
+	for (uint32_t i = 0; i < s->roles.nr_roles; i++)
+		if (s->roles.attr_role[i] & SY_ROLE_TRACE)
+			ta = sy_perf_attr(s->in.r, i);
 	return ta;
 }
 
@@ -288,10 +288,10 @@ static int sy_pre_setup_queues(struct sy_session *s, const struct sy_prewalk *pw
 		q->dp.kind = s->cfg.kind;
 		q->dp.read_mem = sy_mem_read;
 		if (s->cfg.kind == SY_TRACE_PT)
-			sy_decparams_pt(&q->dp, &s->info.u.pt, sy_trace_attr(s),
+			sy_decparams_pt(&q->dp, &s->in.info.u.pt, sy_trace_attr(s),
 					pw->cpuid);
 		else if ((err = sy_decparams_etm(&q->dp, &q->sources,
-						 &s->info.u.etm, &pw->hw,
+						 &s->in.info.u.etm, &pw->hw,
 						 q->cpu, q->aux.raw,
 						 s->cfg.etm_decoder, &s->diag)))
 			return err;
@@ -301,7 +301,7 @@ static int sy_pre_setup_queues(struct sy_session *s, const struct sy_prewalk *pw
 								    SY_SINK_ETR);
 		if (!err)
 			err = sy_units_plan(&q->units, &q->aux, &s->cfg,
-					    &q->dp, s->r);
+					    &q->dp, s->in.r);
 		if (err)
 			return err;
 	}
@@ -346,7 +346,7 @@ int sy_prepass(struct sy_session *s)
 		s->cfg.unit_bytes = SY_UNIT_BYTES_DEFAULT;
 	/* roles after the walk: HEADER_ATTR records may add attrs in a pipe
 	 * layout */
-	while ((err = sy_perf_next(s->r, &rec)) == 0)
+	while ((err = sy_perf_next(s->in.r, &rec)) == 0)
 		if (rec.type != SY_REC_SAMPLE &&
 		    (err = sy_pre_record(s, &pw, &rec)))
 			goto out;
@@ -356,7 +356,7 @@ int sy_prepass(struct sy_session *s)
 		s->sum.input_error = err;
 	if ((err = sy_pre_kind(s, &pw, &pmu_type)) || (err = sy_roles(s, pmu_type)))
 		goto out;
-	if (s->o.whole_trace == SY_WHOLE_TRACE_AUTO && !s->any_pause_attr)
+	if (s->o.whole_trace == SY_WHOLE_TRACE_AUTO && !s->roles.any_pause_attr)
 		sy_pre_whole(s);
 	if ((err = sy_pre_queue_recs(s, &pw)))
 		goto out;

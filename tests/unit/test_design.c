@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "sy_bytes.h"
-#include "sy_perf.h"
+#include "sy_perf_reader.h"
 #include "sy_perf_writer.h"
 #include "sy_synth.h"
 
