@@ -30,8 +30,13 @@
 #define SY_ATTR_SIZE_VER6 120
 #define SY_ATTR_SIZE_VER7 128
 #define SY_ATTR_SIZE_VER8 136
+/* The RFC "perf: SW strobing for AUX trace windows" (not merged) grows the
+ * attr to what it names VER11 with attr.first_period as its last u64.
+ * Its offset is not knowable until the ABI is merged: taken as VER8 plus
+ * two more 8-byte versions (VER9, VER10) before it, in this one place. */
+#define SY_ATTR_SIZE_VER11 160
 /* Largest attr we interpret; larger ones have their tail ignored. */
-#define SY_ATTR_SIZE_KNOWN SY_ATTR_SIZE_VER8
+#define SY_ATTR_SIZE_KNOWN SY_ATTR_SIZE_VER11
 
 /* perf_event_attr field offsets. */
 enum {
@@ -57,6 +62,8 @@ enum {
 	SY_ATTR_OFF_AUX_ACTION = 116,
 	SY_ATTR_OFF_SIG_DATA = 120,
 	SY_ATTR_OFF_CONFIG3 = 128,
+	/* RFC, not merged: see SY_ATTR_SIZE_VER11 */
+	SY_ATTR_OFF_FIRST_PERIOD = SY_ATTR_SIZE_VER11 - 8,
 };
 
 /* attr flag bits (u64 at offset 40). */
@@ -83,6 +90,11 @@ enum {
 #define SY_AUX_ACTION_START_PAUSED (1u << 0)
 #define SY_AUX_ACTION_PAUSE (1u << 1)
 #define SY_AUX_ACTION_RESUME (1u << 2)
+/* RFC "perf: SW strobing for AUX trace windows" (not merged): the pause
+ * event's period is armed by each overflow of the resume event in its
+ * group (aux-action=pause-armed).  Taken as the next free bit until the
+ * ABI is merged. */
+#define SY_AUX_ACTION_PAUSE_ARMED (1u << 3)
 
 /* sample_type bits. */
 #define SY_SAMPLE_TYPES(X)           \

@@ -54,6 +54,7 @@ struct sy_perf_attr {
 	uint32_t aux_action;	/* SY_AUX_ACTION_* */
 	uint64_t sig_data;
 	uint64_t config3;
+	uint64_t first_period;	/* RFC, not merged: SY_ATTR_OFF_FIRST_PERIOD */
 
 	const char *name;	/* from EVENT_DESC, or NULL */
 	const uint64_t *ids;	/* event ids of this attr's instances */

@@ -58,6 +58,26 @@ enum sy_status {
 };
 
 const char *sy_status_name(enum sy_status st);
+
+/* How the recording makes its windows (the kernel RFC "perf: SW strobing
+ * for AUX trace windows"; src/synth/design.c), read from the attrs. */
+enum sy_design {
+	SY_DESIGN_NONE,		/* no pause event: the whole trace */
+	SY_DESIGN_MAINLINE,	/* pause/resume with unrelated periods */
+	SY_DESIGN_STAGGER,	/* same event, equal periods (userspace
+				 * stagger offsets them by W) */
+	SY_DESIGN_FIRST_PERIOD,	/* the pause event's attr.first_period */
+	SY_DESIGN_PAUSE_ARMED,	/* the pause event armed by the resume */
+};
+
+const char *sy_design_name(enum sy_design d);
+/* The design of a recording whose pause event is @pause and resume event
+ * @resume (either NULL when absent), and into @window the length each
+ * window is designed to have, in events the pause event counts (0: the
+ * design gives none, or the stagger's W, which only the recording shows). */
+enum sy_design sy_design_of(const struct sy_perf_attr *pause,
+			    const struct sy_perf_attr *resume,
+			    uint64_t *window);
 const char *sy_status_meaning(enum sy_status st);
 /* Parses "ok", "end-mismatch"... Returns the status or -SY_E_INVALID. */
 int sy_status_parse(const char *name);
@@ -210,6 +230,8 @@ struct sy_session_summary {
 	uint64_t resume_period, pause_period; /* R and P from the attrs */
 	int periods_freq;	/* the attrs use frequencies, not periods */
 	int same_event;		/* resume and pause count the same event */
+	enum sy_design design;	/* sy_design_of() the attrs */
+	uint64_t design_window;	/* its designed length (0: none known) */
 	uint64_t damage;	/* damaged records (the reader's warnings) */
 	int input_error;	/* reader error that ended the walk (0: none) */
 	uint64_t lost_records;	/* PERF_RECORD_LOST / LOST_SAMPLES */
@@ -235,6 +257,11 @@ double sy_summary_bogus_rate(const struct sy_session_summary *s);
  * implausible. */
 int sy_summary_bogus_line(const struct sy_session_summary *s,
 			  uint64_t forced, char *buf, size_t len);
+/* "design: ..." (which strobing design made the windows, and their
+ * designed length) in @buf for the summaries; 0 (nothing written) for a
+ * whole-trace recording. */
+int sy_summary_design_line(const struct sy_session_summary *s, char *buf,
+			   size_t len);
 
 typedef int (*sy_window_fn)(void *ctx, const struct sy_window *w);
 

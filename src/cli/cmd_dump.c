@@ -56,11 +56,12 @@ static void sy_dump_warn(void *ctx, const struct sy_diag *d)
 
 static const char *sy_aux_action_str(uint32_t a, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s%s%s%s", (a & SY_AUX_ACTION_START_PAUSED) ?
+	snprintf(buf, len, "%s%s%s%s%s", (a & SY_AUX_ACTION_START_PAUSED) ?
 						"start-paused," : "",
 		 (a & SY_AUX_ACTION_PAUSE) ? "pause," : "",
 		 (a & SY_AUX_ACTION_RESUME) ? "resume," : "",
-		 (a & ~7u) ? "reserved," : "");
+		 (a & SY_AUX_ACTION_PAUSE_ARMED) ? "pause-armed," : "",
+		 (a & ~15u) ? "reserved," : "");
 	size_t n = strlen(buf);
 	if (n)
 		buf[n - 1] = 0;

@@ -63,6 +63,8 @@ static void sy_summary_json(struct sy_convert *c, struct sy_session *s,
 		"  \"bogus_sample_rate\": %.6f,\n"
 		"  \"suspect_windows\": %" PRIu64 ",\n"
 		"  \"callchains_unmapped\": %" PRIu64 ",\n"
+		"  \"design\": \"%s\",\n"
+		"  \"design_window\": %" PRIu64 ",\n"
 		"  \"etm_units\": {\"fast\": %" PRIu64 ", \"full\": %" PRIu64
 		", \"fallbacks\": %" PRIu64 "},\n"
 		"  \"windows_in_jobs\": %" PRIu64 ",\n"
@@ -77,8 +79,8 @@ static void sy_summary_json(struct sy_convert *c, struct sy_session *s,
 		c->n.filtered, sum->decode_errors, sum->overflows,
 		sum->bytes, sum->insns, sum->branches, sum->damage,
 		sy_summary_bogus_rate(sum), sum->suspect, sum->chain_unmapped,
-		sum->fast_units, sum->full_units,
-		sum->fallbacks, sum->windows_in_jobs, sum->threads,
+		sy_design_name(sum->design), sum->design_window,
+		sum->fast_units, sum->full_units, sum->fallbacks, sum->windows_in_jobs, sum->threads,
 		sum->seconds);
 	for (size_t i = 0; i < nmiss; i++) {
 		fprintf(f, "%s\n    {\"path\": ", i ? "," : "");
@@ -120,6 +122,8 @@ static void sy_summary_text(struct sy_convert *c, struct sy_session *s,
 		sy_plural(sum->decode_errors, "error", "errors"));
 	if (sy_summary_bogus_line(sum, sy_session_forced_binaries(s), line,
 				  sizeof(line)))
+		fprintf(f, "strobe-synth: %s: %s\n", c->opt.input, line);
+	if (sy_summary_design_line(sum, line, sizeof(line)))
 		fprintf(f, "strobe-synth: %s: %s\n", c->opt.input, line);
 	if (sum->inner_samples)
 		fprintf(f,

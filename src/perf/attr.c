@@ -37,5 +37,6 @@ int sy_perf_attr_decode(struct sy_perf_attr *a, const uint8_t *p, size_t len)
 	a->aux_action = sy_le32(buf + SY_ATTR_OFF_AUX_ACTION);
 	a->sig_data = sy_le64(buf + SY_ATTR_OFF_SIG_DATA);
 	a->config3 = sy_le64(buf + SY_ATTR_OFF_CONFIG3);
+	a->first_period = sy_le64(buf + SY_ATTR_OFF_FIRST_PERIOD);
 	return 0;
 }

@@ -101,6 +101,7 @@ int sy_pw_attr_encode(const struct sy_perf_attr *a, uint32_t size,
 	sy_put32(buf + SY_ATTR_OFF_AUX_ACTION, a->aux_action);
 	sy_put64(buf + SY_ATTR_OFF_SIG_DATA, a->sig_data);
 	sy_put64(buf + SY_ATTR_OFF_CONFIG3, a->config3);
+	sy_put64(buf + SY_ATTR_OFF_FIRST_PERIOD, a->first_period);
 
 	if (size <= sizeof(buf)) {
 		memcpy(dst, buf, size);

@@ -40,6 +40,7 @@ static int sy_roles(struct sy_session *s, uint32_t pmu_type)
 	int has_resume = 0;
 	uint64_t pause_cfg = 0, resume_cfg = 0;
 	uint32_t pause_type = 0, resume_type = 0;
+	const struct sy_perf_attr *pause = NULL, *resume = NULL;
 
 	free(s->roles.attr_role);
 	s->roles.attr_role = calloc(n ? n : 1, 1);
@@ -54,8 +55,10 @@ static int sy_roles(struct sy_session *s, uint32_t pmu_type)
 			s->roles.attr_role[i] |= SY_ROLE_TRACE;
 		if (a->aux_action & SY_AUX_ACTION_START_PAUSED)
 			s->cfg.start_paused = 1;
-		if (a->aux_action & SY_AUX_ACTION_PAUSE) {
+		if (a->aux_action &
+		    (SY_AUX_ACTION_PAUSE | SY_AUX_ACTION_PAUSE_ARMED)) {
 			s->roles.attr_role[i] |= SY_ROLE_PAUSE;
+			pause = a;
 			s->sum.pause_period = a->sample_period;
 			s->sum.periods_freq |= sy_attr_flag(a, SY_ATTR_FLAG_FREQ);
 			pause_type = a->type;
@@ -64,6 +67,7 @@ static int sy_roles(struct sy_session *s, uint32_t pmu_type)
 		}
 		if (a->aux_action & SY_AUX_ACTION_RESUME) {
 			s->roles.attr_role[i] |= SY_ROLE_RESUME;
+			resume = a;
 			s->sum.resume_period = a->sample_period;
 			s->sum.periods_freq |= sy_attr_flag(a, SY_ATTR_FLAG_FREQ);
 			resume_type = a->type;
@@ -76,6 +80,7 @@ static int sy_roles(struct sy_session *s, uint32_t pmu_type)
 	if (has_resume && s->roles.any_pause_attr)
 		s->sum.same_event = pause_type == resume_type &&
 				    pause_cfg == resume_cfg;
+	s->sum.design = sy_design_of(pause, resume, &s->sum.design_window);
 	return 0;
 }
 

@@ -192,6 +192,7 @@ int sy_cmd_windows(int argc, char **argv)
 	int err, ret = SY_EXIT_OK, r;
 
 	memset(&c, 0, sizeof(c));
+	sy_wl_init(&c);
 	sy_cli_session_init(&c.cs);
 	c.out = stdout;
 	c.list = 1;

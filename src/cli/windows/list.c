@@ -79,9 +79,11 @@ static void sy_histogram(struct sy_wl *c, FILE *f)
 
 	if (sy_hist_make(&h, c) || !h.nr)
 		return;
-	fprintf(f, "window length histogram (the %zu %s with trace; "
-		   "instructions, bins of %" PRIu64 "):\n", c->nr_lens,
-		sy_plural(c->nr_lens, "window", "windows"), h.width);
+	fprintf(f, "window length histogram (the %" PRIu64 " %s with trace; "
+		   "instructions, bins of %" PRIu64 "%s):\n", c->insns.n,
+		sy_plural(c->insns.n, "window", "windows"), h.width,
+		sy_dist_exact(&c->insns) ? "" :
+		", lengths counted at their 1/512 bin's start");
 	for (size_t b = 0; b < h.nr; b++) {
 		uint64_t lo = h.lo + b * h.width;
 		int n = (int)((h.total[b] * 50 + h.top - 1) / h.top);
@@ -93,12 +95,134 @@ static void sy_histogram(struct sy_wl *c, FILE *f)
 	sy_hist_fini(&h);
 }
 
+/* What R and P imply, for the text and --json alike. */
+enum {
+	SY_WARN_R_LE_P = 1,	/* resumes on running trace: P decides */
+	SY_WARN_R_MULT_P = 2,	/* resumes coincide with pauses */
+	SY_WARN_R_MOD_P_SMALL = 4, /* windows nearly all very short */
+};
+
+struct sy_advice {
+	int known;		/* R and P both known periods */
+	int share;		/* same event, R > P: the share figures hold */
+	uint64_t r_mod_p;
+	unsigned warn;		/* SY_WARN_* */
+};
+
+static struct sy_advice sy_advise(const struct sy_session_summary *s)
+{
+	uint64_t R = s->resume_period, P = s->pause_period;
+	struct sy_advice a = { 0 };
+
+	if (!R || !P || s->periods_freq)
+		return a;
+	a.known = 1;
+	a.share = s->same_event && R > P;
+	a.r_mod_p = R % P;
+	if (R <= P)
+		a.warn = SY_WARN_R_LE_P;
+	else if (R % P == 0)
+		a.warn = SY_WARN_R_MULT_P;
+	else if (s->same_event && P > 1 && R % P < P / 100)
+		a.warn = SY_WARN_R_MOD_P_SMALL;
+	return a;
+}
+
+/* Taken branches a window should hold at least (llvm-profgen's stacks are
+ * this deep on AArch64 LBR-like input). */
+enum { SY_TARGET_BRANCHES = 64 };
+
+struct sy_tune {
+	const char *what;	/* "P" or "W": the period a window scales with */
+	uint64_t now, b5;	/* its value, and the windows' p5 of branches */
+	uint64_t want;		/* the value for SY_TARGET_BRANCHES; 0: none */
+	double seconds, win_rate, mb_rate; /* per CPU; seconds 0: unknown */
+	unsigned cpus;
+};
+
+/* The numbers a tuner acts on, from the recording: the period at which
+ * 95% of windows would hold SY_TARGET_BRANCHES taken branches (window
+ * lengths scale with the period: uniform over (0, P] for mainline, W for
+ * the RFC's designs; branch density as observed), and the windows and
+ * trace per second per CPU the current R gives. */
+static struct sy_tune sy_tune_numbers(struct sy_wl *c,
+				      const struct sy_session_summary *s)
+{
+	struct sy_tune t = { 0 };
+	struct sy_advice a = sy_advise(s);
+
+	if (a.share) {
+		t.what = "P";
+		t.now = s->pause_period;
+	} else if ((s->design == SY_DESIGN_FIRST_PERIOD ||
+		    s->design == SY_DESIGN_PAUSE_ARMED) && s->design_window) {
+		t.what = "W";
+		t.now = s->design_window;
+	}
+	t.b5 = sy_dist_pct(&c->branches, 5);
+	if (t.what && t.b5)
+		t.want = (t.now * SY_TARGET_BRANCHES + t.b5 - 1) / t.b5;
+	t.cpus = sy_wl_nr_cpus(c);
+	if (c->t_last > c->t_first && t.cpus) {
+		t.seconds = (double)(c->t_last - c->t_first) / 1e9;
+		t.win_rate = (double)c->insns.n / t.seconds / t.cpus;
+		t.mb_rate = (double)c->trace_bytes / 1e6 / t.seconds / t.cpus;
+	}
+	return t;
+}
+
+static void sy_tune_text(struct sy_wl *c, const struct sy_session_summary *s,
+			 FILE *f)
+{
+	struct sy_tune t = sy_tune_numbers(c, s);
+
+	if (t.want)
+		fprintf(f, "  advice: %s ~ %" PRIu64 " gives at least %d taken "
+			   "branches in 95%% of windows (p5 now %" PRIu64
+			   " at %s = %" PRIu64 "; assumes window lengths scale "
+			   "with %s and the branch density stays)\n",
+			t.what, t.want, SY_TARGET_BRANCHES, t.b5, t.what, t.now,
+			t.what);
+	else if (t.what)
+		fprintf(f, "  advice: no period for %d branches: the p5 of "
+			   "branches per window is 0\n", SY_TARGET_BRANCHES);
+	if (t.seconds > 0 && s->resume_period && !s->periods_freq)
+		fprintf(f, "  advice: R = %" PRIu64 " opens about %.3g windows "
+			   "per second per CPU at about %.3g MB/s of trace "
+			   "(observed: %.3g s of windows on %u %s)\n",
+			s->resume_period, t.win_rate, t.mb_rate, t.seconds,
+			t.cpus, t.cpus == 1 ? "CPU" : "CPUs");
+}
+
+static void sy_tune_json(struct sy_wl *c, const struct sy_session_summary *s,
+			 FILE *f)
+{
+	struct sy_tune t = sy_tune_numbers(c, s);
+
+	fprintf(f, ",\n  \"advice\": {\"target_branches\": %d, "
+		   "\"scales\": %s%s%s, \"branches_p5\": %" PRIu64,
+		SY_TARGET_BRANCHES, t.what ? "\"" : "", t.what ? t.what : "null",
+		t.what ? "\"" : "", t.b5);
+	if (t.want)
+		fprintf(f, ", \"period_for_target\": %" PRIu64, t.want);
+	else
+		fputs(", \"period_for_target\": null", f);
+	if (t.seconds > 0)
+		fprintf(f, ", \"seconds\": %.9f, \"cpus\": %u, "
+			   "\"windows_per_s_per_cpu\": %.6f, "
+			   "\"trace_mb_per_s_per_cpu\": %.9f}",
+			t.seconds, t.cpus, t.win_rate, t.mb_rate);
+	else
+		fputs(", \"seconds\": null}", f);
+}
+
 /* What R and P imply, next to what was observed. */
 static void sy_periods(struct sy_wl *c, const struct sy_session_summary *s,
 		       FILE *f)
 {
 	uint64_t R = s->resume_period, P = s->pause_period;
 	uint64_t ok = s->by_status[SY_ST_OK];
+	struct sy_advice a = sy_advise(s);
 
 	if (!R || !P) {
 		fprintf(f, "periods: resume %" PRIu64 ", pause %" PRIu64
@@ -108,9 +232,9 @@ static void sy_periods(struct sy_wl *c, const struct sy_session_summary *s,
 	fprintf(f, "periods: resume R = %" PRIu64 ", pause P = %" PRIu64 "%s%s\n",
 		R, P, s->periods_freq ? " (frequencies, not periods)" : "",
 		s->same_event ? "" : " (different events)");
-	if (s->periods_freq)
+	if (!a.known)
 		return;
-	if (s->same_event && R > P) {
+	if (a.share) {
 		fprintf(f,
 			"  pause samples that can carry a branch stack: P/R = "
 			"%.1f%%; observed %" PRIu64 " ok of %" PRIu64
@@ -123,25 +247,83 @@ static void sy_periods(struct sy_wl *c, const struct sy_session_summary *s,
 			"  trace duty cycle about P/2R = %.1f%%; window lengths "
 			"spread over (0, P] events, mean about P/2 = %" PRIu64
 			"; observed p50 %" PRIu64 " insns\n",
-			50.0 * (double)P / (double)R, P / 2, sy_pct(&c->insns, 50));
-		uint64_t r = R % P;
+			50.0 * (double)P / (double)R, P / 2,
+			sy_dist_pct(&c->insns, 50));
 		fprintf(f, "  R mod P = %" PRIu64 " (%.3f P; about 0.618 P "
 			   "spreads window lengths best)\n",
-			r, (double)r / (double)P);
+			a.r_mod_p, (double)a.r_mod_p / (double)P);
 	}
-	if (R <= P)
+	if (a.warn & SY_WARN_R_LE_P)
 		fprintf(f, "  warning: R <= P: the trace is resumed before "
 			   "every pause; resumes on running trace are ignored, "
 			   "so windows are long and their count follows P, "
 			   "not R\n");
-	else if (R % P == 0)
+	if (a.warn & SY_WARN_R_MULT_P)
 		fprintf(f, "  warning: R is a multiple of P: every resume "
 			   "coincides with a pause, giving zero-length or "
 			   "missing windows (the kernel drops a pause/resume "
 			   "that coincides with another)\n");
-	else if (s->same_event && P > 1 && R % P < P / 100)
+	if (a.warn & SY_WARN_R_MOD_P_SMALL)
 		fprintf(f, "  warning: R mod P is under 1%% of P: windows "
 			   "are nearly all very short\n");
+	sy_tune_text(c, s, f);
+}
+
+/* The periods' advice as JSON: what the text's periods lines say. */
+static void sy_periods_json(const struct sy_session_summary *s, FILE *f)
+{
+	uint64_t R = s->resume_period, P = s->pause_period;
+	struct sy_advice a = sy_advise(s);
+	const char *w;
+
+	fprintf(f, ",\n  \"periods_freq\": %s,\n  \"same_event\": %s",
+		s->periods_freq ? "true" : "false",
+		s->same_event ? "true" : "false");
+	if (!a.share) {
+		fputs(",\n  \"branch_stack_share\": null,\n  \"duty_cycle\": "
+		      "null,\n  \"r_mod_p\": null", f);
+	} else {
+		fprintf(f, ",\n  \"branch_stack_share\": %.6f,\n  "
+			   "\"duty_cycle\": %.6f,\n  \"r_mod_p\": %" PRIu64,
+			(double)P / (double)R, (double)P / (2.0 * (double)R),
+			a.r_mod_p);
+	}
+	/* the text says at most one */
+	w = a.warn & SY_WARN_R_LE_P	   ? "\"r_le_p\"" :
+	    a.warn & SY_WARN_R_MULT_P	   ? "\"r_multiple_of_p\"" :
+	    a.warn & SY_WARN_R_MOD_P_SMALL ? "\"r_mod_p_small\"" : "";
+	fprintf(f, ",\n  \"warnings\": [%s]", w);
+}
+
+/* The text histogram's bins as JSON: bounds, count and counts by status. */
+static void sy_histogram_json(struct sy_wl *c, FILE *f)
+{
+	struct sy_hist h;
+
+	if (sy_hist_make(&h, c) || !h.nr) {
+		fputs(",\n  \"histogram\": null", f);
+		return;
+	}
+	fprintf(f, ",\n  \"histogram\": {\"unit\": \"instructions\", "
+		   "\"width\": %" PRIu64 ", \"bins\": [", h.width);
+	for (size_t b = 0; b < h.nr; b++) {
+		uint64_t lo = h.lo + b * h.width;
+		int first = 1;
+
+		fprintf(f, "%s\n    {\"lo\": %" PRIu64 ", \"hi\": %" PRIu64
+			   ", \"count\": %" PRIu64 ", \"by_status\": {",
+			b ? "," : "", lo, lo + h.width - 1, h.total[b]);
+		for (int st = 0; st < SY_ST_NR; st++) {
+			if (!h.count[b][st])
+				continue;
+			fprintf(f, "%s\"%s\": %" PRIu64, first ? "" : ", ",
+				sy_status_name(st), h.count[b][st]);
+			first = 0;
+		}
+		fputs("}}", f);
+	}
+	fputs("\n  ]}", f);
+	sy_hist_fini(&h);
 }
 
 static const char *const sy_dist_names[] = { "instructions", "branches",
@@ -166,7 +348,7 @@ static const uint64_t *sy_wl_counts(const struct sy_wl *c,
 static void sy_wl_json_summary(struct sy_wl *c,
 			       const struct sy_session_summary *sum, FILE *f)
 {
-	const struct sy_dist *d[] = { &c->insns, &c->branches, &c->ns,
+	struct sy_dist *d[] = { &c->insns, &c->branches, &c->ns,
 				      &c->bytes };
 	uint64_t windows;
 	const uint64_t *by = sy_wl_counts(c, sum, &windows);
@@ -181,17 +363,23 @@ static void sy_wl_json_summary(struct sy_wl *c,
 	/* null, not zeros, for a length nothing measured (times without
 	 * resume and pause samples) */
 	for (size_t i = 0; i < 4; i++)
-		if (!d[i]->nr)
+		if (!d[i]->n)
 			fprintf(f, "%s\n    \"%s\": null", i ? "," : "",
 				sy_dist_keys[i]);
 		else
 			fprintf(f, "%s\n    \"%s\": {\"p5\": %" PRIu64
 				   ", \"p50\": %" PRIu64 ", \"p95\": %" PRIu64
 				   ", \"max\": %" PRIu64 "}",
-				i ? "," : "", sy_dist_keys[i], sy_pct(d[i], 5),
-				sy_pct(d[i], 50), sy_pct(d[i], 95),
-				sy_pct(d[i], 100));
-	fprintf(f, "\n  },\n  \"resume_period\": %" PRIu64
+				i ? "," : "", sy_dist_keys[i], sy_dist_pct(d[i], 5),
+				sy_dist_pct(d[i], 50), sy_dist_pct(d[i], 95),
+				sy_dist_pct(d[i], 100));
+	/* bounded memory: past SY_DIST_EXACT_MAX windows, lengths from
+	 * SY_DIST_EXACT_BELOW on are binned; the error is stated */
+	fprintf(f, "\n  },\n  \"percentiles_exact\": %s,"
+		   "\n  \"percentile_max_error\": %.6f",
+		sy_wl_exact(c) ? "true" : "false",
+		sy_wl_exact(c) ? 0.0 : 1.0 / SY_DIST_SUB_BINS);
+	fprintf(f, ",\n  \"resume_period\": %" PRIu64
 		   ",\n  \"pause_period\": %" PRIu64
 		   ",\n  \"pause_samples\": %" PRIu64
 		   ",\n  \"resume_samples\": %" PRIu64
@@ -199,11 +387,20 @@ static void sy_wl_json_summary(struct sy_wl *c,
 		   ",\n  \"inner_samples\": %" PRIu64
 		   ",\n  \"placed\": %" PRIu64
 		   ",\n  \"unplaced\": %" PRIu64
-		   ",\n  \"bogus_sample_rate\": %.6f\n}\n",
+		   ",\n  \"bogus_sample_rate\": %.6f"
+		   ",\n  \"design\": \"%s\",\n  \"design_window\": %" PRIu64,
 		sum->resume_period, sum->pause_period, sum->pause_samples,
 		sum->resume_samples, sum->resume_while_running,
 		sum->inner_samples, sum->placed, sum->unplaced,
-		sy_summary_bogus_rate(sum));
+		sy_summary_bogus_rate(sum), sy_design_name(sum->design),
+		sum->design_window);
+	fprintf(f, ",\n  \"trace_bytes\": %" PRIu64
+		   ",\n  \"trace_bytes_not_ok\": %" PRIu64,
+		c->trace_bytes, c->bytes_not_ok);
+	sy_periods_json(sum, f);
+	sy_histogram_json(c, f);
+	sy_tune_json(c, sum, f);
+	fputs("\n}\n", f);
 }
 
 /* The binaries windows needed and did not get, as convert names them. */
@@ -229,14 +426,13 @@ static void sy_wl_missing(struct sy_wl *c, struct sy_session *s, FILE *f)
 void sy_wl_summary(struct sy_wl *c, struct sy_session *s)
 {
 	const struct sy_session_summary *sum = sy_session_summary(s);
-	const struct sy_dist *d[] = { &c->insns, &c->branches, &c->ns,
+	struct sy_dist *d[] = { &c->insns, &c->branches, &c->ns,
 				      &c->bytes };
 	uint64_t windows;
 	const uint64_t *by = sy_wl_counts(c, sum, &windows);
 	FILE *f = c->out;
 	char line[160];
 
-	sy_wl_sort(c);
 	if (!f)
 		return;
 	if (c->json) {
@@ -261,6 +457,19 @@ void sy_wl_summary(struct sy_wl *c, struct sy_session *s)
 	if (sy_summary_bogus_line(sum, sy_session_forced_binaries(s), line,
 				  sizeof(line)))
 		fprintf(f, "%s\n", line);
+	if (sy_summary_design_line(sum, line, sizeof(line)))
+		fprintf(f, "%s\n", line);
+	if (by[SY_ST_PAUSED] || c->bytes_not_ok)
+		fprintf(f, "overhead: %" PRIu64 " pause %s fell into paused "
+			   "trace (an interrupt, no branch stack); %" PRIu64
+			   " of %" PRIu64 " trace bytes (%.1f%%) in windows that "
+			   "are not ok\n",
+			by[SY_ST_PAUSED],
+			sy_plural(by[SY_ST_PAUSED], "sample", "samples"),
+			c->bytes_not_ok, c->trace_bytes,
+			c->trace_bytes ? 100.0 * (double)c->bytes_not_ok /
+						 (double)c->trace_bytes :
+					 0.0);
 	if (sum->inner_samples)
 		fprintf(f, "%" PRIu64 " callchain samples of other events while "
 			   "trace ran: %" PRIu64 " placed in windows, %" PRIu64
@@ -270,15 +479,21 @@ void sy_wl_summary(struct sy_wl *c, struct sy_session *s)
 	fprintf(f, "length of windows with trace:  %10s %10s %10s %10s\n", "p5",
 		"p50", "p95", "max");
 	for (size_t i = 0; i < 4; i++)
-		if (!d[i]->nr)
+		if (!d[i]->n)
 			fprintf(f, "  %-28s %10s %10s %10s %10s\n",
 				sy_dist_names[i], "-", "-", "-", "-");
 		else
 			fprintf(f, "  %-28s %10" PRIu64 " %10" PRIu64
 				   " %10" PRIu64 " %10" PRIu64 "\n",
-				sy_dist_names[i], sy_pct(d[i], 5),
-				sy_pct(d[i], 50), sy_pct(d[i], 95),
-				sy_pct(d[i], 100));
+				sy_dist_names[i], sy_dist_pct(d[i], 5),
+				sy_dist_pct(d[i], 50), sy_dist_pct(d[i], 95),
+				sy_dist_pct(d[i], 100));
+	if (!sy_wl_exact(c))
+		fprintf(f, "  (over %d windows with trace, lengths of %d and "
+			   "more are kept in bins of 1/%d: a percentile is at "
+			   "most %.2f%% below the exact one; max is exact)\n",
+			SY_DIST_EXACT_MAX, SY_DIST_EXACT_BELOW,
+			SY_DIST_SUB_BINS, 100.0 / SY_DIST_SUB_BINS);
 	sy_histogram(c, f);
 	sy_periods(c, sum, f);
 }

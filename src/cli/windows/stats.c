@@ -1,5 +1,5 @@
-/* Window length distributions: percentiles (nearest rank) and linear
- * histogram bins chosen from the data, so that a person tuning the
+/* Window length distributions (bounded: sy_dist.h): percentiles (nearest
+ * rank) and linear histogram bins chosen from the data, so that a person tuning the
  * resume and pause periods sees the spread of the lengths, whatever their
  * scale. */
 #include <math.h>
@@ -8,53 +8,58 @@
 
 #include "windows.h"
 
-/* @v with room for element @nr (of @size bytes): @v itself, a larger
- * copy, or NULL (@v untouched) when memory runs out. */
-static void *sy_room(void *v, size_t nr, size_t *cap, size_t size)
+/* The distributions of one summary, in order. */
+static struct sy_dist *sy_wl_dist(struct sy_wl *c, size_t i)
 {
-	size_t ncap = *cap ? *cap * 2 : 256;
-	void *n;
+	struct sy_dist *d[] = { &c->insns, &c->branches, &c->ns, &c->bytes };
 
-	if (nr < *cap)
-		return v;
-	n = realloc(v, ncap * size);
-	if (n)
-		*cap = ncap;
+	return i < 4 ? d[i] : i < 4 + SY_ST_NR ? &c->len_by[i - 4] : NULL;
+}
+
+void sy_wl_init(struct sy_wl *c)
+{
+	struct sy_dist *d;
+
+	for (size_t i = 0; (d = sy_wl_dist(c, i)); i++)
+		sy_dist_init(d);
+}
+
+/* The span of the recording the windows cover and their CPUs. */
+static void sy_wl_span(struct sy_wl *c, const struct sy_window *w)
+{
+	uint64_t first = w->has_resume && w->resume_time ? w->resume_time :
+							   w->pause_time;
+
+	if (first && (!c->t_first || first < c->t_first))
+		c->t_first = first;
+	if (w->pause_time > c->t_last)
+		c->t_last = w->pause_time;
+	if (w->cpu < SY_WL_MAX_CPU)
+		c->cpus[w->cpu / 64] |= 1ull << (w->cpu % 64);
+	c->trace_bytes += w->bytes;
+	if (w->status != SY_ST_OK)
+		c->bytes_not_ok += w->bytes;
+}
+
+unsigned sy_wl_nr_cpus(const struct sy_wl *c)
+{
+	unsigned n = 0;
+
+	for (size_t i = 0; i < SY_WL_MAX_CPU / 64; i++)
+		n += (unsigned)__builtin_popcountll(c->cpus[i]);
 	return n;
-}
-
-static int sy_dist_add(struct sy_dist *d, uint64_t v)
-{
-	uint64_t *n = sy_room(d->v, d->nr, &d->cap, sizeof(*n));
-
-	if (!n)
-		return -SY_E_NOMEM;
-	d->v = n;
-	d->v[d->nr++] = v;
-	return 0;
-}
-
-static int sy_lens_add(struct sy_wl *c, uint64_t insns, enum sy_status st)
-{
-	struct sy_wl_len *n = sy_room(c->lens, c->nr_lens, &c->cap_lens,
-				      sizeof(*n));
-
-	if (!n)
-		return -SY_E_NOMEM;
-	c->lens = n;
-	c->lens[c->nr_lens++] = (struct sy_wl_len){ insns, st };
-	return 0;
 }
 
 /* Length distributions are kept for windows that carry trace. */
 int sy_wl_add(struct sy_wl *c, const struct sy_window *w)
 {
+	sy_wl_span(c, w);
 	if (!w->insns && !w->bytes)
 		return 0;
 	if (sy_dist_add(&c->insns, w->insns) ||
 	    sy_dist_add(&c->branches, w->branches) ||
 	    sy_dist_add(&c->bytes, w->bytes) ||
-	    sy_lens_add(c, w->insns, w->status))
+	    sy_dist_add(&c->len_by[w->status], w->insns))
 		return -SY_E_NOMEM;
 	if (w->has_resume && w->has_pause &&
 	    sy_dist_add(&c->ns, w->pause_time - w->resume_time))
@@ -62,31 +67,11 @@ int sy_wl_add(struct sy_wl *c, const struct sy_window *w)
 	return 0;
 }
 
-static int sy_cmp_u64(const void *a, const void *b)
+int sy_wl_exact(const struct sy_wl *c)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-void sy_wl_sort(struct sy_wl *c)
-{
-	struct sy_dist *d[] = { &c->insns, &c->branches, &c->ns, &c->bytes };
-
-	for (size_t i = 0; i < 4; i++)
-		if (d[i]->nr > 1)
-			qsort(d[i]->v, d[i]->nr, sizeof(uint64_t), sy_cmp_u64);
-}
-
-/* Nearest-rank percentile of a sorted array. */
-uint64_t sy_pct(const struct sy_dist *d, unsigned p)
-{
-	size_t k;
-
-	if (!d->nr)
-		return 0;
-	k = (size_t)ceil((double)p / 100.0 * (double)d->nr);
-	return d->v[k ? k - 1 : 0];
+	/* len_by[] holds what insns holds, split by status */
+	return sy_dist_exact(&c->insns) && sy_dist_exact(&c->branches) &&
+	       sy_dist_exact(&c->ns) && sy_dist_exact(&c->bytes);
 }
 
 /* The smallest 1, 2 or 5 times a power of ten at or above @x. */
@@ -108,20 +93,18 @@ uint64_t sy_nice(double x)
 }
 
 /* About the square root of the count of bins (at least 5, at most 40),
- * each a round width, from a round start below the shortest window. */
-int sy_hist_make(struct sy_hist *h, const struct sy_wl *c)
+ * each a round width, from a round start below the shortest window.  Once
+ * a status's lengths are binned (sy_dist.h), each of its bins counts at
+ * its lower bound. */
+int sy_hist_make(struct sy_hist *h, struct sy_wl *c)
 {
-	uint64_t min = UINT64_MAX, max = 0;
+	uint64_t v, k, min = c->insns.min, max = c->insns.max;
 	double want;
 
 	memset(h, 0, sizeof(*h));
-	if (!c->nr_lens)
+	if (!c->insns.n)
 		return 0;
-	for (size_t i = 0; i < c->nr_lens; i++) {
-		min = c->lens[i].insns < min ? c->lens[i].insns : min;
-		max = c->lens[i].insns > max ? c->lens[i].insns : max;
-	}
-	want = ceil(sqrt((double)c->nr_lens));
+	want = ceil(sqrt((double)c->insns.n));
 	want = want < 5 ? 5 : want > 40 ? 40 : want;
 	h->width = sy_nice((double)(max - min + 1) / want);
 	h->lo = min / h->width * h->width;
@@ -132,13 +115,16 @@ int sy_hist_make(struct sy_hist *h, const struct sy_wl *c)
 		sy_hist_fini(h);
 		return -SY_E_NOMEM;
 	}
-	for (size_t i = 0; i < c->nr_lens; i++) {
-		size_t b = (size_t)((c->lens[i].insns - h->lo) / h->width);
+	for (int st = 0; st < SY_ST_NR; st++)
+		for (size_t pos = 0;
+		     sy_dist_next(&c->len_by[st], &pos, &v, &k);) {
+			size_t b = (size_t)((v - h->lo) / h->width);
 
-		h->count[b][c->lens[i].status]++;
-		if (++h->total[b] > h->top)
-			h->top = h->total[b];
-	}
+			h->count[b][st] += k;
+			h->total[b] += k;
+		}
+	for (size_t b = 0; b < h->nr; b++)
+		h->top = h->total[b] > h->top ? h->total[b] : h->top;
 	return 0;
 }
 
@@ -151,9 +137,8 @@ void sy_hist_fini(struct sy_hist *h)
 
 void sy_wl_fini(struct sy_wl *c)
 {
-	free(c->insns.v);
-	free(c->branches.v);
-	free(c->ns.v);
-	free(c->bytes.v);
-	free(c->lens);
+	struct sy_dist *d;
+
+	for (size_t i = 0; (d = sy_wl_dist(c, i)); i++)
+		sy_dist_fini(d);
 }

@@ -119,22 +119,28 @@ static void sy_svg_bars(FILE *f, const struct sy_hist *h, uint64_t ymax)
 }
 
 /* p5, p50, p95 as dashed lines, labelled at staggered heights. */
-static void sy_svg_percentiles(FILE *f, const struct sy_wl *c,
+static void sy_svg_percentiles(FILE *f, struct sy_wl *c,
 			       const struct sy_hist *h)
 {
 	static const unsigned pct[] = { 5, 50, 95 };
 	char label[48];
+	int right;
 
 	for (size_t i = 0; i < 3; i++) {
-		uint64_t v = sy_pct(&c->insns, pct[i]);
+		uint64_t v = sy_dist_pct(&c->insns, pct[i]);
 		double x = sy_svg_x(h, (double)v + 0.5);
 
 		fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" "
 			   "stroke=\"black\" stroke-dasharray=\"5,3\"/>\n",
 			x, PLOT_T - 10 - 13 * (int)(2 - i), x, PLOT_B);
 		snprintf(label, sizeof(label), "p%u %" PRIu64, pct[i], v);
-		sy_svg_text(f, x + 3, PLOT_T - 12 - 13.0 * (double)(2 - i), 11,
-			    "start", " font-weight=\"bold\"", label);
+		/* right of its line, unless it would run past the plot into
+		 * the legend: then left of it (7 px a bold character) */
+		right = x + 3 + 7.0 * (double)strlen(label) <= PLOT_R;
+		sy_svg_text(f, right ? x + 3 : x - 3,
+			    PLOT_T - 12 - 13.0 * (double)(2 - i), 11,
+			    right ? "start" : "end", " font-weight=\"bold\"",
+			    label);
 	}
 }
 
@@ -144,8 +150,8 @@ static void sy_svg_legend(FILE *f, const struct sy_wl *c)
 	char label[64];
 	int y = PLOT_T;
 
-	for (size_t i = 0; i < c->nr_lens; i++)
-		n[c->lens[i].status]++;
+	for (int st = 0; st < SY_ST_NR; st++)
+		n[st] = c->len_by[st].n;
 	sy_svg_text(f, PLOT_R + 20, y, 12, "start", " font-weight=\"bold\"",
 		    "status");
 	for (int st = 0; st < SY_ST_NR; st++) {
@@ -177,7 +183,8 @@ static void sy_svg_frame(FILE *f, const struct sy_wl *c, uint64_t windows,
 		SVG_W, SVG_H, SVG_W, SVG_H, SVG_W / 2);
 	/* the base name: a long path would not fit */
 	sy_xml_escape(f, base && base[1] ? base + 1 : c->input);
-	fprintf(f, ": %zu of %" PRIu64 " %s carry trace</text>\n", c->nr_lens,
+	fprintf(f, ": %" PRIu64 " of %" PRIu64 " %s carry trace</text>\n",
+		c->insns.n,
 		windows, windows == 1 ? "window" : "windows");
 	snprintf(t, sizeof(t), "window length in instructions (bins of %" PRIu64
 			       ")", h->width);

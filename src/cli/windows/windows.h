@@ -11,19 +11,9 @@
 #include <stdio.h>
 
 #include "cli.h"
+#include "sy_dist.h"
 
-/* One length distribution (windows that carry trace). */
-struct sy_dist {
-	uint64_t *v;
-	size_t nr, cap;
-};
-
-/* The length in instructions of one window with trace and its status,
- * for the histogram's bars split by status. */
-struct sy_wl_len {
-	uint64_t insns;
-	enum sy_status status;
-};
+enum { SY_WL_MAX_CPU = 4096 };	/* CPUs counted for the per-CPU rates */
 
 struct sy_wl {
 	struct sy_cli_session cs;
@@ -35,9 +25,13 @@ struct sy_wl {
 	int list;
 	FILE *out;		/* listing and summary; NULL: none (--svg -) */
 	enum sy_trace_kind kind;
+	/* lengths of the windows with trace: bounded (sy_dist.h) */
 	struct sy_dist insns, branches, ns, bytes;
-	struct sy_wl_len *lens;
-	size_t nr_lens, cap_lens;
+	struct sy_dist len_by[SY_ST_NR]; /* instructions, per status */
+	/* the recording's span and CPUs, for the rate advice */
+	uint64_t t_first, t_last, trace_bytes;
+	uint64_t bytes_not_ok;	/* trace outside useful (ok) windows */
+	uint64_t cpus[SY_WL_MAX_CPU / 64];
 	uint64_t listed;
 	uint64_t selected;	/* windows the selection options kept */
 	uint64_t by_status[SY_ST_NR]; /* of those */
@@ -56,14 +50,18 @@ struct sy_hist {
 };
 
 /* windows_stats.c */
+void sy_wl_init(struct sy_wl *c);
 int sy_wl_add(struct sy_wl *c, const struct sy_window *w);
-void sy_wl_sort(struct sy_wl *c);
-uint64_t sy_pct(const struct sy_dist *d, unsigned p);
+/* All the length distributions exact (no value binned yet). */
+int sy_wl_exact(const struct sy_wl *c);
 /* The smallest 1, 2 or 5 times a power of ten at or above @x (>= 1). */
 uint64_t sy_nice(double x);
-int sy_hist_make(struct sy_hist *h, const struct sy_wl *c);
+int sy_hist_make(struct sy_hist *h, struct sy_wl *c);
 void sy_hist_fini(struct sy_hist *h);
 void sy_wl_fini(struct sy_wl *c);
+
+/* Distinct CPUs the selected windows ran on. */
+unsigned sy_wl_nr_cpus(const struct sy_wl *c);
 
 /* windows_list.c */
 void sy_wl_header(struct sy_wl *c);
