@@ -187,7 +187,9 @@ widths = {hi - lo for lo, (hi, n) in term.items()}
 assert len(widths) == 1, widths
 # the stacked parts of the bars add up to the windows with trace, by status
 parts = re.findall(r"<title>(\d+) ([a-z-]+)</title>", svg)
-listed = re.findall(r"^\s+\d+\s+\d+\s+\d+\s+\d+\s+\d+\s+(\d+)\s+(\d+)\s+\d+ ([a-z-]+)", text, re.M)
+# resume and pause times in seconds as perf script prints them, "-" unknown
+listed = re.findall(r"^\s+\d+\s+\d+\s+\d+\s+(?:\d+\.\d{9}|-)\s+(?:\d+\.\d{9}|-)\s+(\d+)\s+(\d+)\s+\d+ ([a-z-]+)", text, re.M)
+assert listed, "no window listed"
 want = {}
 for nbytes, insns, st in listed:
     if int(nbytes) or int(insns):
@@ -236,4 +238,20 @@ for w in bad:
 sys.exit(1 if bad else 0)
 PY
 done
+# times (issue 23, defect 7): listed in seconds as perf script prints them,
+# so that a window's listed pause time pasted into --time selects it alone;
+# the summary gives the windows' time span; an unknown time is "-"
+G=tests/fixtures/generated
+"$SY" windows --symfs . "$G/etm4-etr-basic.data" >"$T/t.txt" || fail "windows failed"
+pt=$(awk '$1 == 2 { print $5 }' "$T/t.txt")
+echo "$pt" | grep -Eq '^[0-9]+\.[0-9]{9}$' || { cat "$T/t.txt"; fail "pause time not in seconds: $pt"; }
+"$SY" windows --symfs . --time "$pt,$pt" "$G/etm4-etr-basic.data" >"$T/t1.txt" || fail "windows --time failed"
+[ "$(awk '$1 ~ /^[0-9]+$/ && $5 ~ /^([0-9]+[.][0-9]+|-)$/' "$T/t1.txt" | wc -l)" -eq 1 ] &&
+	awk '$1 ~ /^[0-9]+$/ && $5 ~ /^([0-9]+[.][0-9]+|-)$/ { print $1 }' "$T/t1.txt" | grep -qx 2 ||
+	{ cat "$T/t1.txt"; fail "--time with the listed pause time did not select window 2 alone"; }
+grep -q '^time span of the windows: [0-9]*\.[0-9]\{9\} to [0-9]*\.[0-9]\{9\}' "$T/t.txt" ||
+	{ cat "$T/t.txt"; fail "no time span in the summary"; }
+"$SY" windows --symfs . "$G/etm4-etr-pausefirst.data" >"$T/t2.txt" || fail "windows failed"
+awk '$1 ~ /^[0-9]+$/ && $5 ~ /^([0-9]+[.][0-9]+|-)$/ && $4 == "-"' "$T/t2.txt" | grep -q . ||
+	{ cat "$T/t2.txt"; fail "a window without a resume sample shows no '-'"; }
 echo "windows: $n fixtures agree with their truth, perf evlist and rsvg-convert"

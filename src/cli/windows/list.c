@@ -15,7 +15,7 @@ void sy_wl_header(struct sy_wl *c)
 		sy_json_str(c->out, c->input);
 		fputs(",\n  \"windows_list\": [", c->out);
 	} else if (c->list) {
-		fprintf(c->out, "%6s %4s %7s %16s %16s %8s %10s %8s %-15s %s\n",
+		fprintf(c->out, "%6s %4s %7s %20s %20s %8s %10s %8s %-15s %s\n",
 			"window", "cpu", "tid", "resume-time", "pause-time",
 			"bytes", "insns", "branches", "status", "reason");
 	}
@@ -43,9 +43,21 @@ static void sy_wl_json_window(struct sy_wl *c, const struct sy_window *w,
 	fputc('}', c->out);
 }
 
+/* A perf time as perf script --ns prints it (seconds, nine decimals), so
+ * that a listed time pasted into --time selects its window; "-" when no
+ * sample gave it. */
+static const char *sy_wl_time(char *buf, size_t len, uint64_t ns, int known)
+{
+	if (!known)
+		return "-";
+	snprintf(buf, len, "%" PRIu64 ".%09" PRIu64, ns / 1000000000u,
+		 ns % 1000000000u);
+	return buf;
+}
+
 void sy_wl_window(struct sy_wl *c, const struct sy_window *w)
 {
-	char why[512];
+	char why[512], t0[32], t1[32];
 
 	if (!c->list || !c->out)
 		return;
@@ -56,9 +68,11 @@ void sy_wl_window(struct sy_wl *c, const struct sy_window *w)
 		return;
 	}
 	fprintf(c->out,
-		"%6" PRIu64 " %4d %7u %16" PRIu64 " %16" PRIu64 " %8" PRIu64
+		"%6" PRIu64 " %4d %7u %20s %20s %8" PRIu64
 		" %10" PRIu64 " %8" PRIu64 " %-15s %s\n",
-		w->index, (int)w->cpu, w->tid, w->resume_time, w->pause_time,
+		w->index, (int)w->cpu, w->tid,
+		sy_wl_time(t0, sizeof(t0), w->resume_time, w->has_resume),
+		sy_wl_time(t1, sizeof(t1), w->pause_time, w->has_pause),
 		w->bytes, w->insns, w->branches, sy_status_name(w->status),
 		why);
 	if (w->items)
@@ -447,6 +461,14 @@ void sy_wl_summary(struct sy_wl *c, struct sy_session *s)
 			fprintf(f, " %" PRIu64 " %s", by[i], sy_status_name(i));
 	if (sy_cli_filtering(&c->cs))
 		fprintf(f, " (selected from %" PRIu64 ")", sum->windows);
+	if (c->t_last > c->t_first) {
+		char t0[32], t1[32];
+
+		fprintf(f, "\ntime span of the windows: %s to %s (%.3f s)",
+			sy_wl_time(t0, sizeof(t0), c->t_first, 1),
+			sy_wl_time(t1, sizeof(t1), c->t_last, 1),
+			(double)(c->t_last - c->t_first) / 1e9);
+	}
 	fprintf(f, "\n%" PRIu64 " pause %s, %" PRIu64
 		   " resume %s (%" PRIu64 " on running trace)\n",
 		sum->pause_samples,
