@@ -245,6 +245,7 @@ static int sy_parse_keep(struct sy_convert *c, const char *arg)
 
 	snprintf(buf, sizeof(buf), "%s", arg);
 	c->opt.keep = 0;
+	c->opt.keep_given = 1;
 	for (tok = strtok_r(buf, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
 		int st = sy_status_parse(tok);
@@ -360,9 +361,11 @@ static int sy_convert_open(struct sy_convert *c, struct sy_session **s)
 	c->cs.o.whole_trace = 1;
 	c->cs.o.depth = 0;
 	/* every stretch's branches, but not an implausible one's unless
-	 * --keep implausible asked for it */
-	c->opt.keep = (~0u & ~(1u << SY_ST_PAUSED) & ~(1u << SY_ST_IMPLAUSIBLE)) |
-		  (c->opt.keep & (1u << SY_ST_IMPLAUSIBLE));
+	 * --keep implausible asked for it; a --keep that names the statuses
+	 * is obeyed as it is */
+	if (!c->opt.keep_given)
+		c->opt.keep = ~0u & ~(1u << SY_ST_PAUSED) &
+			      ~(1u << SY_ST_IMPLAUSIBLE);
 	if (!c->opt.quiet)
 		fprintf(stderr,
 			"strobe-synth: %s: no pause samples: converting "

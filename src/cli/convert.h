@@ -25,6 +25,7 @@ struct sy_convert_opts {
 	const char *output;
 	enum sy_conv_format fmt;
 	uint32_t keep;		/* bit per status */
+	int keep_given;		/* --keep said which: whole trace too */
 	const char *binary_filter;
 	const char *stats_json;
 	int quiet;

@@ -73,6 +73,11 @@ python3 tests/e2e/module_branches.py "$T/k.lbr" "$R/orig/rq_stats.ko" $BASE 1000
 grep -q 'missing binary \[kernel.kallsyms\]_stext (no kernel image: pass --vmlinux FILE or --kcore DIR)' "$T/err" ||
 	{ cat "$T/err"; fail "the missing kernel is not reported with the hint"; }
 grep -q 'rq_stats.ko' "$T/err" && { cat "$T/err"; fail "the module is reported missing"; }
+# --keep is obeyed without pause samples too (issue 23, defect 6): the five
+# windows are decode-error, so --keep ok writes nothing and says so
+expect_status 5 "$SY" convert -q --keep ok --format lbr --symfs "$R/symfs" -o "$T/keep.lbr" "$F" 2>"$T/err"
+[ ! -e "$T/keep.lbr" ] || fail "--keep ok wrote samples of windows that are not ok"
+grep -q 'no sample written' "$T/err" || { cat "$T/err"; fail "--keep ok: no reason given"; }
 
 # perf 6.1 on the same module (perf61-compat: the copy perf 6.1 can read)
 P=$R/perf61-compat/perf_kernel.data
