@@ -40,9 +40,8 @@ struct sy_pdo {
 					 * the recording's, copied (the
 					 * session reopens its reader) */
 
-	uint64_t *chain;		/* sample buffers */
-	uint8_t *br;
-	size_t cap_chain, cap_br;
+	uint8_t *br;			/* a sample's branch stack */
+	size_t cap_br;
 	uint64_t nr_samples;
 	int kernel_done;		/* the kernel's maps written */
 };
@@ -95,9 +94,12 @@ static void sy_pdo_attr(struct sy_pdo *o)
 	a->type = 0;			/* PERF_TYPE_HARDWARE */
 	a->config = 1;			/* PERF_COUNT_HW_INSTRUCTIONS */
 	a->sample_period = 1;
+	/* what perf inject --itrace=...l writes: no callchain, so that
+	 * `perf script -F pid,ip,brstack` prints one line per sample, the
+	 * form perf2bolt parses (a callchain made it print several) */
 	a->sample_type = SY_SAMPLE_IDENTIFIER | SY_SAMPLE_IP | SY_SAMPLE_TID |
 			 SY_SAMPLE_TIME | SY_SAMPLE_CPU | SY_SAMPLE_PERIOD |
-			 SY_SAMPLE_CALLCHAIN | SY_SAMPLE_BRANCH_STACK;
+			 SY_SAMPLE_BRANCH_STACK;
 	/* PERF_SAMPLE_BRANCH_ANY; no HW_INDEX (perf inject sets it, and
 	 * writes hw_idx -1): the quipper in create_llvm_prof 0.19 (Debian
 	 * 12) does not know that word and rejects every sample */
@@ -182,7 +184,6 @@ void sy_pdo_abort(struct sy_pdo *o)
 	for (size_t i = 0; i < o->nr_owned; i++)
 		free((void *)(uintptr_t)o->bids[i].filename);
 	free(o->bids);
-	free(o->chain);
 	free(o->br);
 	free(o);
 }
@@ -348,7 +349,6 @@ static int sy_pdo_grow(void **p, size_t *cap, size_t need, size_t elem)
 int sy_pdo_sample(struct sy_pdo *o, const struct sy_proc_snap *snap,
 		  const struct sy_pdo_sample *s)
 {
-	uint32_t nf = s->frames ? s->nr_frames : 1;
 	int kernel = (int64_t)s->ip < 0;
 	struct sy_sample smp, sid;
 	int err;
@@ -362,17 +362,9 @@ int sy_pdo_sample(struct sy_pdo *o, const struct sy_proc_snap *snap,
 	err = sy_pdo_sideband(o, snap, s, &sid);
 	if (err)
 		return sy_pdo_err(err);
-	if (sy_pdo_grow((void **)&o->chain, &o->cap_chain, nf + 1, 8) ||
-	    sy_pdo_grow((void **)&o->br, &o->cap_br,
+	if (sy_pdo_grow((void **)&o->br, &o->cap_br,
 			(size_t)s->nr_stack * 24 + 1, 1))
 		return -SY_E_NOMEM;
-	/* a user frame after kernel ones would need its own marker; the
-	 * callchains convert emits are all of one context */
-	sy_put64((uint8_t *)o->chain, kernel ? SY_CONTEXT_KERNEL :
-					       SY_CONTEXT_USER);
-	for (uint32_t i = 0; i < nf; i++)
-		sy_put64((uint8_t *)(o->chain + 1 + i),
-			 s->frames ? s->frames[i] : s->ip);
 	for (uint32_t i = 0; i < s->nr_stack; i++) {
 		sy_put64(o->br + 24 * (size_t)i, s->stack[i].from);
 		sy_put64(o->br + 24 * (size_t)i + 8, s->stack[i].to);
@@ -381,8 +373,6 @@ int sy_pdo_sample(struct sy_pdo *o, const struct sy_proc_snap *snap,
 	smp = sid;
 	smp.ip = s->ip;
 	smp.period = s->period ? s->period : 1;
-	smp.callchain_nr = nf + 1;
-	smp.callchain = (const uint8_t *)o->chain;
 	smp.branch_nr = s->nr_stack;
 	smp.branches = o->br;
 	err = sy_pw_sample(o->pw, &o->attr,
