@@ -362,6 +362,11 @@ int sy_prepass(struct sy_session *s)
 		goto out;
 	sy_pre_sink(s);
 	err = sy_pre_setup_queues(s, &pw);
+	/* the progress line counts trace bytes decoded: a recording of a
+	 * few huge AUXTRACE records moves through them, not its records */
+	for (size_t i = 0; !err && i < s->queues.nr; i++)
+		for (size_t k = 0; k < s->queues.v[i]->aux.nr_bufs; k++)
+			s->aux_total += s->queues.v[i]->aux.bufs[k].size;
 out:
 	free(pw.aux);
 	return err;

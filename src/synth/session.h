@@ -130,6 +130,8 @@ struct sy_session {
 	struct sy_session_roles roles;
 	struct sy_session_model model;
 	struct sy_session_delivery deliver;
+	/* the progress line's: AUX bytes in the file, and decoded so far */
+	uint64_t aux_total, aux_done;
 	/* the walk's */
 	struct sy_queues queues;
 	size_t held;		/* stretches waiting for their window */
@@ -172,5 +174,9 @@ int sy_walk_pump(struct sy_session *s, int block);
 /* Nonzero when the walk should wait for the decoders: too many windows
  * or stretches wait for their trace. */
 int sy_walk_must_wait(const struct sy_session *s);
+
+/* session.c: the progress line, drawn by the caller
+ * (sy_session_opts.progress) */
+void sy_session_progress(struct sy_session *s, uint64_t off, int done);
 
 #endif

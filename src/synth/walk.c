@@ -190,6 +190,7 @@ int sy_walk_pump(struct sy_session *s, int block)
 		struct sy_qjob *j = (struct sy_qjob *)job;
 
 		block = 0;
+		s->aux_done += j->job.bytes;
 		err = sy_job_done(s, j);
 		sy_qjob_free(j);
 		if (err)
@@ -197,6 +198,9 @@ int sy_walk_pump(struct sy_session *s, int block)
 		/* windows go out as soon as they can: with one thread, the
 		 * slices of a long piece all run inside this loop */
 		sy_emit_ready(s);
+		/* a huge AUXTRACE record is one record of the walk: its jobs
+		 * move the progress line */
+		sy_session_progress(s, 0, 0);
 	}
 	sy_emit_ready(s);
 	return 0;

@@ -43,5 +43,20 @@ PY
 	fail "convert from a pipe failed"
 [ ! -s "$T/err" ] || { cat -v "$T/err"; fail "progress text written to a file"; }
 cmp -s "$T/p.lbr" "$T/p2.lbr" || fail "the terminal changed the output"
+# one huge AUXTRACE record (issue 23, defect 9): the walk reads one record
+# for the whole run, so the line counts the trace bytes decoded; 20e0247,
+# counting records, drew nothing
+R=$SHARED/fixtures/real/simpleperf-etm/perf61-compat/perf_with_unformatted_trace.data
+require_path "$R"
+"$SY_BUILD/tests/aux_repeat" -n 300000 "$R" "$T/one.data" >/dev/null || fail "aux_repeat"
+script -qfec "sh -c '(sleep 1.3; cat \"$T/one.data\") | \"$SYA\" convert -j1 -q --symfs \"$(dirname "$R")/../symfs\" --format lbr -o \"$T/one.lbr\" -'" \
+	"$T/tty1" >/dev/null 2>&1 || { cat "$T/tty1"; fail "convert of one huge record under a terminal failed"; }
+python3 - "$T/tty1" <<'PY' || fail "progress line of one huge record (above)"
+import re, sys
+raw = open(sys.argv[1], "rb").read().decode("utf-8", "replace")
+pct = [int(p) for p in re.findall(r"read, [0-9.]+ [KMG]?B/s, +(\d+)%", raw)]
+assert len(pct) >= 2, "fewer than two progress lines: %r" % raw[-300:]
+assert pct == sorted(pct) and pct[-1] > pct[0], "the percentage does not grow: %r" % pct
+PY
 echo "progress: rate, percentage, ETA and windows on a terminal, erased at the end; nothing off a terminal"
 exit 0
