@@ -94,6 +94,7 @@ struct sy_cli_session {
 	size_t nr_binaries;
 	struct sy_cli_filter filter;
 	int verbose;
+	int quiet;		/* -q: no notes on stderr (damage is still said) */
 	uint64_t damage;	/* damage warnings delivered (exit 4) */
 };
 

@@ -18,6 +18,7 @@ struct sy_dump {
 	int stats_only;
 	int header_only;
 	int records_only;
+	int quiet;		/* -q: no notes */
 	uint64_t damage; /* problems found while dumping */
 	uint64_t first_unknown_id_off;
 	int warned_unknown_id;
@@ -34,6 +35,7 @@ static void sy_dump_usage(FILE *f)
 		"  -i, --input FILE   input file (default: perf.data)\n"
 		"      --stats        only print the number of records per type\n"
 		"      --header       only print the header and attributes\n"
+		"  -q, --quiet        no notes on stderr (damage is still reported)\n"
 		"      --version      print the version\n"
 		"  -h, --help         this help\n");
 }
@@ -45,6 +47,8 @@ static void sy_dump_warn(void *ctx, const struct sy_diag *d)
 	fflush(dp->out);
 	if (d->err < 0)
 		dp->damage++;
+	else if (dp->quiet)
+		return;
 	if (d->has_offset)
 		fprintf(stderr, "strobe-synth: %s: offset %" PRIu64 ": %s%s\n",
 			dp->file, d->offset, d->err < 0 ? "" : "note: ",
@@ -541,6 +545,7 @@ int sy_cmd_dump(int argc, char **argv)
 		{ "header", no_argument, NULL, 'H' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct sy_dump d = { 0 };
@@ -552,10 +557,13 @@ int sy_cmd_dump(int argc, char **argv)
 	d.out = stdout;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":i:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":i:hqV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			d.file = optarg;
+			break;
+		case 'q':
+			d.quiet = 1;
 			break;
 		case 's':
 			d.stats_only = 1;

@@ -26,6 +26,8 @@ static void sy_merge_usage(FILE *f)
 		"  -o, --output FILE      output (default '-': standard output);\n"
 		"                         written to a temporary file and renamed\n"
 		"  -q, --quiet            no summary on stderr\n"
+		"  -v, --verbose          each input's samples as it is added\n"
+		"  -V, --version          print the version\n"
 		"  -h, --help             this help\n"
 		"\n"
 		"Exit status: 0 success, 1 output or internal error, 2 bad\n"
@@ -50,7 +52,8 @@ static int sy_merge_exit(int err)
 }
 
 /* Reads every input into @m; the exit status. */
-static int sy_merge_inputs(struct sy_merge *m, char **in, int n)
+static int sy_merge_inputs(struct sy_merge *m, char **in, int n,
+			   int verbose)
 {
 	struct sy_diag d = { 0 };
 
@@ -70,6 +73,14 @@ static int sy_merge_inputs(struct sy_merge *m, char **in, int n)
 		if (err) {
 			sy_msg_error("%s", d.msg[0] ? d.msg : sy_errstr(err));
 			return sy_merge_exit(err);
+		}
+		if (verbose) {
+			const struct sy_merge_stats *st = sy_merge_stats(m);
+
+			fprintf(stderr, "strobe-synth: merge: %s: added; %" PRIu64
+				" samples, %" PRIu64 " distinct so far\n",
+				stdin_ ? "standard input" : in[i], st->samples,
+				st->distinct);
 		}
 	}
 	return SY_EXIT_OK;
@@ -114,15 +125,17 @@ int sy_cmd_merge(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *out = "-";
 	struct sy_merge *m = NULL;
-	int opt, quiet = 0, ret;
+	int opt, quiet = 0, verbose = 0, ret;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "o:qh", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "o:qvVh", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'o':
 			out = optarg;
@@ -130,6 +143,12 @@ int sy_cmd_merge(int argc, char **argv)
 		case 'q':
 			quiet = 1;
 			break;
+		case 'v':
+			verbose = 1;
+			break;
+		case 'V':
+			sy_cli_version("merge");
+			return SY_EXIT_OK;
 		case 'h':
 			sy_merge_usage(stdout);
 			return SY_EXIT_OK;
@@ -146,7 +165,7 @@ int sy_cmd_merge(int argc, char **argv)
 		sy_msg_error("merge: %s", sy_errstr(-SY_E_NOMEM));
 		return SY_EXIT_FAILURE;
 	}
-	ret = sy_merge_inputs(m, argv + optind, argc - optind);
+	ret = sy_merge_inputs(m, argv + optind, argc - optind, verbose);
 	if (!ret)
 		ret = sy_merge_output(m, out);
 	if (!ret && !quiet) {

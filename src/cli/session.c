@@ -377,6 +377,8 @@ void sy_cli_warn(void *ctx, const struct sy_diag *d)
 	if (d->err < 0 && d->err != -SY_E_BUILD_ID && d->err != -SY_E_BAD_ELF &&
 	    d->err != -SY_E_NO_IMAGE && d->err != -SY_E_NO_KERNEL)
 		c->damage++;
+	if (!d->err && c->quiet)
+		return;
 	if (d->has_offset)
 		fprintf(stderr, "strobe-synth: %s: offset %" PRIu64 ": %s%s\n",
 			file, d->offset, d->err < 0 ? "" : "note: ", d->msg);

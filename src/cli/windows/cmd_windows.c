@@ -37,6 +37,8 @@ static void sy_windows_usage(FILE *f)
 		"      --disasm N         last N traced instructions before each\n"
 		"                         pause, next to the pause sample's IP\n"
 		"      --summary          summary only, no per-window lines\n"
+		"  -q, --quiet            no notes on stderr (damage is still\n"
+		"                         reported)\n"
 		"      --items            under each window, the decoder items it\n"
 		"                         was decided from (branch, start, stop,\n"
 		"                         error...), codes in words\n"
@@ -113,6 +115,7 @@ static int sy_windows_options(struct sy_wl *c, int argc, char **argv)
 		{ "disasm", required_argument, NULL, OPT_DISASM },
 		{ "summary", no_argument, NULL, OPT_NO_LIST },
 		{ "items", no_argument, NULL, OPT_ITEMS },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -123,7 +126,7 @@ static int sy_windows_options(struct sy_wl *c, int argc, char **argv)
 	optind = 1;
 	opterr = 0;
 	while ((opt = sy_cli_next_opt(&c->cs, "windows", argc, argv,
-				      ":" SY_SESSION_SHORTOPTS "h", opts,
+				      ":" SY_SESSION_SHORTOPTS "hq", opts,
 				      &status)) >= 0) {
 		switch (opt) {
 		case OPT_JSON:
@@ -144,6 +147,9 @@ static int sy_windows_options(struct sy_wl *c, int argc, char **argv)
 			break;
 		case OPT_ITEMS:
 			c->cs.o.items = 1;
+			break;
+		case 'q':
+			c->cs.quiet = 1;
 			break;
 		case 'h':
 			sy_windows_usage(stdout);
