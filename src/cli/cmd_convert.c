@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "convert.h"
 #include "sy_formats.h"
@@ -238,6 +239,31 @@ static int sy_convert_window(void *ctx, const struct sy_window *w)
 	return sy_convert_sample(c, w, &cs);
 }
 
+/* "-o NAME/" names a directory: only bolt writes into one (a file per
+ * binary), and it must exist; a profile is one file, not a name ending in
+ * a slash. */
+static int sy_convert_check_dir(const struct sy_convert *c)
+{
+	const char *o = c->opt.output;
+	size_t n = strlen(o);
+	struct stat st;
+
+	if (!n || o[n - 1] != '/')
+		return 0;
+	if (c->opt.fmt != SY_CONV_BOLT) {
+		sy_msg_error("convert: -o %s names a directory, but this format "
+			     "writes one file (only --format bolt writes into a "
+			     "directory)", o);
+		return -1;
+	}
+	if (stat(o, &st) || !S_ISDIR(st.st_mode)) {
+		sy_msg_error("convert: -o %s: no such directory (make it first)",
+			     o);
+		return -1;
+	}
+	return 0;
+}
+
 static int sy_parse_keep(struct sy_convert *c, const char *arg)
 {
 	char buf[512];
@@ -326,7 +352,8 @@ static int sy_convert_options(struct sy_convert *c, int argc, char **argv)
 	c->opt.input = c->cs.o.input;
 	const char *outs[] = { c->opt.output, c->opt.stats_json };
 	const char *names[] = { "-o", "--stats-json" };
-	if (sy_cli_check_outputs("convert", c->opt.input, outs, names, 2))
+	if (sy_cli_check_outputs("convert", c->opt.input, outs, names, 2) ||
+	    sy_convert_check_dir(c))
 		return SY_EXIT_USAGE;
 	if (!strcmp(c->opt.input, "-") && sy_cli_spool_stdin())
 		return SY_EXIT_BADFILE;

@@ -29,5 +29,15 @@ expect_status 4 "$SY" dump -q "$d" >/dev/null 2>"$T/err"
 grep -q 'OSRELEASE feature' "$T/err" || { cat "$T/err"; fail "dump -q: the damage is not said"; }
 "$SY" dump -q "$G/etm4-etr-basic.data" >/dev/null 2>"$T/err" || fail "dump -q failed"
 [ ! -s "$T/err" ] || { cat "$T/err"; fail "dump -q wrote to stderr"; }
-echo "options: merge -V/-v, windows -q and dump -q"
+# -o NAME/ names a directory: a usage error for a one-file format, and for
+# bolt one that must exist (20e0247 took it as a file name, exit 1)
+expect_status 2 "$SY" convert -q --symfs . -o "$T/newdir/" "$G/etm4-etr-basic.data" 2>"$T/err"
+grep -q 'names a directory' "$T/err" || { cat "$T/err"; fail "-o DIR/: no reason"; }
+expect_status 2 "$SY" convert -q --format bolt --symfs . -o "$T/newdir/" "$G/etm4-etr-basic.data" 2>"$T/err"
+grep -q 'no such directory' "$T/err" || { cat "$T/err"; fail "-o DIR/ (bolt): no reason"; }
+mkdir "$T/newdir"
+"$SY" convert -q --format bolt --symfs . -o "$T/newdir/" "$G/etm4-etr-basic.data" ||
+	fail "-o DIR/ (bolt, existing): failed"
+[ -s "$T/newdir/branchy-aarch64.bolt" ] || fail "-o DIR/ (bolt): no file per binary"
+echo "options: merge -V/-v, windows -q, dump -q and -o DIR/"
 exit 0
