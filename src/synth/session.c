@@ -227,23 +227,6 @@ static double sy_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* The caller draws the progress line (sy_session_opts.progress): trace
- * bytes decoded of those in the file, or, without trace, the file offset
- * of the record being read. */
-void sy_session_progress(struct sy_session *s, uint64_t off, int done)
-{
-	struct sy_progress p = {
-		.done = s->aux_total ? s->aux_done : off,
-		.total = s->aux_total ? s->aux_total :
-					sy_perf_info(s->in.r)->file_size,
-		.windows = s->sum.windows,
-		.finished = done,
-	};
-
-	if (s->o.progress)
-		s->o.progress(s->o.progress_ctx, &p);
-}
-
 static unsigned sy_threads(const struct sy_session *s)
 {
 	long c;
@@ -273,7 +256,7 @@ static int sy_session_walk(struct sy_session *s)
 		if ((++n & 1023) == 0) {
 			if ((err = sy_walk_pump(s, 0)))
 				return err;
-			sy_session_progress(s, rec.offset, 0);
+			sy_walk_progress(s, rec.offset, 0);
 		}
 	}
 	if (rerr != -SY_E_EOS) {
@@ -323,7 +306,7 @@ int sy_session_run_sink(struct sy_session *s, sy_window_fn fn, void *ctx,
 							 sy_finish_job })))
 		return err;
 	err = sy_session_walk(s);
-	sy_session_progress(s, 0, 1);
+	sy_walk_progress(s, 0, 1);
 	sy_session_stop_jobs(s);
 	s->sum.damage = s->warn.damage;
 	s->sum.seconds = sy_now() - t0;

@@ -175,8 +175,8 @@ int sy_walk_pump(struct sy_session *s, int block);
  * or stretches wait for their trace. */
 int sy_walk_must_wait(const struct sy_session *s);
 
-/* session.c: the progress line, drawn by the caller
- * (sy_session_opts.progress) */
-void sy_session_progress(struct sy_session *s, uint64_t off, int done);
+/* The progress line, drawn by the caller (sy_session_opts.progress): @off
+ * is the record being read (without trace), @done the end of the run. */
+void sy_walk_progress(struct sy_session *s, uint64_t off, int done);
 
 #endif

@@ -181,6 +181,23 @@ static int sy_job_done(struct sy_session *s, struct sy_qjob *j)
 	return 0;
 }
 
+/* The caller draws the progress line (sy_session_opts.progress): trace
+ * bytes decoded of those in the file, or, without trace, the file offset
+ * of the record being read. */
+void sy_walk_progress(struct sy_session *s, uint64_t off, int done)
+{
+	struct sy_progress p = {
+		.done = s->aux_total ? s->aux_done : off,
+		.total = s->aux_total ? s->aux_total :
+					sy_perf_info(s->in.r)->file_size,
+		.windows = s->sum.windows,
+		.finished = done,
+	};
+
+	if (s->o.progress)
+		s->o.progress(s->o.progress_ctx, &p);
+}
+
 int sy_walk_pump(struct sy_session *s, int block)
 {
 	struct sy_job *job;
@@ -200,7 +217,7 @@ int sy_walk_pump(struct sy_session *s, int block)
 		sy_emit_ready(s);
 		/* a huge AUXTRACE record is one record of the walk: its jobs
 		 * move the progress line */
-		sy_session_progress(s, 0, 0);
+		sy_walk_progress(s, 0, 0);
 	}
 	sy_emit_ready(s);
 	return 0;
