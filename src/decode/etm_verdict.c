@@ -32,6 +32,16 @@
  *    here, from the packets alone, is what the guard falls back to where
  *    the walk cannot follow, and a speculating unit's.
  *
+ * 4. On a unit that does not speculate (TRCIDR8.MAXSPEC 0), a Trace Info
+ *    packet with a speculation depth: the decoder then holds the elements
+ *    as uncommitted, and at the end of the trace commits them all, an
+ *    Exception still waiting for its address among them, which
+ *    processException() then reads past as in case 1.  The architecture
+ *    bounds the depth by MAXSPEC, so such a Trace Info is never valid
+ *    trace (found by fuzz_etm_decode once it ran 1,000 inputs a second:
+ *    a damaged Trace Info of depth 3,689,179 before an Exception at the
+ *    end of the data).
+ *
  * No option of 1.3.3 turns these paths off, so the decoder must never see
  * such a packet.  The rules are conservative: they only ask whether an
  * address packet came since the last atom, not whether its element is
@@ -84,8 +94,12 @@ static int is_mispredict(int t)
 }
 
 /* A unit without speculation: the stack empties at every atom. */
-static int verdict_plain(struct etm_verdict *g, int t)
+static int verdict_plain(struct etm_verdict *g, const ocsd_etmv4_i_pkt *k)
 {
+	int t = (int)k->type;
+
+	if (t == ETM4_PKT_I_TRACE_INFO && k->curr_spec_depth)
+		return 1;	/* case 4 */
 	if (is_atom(t)) {
 		g->addr_pending = g->after_exc = 0;
 	} else if (t == ETM4_PKT_I_EXCEPT) {
@@ -167,7 +181,7 @@ void sy_etm_verdict_init(struct etm_verdict *v, int spec, int rs)
 
 int sy_etm_verdict_packet(struct etm_verdict *v, const ocsd_etmv4_i_pkt *k)
 {
-	return v->spec ? verdict_spec(v, k) : verdict_plain(v, (int)k->type);
+	return v->spec ? verdict_spec(v, k) : verdict_plain(v, k);
 }
 
 int sy_etm_verdict_rs(struct etm_verdict *v, const ocsd_etmv4_i_pkt *k)

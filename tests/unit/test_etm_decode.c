@@ -2638,6 +2638,38 @@ Test(etm_bad, speculating_unit_mispredict)
 	free(buf);
 }
 
+/* A damaged Trace Info with a speculation depth (3,689,179) on a unit that
+ * does not speculate, then an Exception at the end of the data: OpenCSD
+ * 1.3.3 committed the held elements at the end and processException()
+ * read past the stack (etm_verdict.c, case 4).  tests/fuzz/
+ * fuzz_etm_decode found the bytes; decoded both ways, whole. */
+Test(etm_bad, trace_info_spec_depth_without_speculation)
+{
+	struct sy_etm_source src;
+	struct sy_dec_params p;
+	struct run_opts o = { 0 };
+	struct items got;
+	size_t len;
+	uint8_t *buf = sy_test_read_file(
+		"tests/fuzz/regress/etm-trace-info-spec.raw", &len);
+
+	cr_assert_not_null(buf);
+	memset(&src, 0, sizeof(src));
+	src.trace_id = 0x10;
+	src.trcidr0 = 0x28000ea1;
+	src.trcidr1 = 0x4100f443;
+	src.trcidr2 = 0x488;
+	memset(&p, 0, sizeof(p));
+	p.kind = SY_TRACE_ETM;
+	p.read_mem = no_mem;
+	p.u.etm.sources = &src;
+	p.u.etm.nr_sources = 1;
+	run_decoder(&p, buf, len, &o, &got, NULL);
+	cr_assert_gt(got.n, 0u);
+	items_free(&got);
+	free(buf);
+}
+
 /* With the return stack on (TRCCONFIGR.RS), an exception committed while
  * a taken return waits for its target pops the return stack first; OpenCSD
  * 1.3.3 crashes when that stack is empty (etm_verdict.c, case 3).  The
