@@ -316,6 +316,14 @@ int sy_session_has_pause(const struct sy_session *s);
 const struct sy_diag *sy_session_diag(const struct sy_session *s);
 /* The perf.data reader, for attrs and features (valid until close). */
 const struct sy_perf_reader *sy_session_reader(const struct sy_session *s);
+/* The binary whose missing code made window @w's first decode error (at
+ * the address the decoder could not read, else at the window's first
+ * traced or resume address), or NULL: the one a window's reason names.
+ * Each window is counted, once, for it and for the binaries of its other
+ * errors in sy_image_missing.windows, so a binary named for a window is
+ * always in the missing list. */
+const struct sy_map *sy_window_missing(const struct sy_window *w,
+				       enum sy_trace_kind kind);
 /* Missing binaries, as sy_image_cache_missing. */
 /* Recorded binaries the run read in a file of another build
  * (--allow-mismatch). */

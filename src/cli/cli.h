@@ -170,6 +170,11 @@ void sy_cli_signals_stop(void);
  * meaning of the library's code and the binary not found (cli_reason.c). */
 const char *sy_cli_reason(const struct sy_window *w, enum sy_trace_kind kind,
 			  char *buf, size_t len);
+/* The run's missing binaries, the one list every command prints (caller
+ * frees; *n their number): the windows that needed each (the ones whose
+ * reason names it and those that met it after their first error), most
+ * first, then by path. */
+struct sy_image_missing *sy_cli_missing(struct sy_session *s, size_t *n);
 enum sy_trace_kind sy_cli_trace_kind(const struct sy_session_summary *sum);
 
 /* "strobe-synth: " + message + newline, on stderr. */

@@ -13,14 +13,7 @@
 /* The missing binaries of the run (caller frees); *n their number. */
 static struct sy_image_missing *sy_missing(struct sy_session *s, size_t *n)
 {
-	struct sy_image_missing *miss = NULL;
-
-	*n = sy_session_missing(s, NULL, 0);
-	if (*n && (miss = calloc(*n, sizeof(*miss))))
-		*n = sy_session_missing(s, miss, *n);
-	else
-		*n = 0;
-	return miss;
+	return sy_cli_missing(s, n);
 }
 
 /* --stats-json: the same counts for programs. */
@@ -221,10 +214,17 @@ void sy_convert_why_nothing(struct sy_convert *c, struct sy_session *s)
 	char st[256];
 	size_t nmiss, needed = 0;
 	struct sy_image_missing *miss = sy_missing(s, &nmiss);
+	char who[512];
 
-	for (size_t i = 0; i < nmiss; i++)
-		if (miss[i].windows && !needed++)
-			needed = i + 1;	/* remember the first one */
+	/* the list's first (most windows), as the summary printed it: the
+	 * count once put the second binary needed in the place of the first */
+	if (nmiss && miss[0].windows)
+		needed = 1;
+	if (needed)
+		snprintf(who, sizeof(who), "%s (needed by %" PRIu64 " %s, the "
+			 "first of the missing binaries listed)", miss[0].path,
+			 miss[0].windows,
+			 sy_plural(miss[0].windows, "window", "windows"));
 	sy_status_list(c, st, sizeof(st));
 	if (!sum->windows)
 		sy_why(c, "no sample written: the recording holds no "
@@ -245,19 +245,18 @@ void sy_convert_why_nothing(struct sy_convert *c, struct sy_session *s)
 			  "another build (the build-ids are above): give the "
 			  "recorded build (--symfs DIR, --binary PATH, the "
 			  "build-id cache) or --allow-mismatch to use it "
-			  "anyway", st, miss[needed - 1].path);
+			  "anyway", st, who);
 	else if (needed && miss[needed - 1].err == -SY_E_NO_KERNEL)
 		sy_why(c, "no sample written: no window gave one (%s); "
 			  "the decoder found no code: %s was not found: pass "
 			  "the kernel image with --vmlinux FILE (or -k) or a "
 			  "perf record --kcore directory with --kcore DIR", st,
-			  miss[needed - 1].path);
+			  who);
 	else if (needed)
 		sy_why(c, "no sample written: no window gave one (%s); "
 			     "the decoder found no code: %s was not found (%s): "
 			     "use --symfs DIR, --binary PATH or the build-id "
-			     "cache (--buildid-dir)", st,
-			     miss[needed - 1].path,
+			     "cache (--buildid-dir)", st, who,
 			     sy_errstr(miss[needed - 1].err));
 	else if (sy_session_forced_binaries(s))
 		sy_why(c, "no sample written: no window is ok (%s); %" PRIu64

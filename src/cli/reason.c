@@ -4,35 +4,10 @@
  * binary of the window's process was not found and what to try. */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
-
-/* The mapping with code but no binary that the window needed: the one at
- * the address the decoder could not read, else (unknown) the one at its
- * resume (or first traced) address, else the first such mapping of its
- * process. */
-static const struct sy_map *sy_missing_map(const struct sy_window *w)
-{
-	const struct sy_aspace *as;
-	const struct sy_map *m;
-	uint64_t at = w->first_error_addr ? w->first_error_addr :
-		      w->start_addr	   ? w->start_addr :
-					     w->resume_ip;
-
-	if (!w->snap)
-		return NULL;
-	m = sy_proc_snap_find(w->snap, w->pid, at);
-	if (m && !m->img && m->path)
-		return m;
-	as = sy_proc_snap_aspace(w->snap, w->pid);
-	for (size_t i = 0; as && i < sy_aspace_nr_maps(as); i++) {
-		m = sy_aspace_map(as, i);
-		if (!m->img && m->path && (m->prot & SY_PROT_EXEC) &&
-		    !(m->flags & SY_MAP_KERNEL) && !sy_image_path_special(m->path))
-			return m;
-	}
-	return NULL;
-}
 
 const char *sy_cli_reason(const struct sy_window *w, enum sy_trace_kind kind,
 			  char *buf, size_t len)
@@ -60,7 +35,8 @@ const char *sy_cli_reason(const struct sy_window *w, enum sy_trace_kind kind,
 			     what, w->first_error_offset);
 	if (n < 0 || (size_t)n >= len || !sy_dec_err_no_code(kind, w->first_error))
 		return buf;
-	m = sy_missing_map(w);
+	/* the rule that counts the window in the missing list */
+	m = sy_window_missing(w, kind);
 	if (m)
 		snprintf(buf + n, len - (size_t)n,
 			 " (binary %s %s: use --symfs DIR, --binary PATH or "
@@ -74,4 +50,28 @@ const char *sy_cli_reason(const struct sy_window *w, enum sy_trace_kind kind,
 enum sy_trace_kind sy_cli_trace_kind(const struct sy_session_summary *sum)
 {
 	return sum->sink == SY_SINK_PT ? SY_TRACE_PT : SY_TRACE_ETM;
+}
+
+/* Most windows first; then by path, for a stable order. */
+static int sy_missing_cmp(const void *a, const void *b)
+{
+	const struct sy_image_missing *x = a, *y = b;
+
+	if (x->windows != y->windows)
+		return x->windows > y->windows ? -1 : 1;
+	return strcmp(x->path, y->path);
+}
+
+struct sy_image_missing *sy_cli_missing(struct sy_session *s, size_t *n)
+{
+	struct sy_image_missing *miss = NULL;
+
+	*n = sy_session_missing(s, NULL, 0);
+	if (*n && (miss = calloc(*n, sizeof(*miss))))
+		*n = sy_session_missing(s, miss, *n);
+	else
+		*n = 0;
+	if (*n > 1)
+		qsort(miss, *n, sizeof(*miss), sy_missing_cmp);
+	return miss;
 }

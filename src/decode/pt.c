@@ -118,6 +118,8 @@ int sy_pt_image_read(uint8_t *buf, size_t size,
 
 	(void)asid;
 	n = sy_pt_code_read(ctx, ip, buf, size);
+	if (!n)
+		((struct sy_pt *)ctx)->nomap_ip = ip;
 	return n ? (int)n : -pte_nomap;
 }
 
@@ -513,6 +515,11 @@ static void sy_pt_fail(struct sy_pt *pt, int st)
 	pt->tracing = 0;
 	it = sy_pt_push(pt, SY_DEC_ERROR, sy_pt_offset(pt));
 	it->code = (uint32_t)pt->err_code;
+	/* as ETM's: the address code was missing at, so the binary can be
+	 * named (sy_window_missing) */
+	if (pt->err_code == pte_nomap)
+		it->to = pt->nomap_ip;
+	pt->nomap_ip = 0;
 	pt->phase = SY_PT_RESYNC;
 }
 

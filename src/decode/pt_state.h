@@ -75,6 +75,10 @@ struct sy_pt {
 	uint64_t time;
 	int have_time;
 
+	/* where libipt last asked for code and got none: the address of a
+	 * -pte_nomap error (libipt's error says none) */
+	uint64_t nomap_ip;
+
 	struct sy_dec_item q[SY_PT_QUEUE];
 	unsigned qhead, qn;
 	struct sy_dec_item discard;	/* target of suppressed items */

@@ -27,6 +27,9 @@ struct sy_synth_config {
 	enum sy_etm_decoder etm_decoder;
 	int items;		/* keep each window's decoder items as text */
 	struct sy_timeconv tc;	/* trace clock to perf time */
+	/* the session's binaries: not read for how to behave, only charged
+	 * with the ones each window needed and missed (missing.h; it locks) */
+	struct sy_image_cache *images;
 };
 
 /* The queue a record belongs to: its thread per thread, else its CPU. */

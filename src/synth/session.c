@@ -148,6 +148,7 @@ static int sy_session_setup(struct sy_session *s)
 	if ((err = sy_image_cache_new(&s->model.images, &o->images, &s->diag)))
 		return err;
 	sy_image_cache_set_warn(s->model.images, sy_image_warn, s);
+	s->cfg.images = s->model.images;
 	return sy_proc_table_new(&s->model.procs, s->model.images);
 }
 
@@ -297,8 +298,11 @@ int sy_session_run_sink(struct sy_session *s, sy_window_fn fn, void *ctx,
 					       sy_perf_features(s->in.r))))
 		return err;
 	/* one thread: jobs run when collected, no pool threads at all; the
-	 * workers validate windows too, each with a validator of its own */
-	if ((err = sy_jobs_init(&s->jobs, s->sum.threads, s->model.images,
+	 * workers validate windows too, each with a validator of its own.
+	 * The code readers charge no missing binary: a reader serves a job,
+	 * which may hold many windows or part of one; validation charges
+	 * each window once (missing.h) */
+	if ((err = sy_jobs_init(&s->jobs, s->sum.threads, NULL,
 				s->cfg.depth, s->cfg.items, s->cfg.unit_bytes,
 				&(struct sy_jobs_extra){ sy_validator_new,
 							 sy_validator_free,

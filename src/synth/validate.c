@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "missing.h"
+
 int sy_validator_init(struct sy_validator *v,
 		      const struct sy_synth_config *cfg)
 {
@@ -383,6 +385,7 @@ void sy_validate(struct sy_validator *v, struct sy_win *w)
 	struct sy_evidence ev;
 
 	sy_sum_stretches(v->cfg, w, &ev);
+	sy_win_charge_missing(v->cfg, w);
 	sy_cut_stack(v, w, &ev);
 	if (!w->nr_st && !w->pub.decode_errors) {
 		sy_check_no_trace(w);

@@ -420,11 +420,9 @@ static void sy_wl_json_summary(struct sy_wl *c,
 /* The binaries windows needed and did not get, as convert names them. */
 static void sy_wl_missing(struct sy_wl *c, struct sy_session *s, FILE *f)
 {
-	size_t n = sy_session_missing(s, NULL, 0);
-	struct sy_image_missing *miss = n ? calloc(n, sizeof(*miss)) : NULL;
+	size_t n;
+	struct sy_image_missing *miss = sy_cli_missing(s, &n);
 
-	if (miss)
-		n = sy_session_missing(s, miss, n);
 	for (size_t i = 0; miss && i < n; i++)
 		if (miss[i].windows)
 			fprintf(f, "missing binary %s (%s): needed by %" PRIu64
