@@ -178,11 +178,12 @@ int sy_cmd_merge(int argc, char **argv)
 			st->inputs, sy_merge_format_name(sy_merge_format(m)),
 			st->samples, st->distinct, st->mmaps);
 		if (st->moved)
-			sy_msg_warn("merge: %" PRIu64 " binaries are mapped "
-				    "at different addresses in the inputs; "
-				    "llvm-profgen takes one load address per "
-				    "binary and file",
-				    st->moved);
+			fprintf(stderr,
+				"strobe-synth: merge: %" PRIu64 " binaries are "
+				"mapped at several addresses (ASLR): their "
+				"samples stay apart, each after its own MMAP2 "
+				"line\n",
+				st->moved);
 	}
 	sy_merge_free(m);
 	return ret;

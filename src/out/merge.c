@@ -1,12 +1,21 @@
 /* Merging aggregated outputs (sy_merge.h).  Every distinct sample, record
  * and MMAP2 line is one key in a hash table whose bytes live in an arena;
- * inputs are read a line at a time. */
+ * inputs are read a line at a time.
+ *
+ * A perfscript or lbr sample means its addresses as llvm-profgen reads
+ * them: against the MMAP2 lines in force where it stands in its file
+ * (mmap_state.h).  So a sample's key is its text and its section: the set
+ * of lines in force that cover its addresses.  Samples of one binary
+ * loaded at two addresses (ASLR, a fleet of PIEs) fall in two sections
+ * and are written after their own lines, so llvm-profgen reads each at
+ * its address; samples of one layout add up whatever the recording. */
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "mmap_state.h"
 #include "sy_bytes.h"
 #include "sy_hash.h"
 #include "sy_merge.h"
@@ -31,7 +40,9 @@ struct sy_merge_tab {
 
 struct sy_merge {
 	enum sy_merge_format fmt;
-	struct sy_merge_tab samples, mmaps, bids;
+	/* samples: perfscript and lbr keys are a section's index (4 bytes)
+	 * and the text; sections: sorted uint32 indices of mmaps[] */
+	struct sy_merge_tab samples, mmaps, bids, sections;
 	char *arena;
 	size_t used, acap;
 	struct sy_merge_stats st;
@@ -41,6 +52,13 @@ struct sy_merge {
 	char *block;		/* perfscript: frame lines so far */
 	size_t block_len, block_cap;
 	uint64_t pending;	/* count line before the sample, 0: none */
+	struct sy_mmstate in;	/* the lines in force in the input */
+	uint32_t *ids;		/* a sample's section being made */
+	size_t nr_ids, cap_ids;
+	char *key;		/* a sample's key being made */
+	size_t key_cap;
+	/* writing: the rank of each section's and line's canonical order */
+	uint32_t *sec_rank, *mm_rank;
 };
 
 const char *sy_merge_format_name(enum sy_merge_format f)
@@ -70,6 +88,10 @@ void sy_merge_free(struct sy_merge *m)
 	sy_merge_tab_free(&m->samples);
 	sy_merge_tab_free(&m->mmaps);
 	sy_merge_tab_free(&m->bids);
+	sy_merge_tab_free(&m->sections);
+	sy_mmstate_fini(&m->in);
+	free(m->ids);
+	free(m->key);
 	free(m->arena);
 	free(m->block);
 	free(m);
@@ -82,13 +104,15 @@ enum sy_merge_format sy_merge_format(const struct sy_merge *m)
 
 const struct sy_merge_stats *sy_merge_stats(const struct sy_merge *m)
 {
-	const struct sy_merge_tab *t[3] = { &m->samples, &m->mmaps, &m->bids };
+	const struct sy_merge_tab *t[4] = { &m->samples, &m->mmaps, &m->bids,
+					    &m->sections };
 	struct sy_merge *w = (struct sy_merge *)(uintptr_t)m;
 
 	/* what the sum holds: the arena and the tables (not the line being
 	 * read, which getline frees per input) */
-	w->st.held = m->acap + m->block_cap;
-	for (int i = 0; i < 3; i++)
+	w->st.held = m->acap + m->block_cap + m->cap_ids * sizeof(*m->ids) +
+		     m->key_cap;
+	for (int i = 0; i < 4; i++)
 		w->st.held += t[i]->cap * sizeof(*t[i]->ents) +
 			      t[i]->ix.cap * sizeof(*t[i]->ix.slot);
 	return &m->st;
@@ -205,12 +229,137 @@ static int sy_merge_count(struct sy_merge *m, struct sy_merge_ent *e,
 	return 0;
 }
 
-static int sy_merge_sample(struct sy_merge *m, const char *key, size_t n,
+/* The fields of an MMAP2 line. */
+struct sy_merge_map {
+	uint64_t start, len, pgoff;
+	const char *path;
+};
+
+static int sy_merge_map_parse(const char *l, struct sy_merge_map *p)
+{
+	const char *close = strstr(l, "]: "), *at = strstr(l, " @ ");
+	const char *br = strstr(l, ": [0x"), *sp;
+	char *e;
+
+	if (!close || !at || !br || at > close || br > at ||
+	    !(sp = strchr(close + 3, ' ')))
+		return -1;
+	p->start = strtoull(br + 3, &e, 16);
+	if (*e != '(')
+		return -1;
+	p->len = strtoull(e + 1, &e, 16);
+	if (*e != ')' || !p->len || p->start + p->len < p->start)
+		return -1;
+	p->pgoff = strtoull(at + 3, NULL, 16);
+	p->path = sp + 1;
+	return 0;
+}
+
+static int sy_merge_id_add(struct sy_merge *m, uint32_t id)
+{
+	for (size_t i = 0; i < m->nr_ids; i++)
+		if (m->ids[i] == id)
+			return 0;
+	if (m->nr_ids == m->cap_ids) {
+		size_t ncap = m->cap_ids ? 2 * m->cap_ids : 16;
+		uint32_t *n = realloc(m->ids, ncap * sizeof(*n));
+
+		if (!n)
+			return -SY_E_NOMEM;
+		m->ids = n;
+		m->cap_ids = ncap;
+	}
+	/* kept sorted: the section's key is the set */
+	size_t i = m->nr_ids++;
+	for (; i > 0 && m->ids[i - 1] > id; i--)
+		m->ids[i] = m->ids[i - 1];
+	m->ids[i] = id;
+	return 0;
+}
+
+/* A hex digit's value, 16 for a separator of fields (blank, '/', end),
+ * 17 for anything else. */
+static inline unsigned char sy_merge_hexval(unsigned char c)
+{
+	if (c >= '0' && c <= '9')
+		return (unsigned char)(c - '0');
+	if (c == '/' || c == ' ' || c == '\t' || c == '\n')
+		return 16;
+	c |= 0x20;
+	if (c >= 'a' && c <= 'f')
+		return (unsigned char)(c - 'a' + 10);
+	return 17;
+}
+
+/* The lines in force that cover the addresses of sample @text: every
+ * field of hex digits in it (frames, branch entries; flag fields are not
+ * hex or are 0, which nothing covers). */
+static int sy_merge_section(struct sy_merge *m, const char *text, size_t n,
+			    uint32_t *sec)
+{
+	const unsigned char *p = (const unsigned char *)text, *end = p + n;
+	const struct sy_mmstate_ent *last = NULL;
+	struct sy_merge_ent *e;
+	int made, err;
+
+	m->nr_ids = 0;
+	while (p < end) {
+		uint64_t a = 0;
+		unsigned v = 17, digits = 0;
+
+		if (end - p > 1 && p[0] == '0' && p[1] == 'x')
+			p += 2;
+		while (p < end && (v = sy_merge_hexval(*p)) < 16) {
+			a = a << 4 | v;
+			digits++;
+			p++;
+		}
+		if (p == end)
+			v = 16;
+		if (digits && digits <= 16 && v == 16 && a) {
+			/* consecutive addresses share their mapping */
+			if (!last || a < last->start || a >= last->end)
+				last = sy_mmstate_find(&m->in, a);
+			if (last && (err = sy_merge_id_add(m, (uint32_t)last->id)))
+				return err;
+		}
+		while (p < end && sy_merge_hexval(*p) != 16)
+			p++;
+		while (p < end && sy_merge_hexval(*p) == 16)
+			p++;
+	}
+	e = sy_merge_get(m, &m->sections, m->ids, m->nr_ids * sizeof(*m->ids),
+			 &made);
+	if (!e)
+		return -SY_E_NOMEM;
+	*sec = (uint32_t)(e - m->sections.ents);
+	return 0;
+}
+
+static int sy_merge_sample(struct sy_merge *m, const char *text, size_t n,
 			   struct sy_diag *d)
 {
-	int made;
-	struct sy_merge_ent *e = sy_merge_get(m, &m->samples, key, n, &made);
+	uint32_t sec;
+	int made, err = sy_merge_section(m, text, n, &sec);
+	struct sy_merge_ent *e;
 
+	if (err)
+		return err;
+	if (m->key_cap < n + sizeof(sec)) {
+		size_t ncap = m->key_cap ? m->key_cap : 4096;
+		char *k;
+
+		while (ncap < n + sizeof(sec))
+			ncap *= 2;
+		k = realloc(m->key, ncap);
+		if (!k)
+			return -SY_E_NOMEM;
+		m->key = k;
+		m->key_cap = ncap;
+	}
+	memcpy(m->key, &sec, sizeof(sec));
+	memcpy(m->key + sizeof(sec), text, n);
+	e = sy_merge_get(m, &m->samples, m->key, n + sizeof(sec), &made);
 	if (!e)
 		return -SY_E_NOMEM;
 	m->st.distinct += made;
@@ -224,19 +373,18 @@ static int sy_merge_sample(struct sy_merge *m, const char *key, size_t n,
 static int sy_merge_mmap(struct sy_merge *m, char *l, size_t n,
 			 struct sy_diag *d)
 {
-	const char *close = strstr(l, "]: "), *at = strstr(l, " @ ");
-	const char *br = strstr(l, ": [0x");
+	const char *close, *at, *br = strstr(l, ": [0x");
 	const char *path, *bid = "", *bend;
 	char bidbuf[64];
+	struct sy_merge_map mp;
 	uint64_t start;
-	int made;
+	int made, err;
 	struct sy_merge_ent *e;
 
-	if (!close || !at || !br || at > close || br > at ||
-	    !strchr(close + 3, ' '))
-		return sy_merge_bad(m, d, "MMAP2 line without \"@ PGOFF ...]: "
-					  "PERM PATH\"");
-	start = strtoull(br + 3, NULL, 16);
+	if (sy_merge_map_parse(l, &mp))
+		return sy_merge_bad(m, d, "MMAP2 line without \"[0xSTART(0xLEN) "
+					  "@ PGOFF ...]: PERM PATH\"");
+	start = mp.start;
 	/* "PERF_RECORD_MMAP2 0/0" + the rest from ": [" on */
 	memmove(l + 21, br, n - (size_t)(br - l) + 1);
 	memcpy(l + 18, "0/0", 3);
@@ -255,6 +403,10 @@ static int sy_merge_mmap(struct sy_merge *m, char *l, size_t n,
 	if (!e)
 		return -SY_E_NOMEM;
 	m->st.mmaps += made;
+	err = sy_mmstate_note(&m->in, mp.start, mp.len, mp.pgoff, path,
+			      (uint64_t)(e - m->mmaps.ents));
+	if (err)
+		return err;
 	e = sy_merge_get(m, &m->bids, path, strlen(path), &made);
 	if (!e)
 		return -SY_E_NOMEM;
@@ -465,6 +617,8 @@ int sy_merge_add(struct sy_merge *m, FILE *f, const char *name,
 	m->block_len = 0;
 	m->pending = 0;
 	m->st.inputs++;
+	/* each file starts with no line in force, as llvm-profgen reads it */
+	sy_mmstate_fini(&m->in);
 	while (!err && (n = getline(&l, &cap, f)) >= 0) {
 		m->line++;
 		/* every line convert writes ends with a newline: one that
@@ -494,22 +648,73 @@ int sy_merge_add(struct sy_merge *m, FILE *f, const char *name,
 
 static const struct sy_merge *sy_merge_sorting;
 
+static int sy_merge_bytes_cmp(const char *p, size_t pn, const char *q,
+			      size_t qn)
+{
+	int c = memcmp(p, q, pn < qn ? pn : qn);
+
+	if (c)
+		return c;
+	return pn < qn ? -1 : pn > qn;
+}
+
 static int sy_merge_cmp(const void *x, const void *y)
 {
 	const struct sy_merge_ent *p = *(const struct sy_merge_ent *const *)x;
 	const struct sy_merge_ent *q = *(const struct sy_merge_ent *const *)y;
-	size_t n = p->len < q->len ? p->len : q->len;
-	int c = memcmp(sy_merge_sorting->arena + p->off,
-		       sy_merge_sorting->arena + q->off, n);
 
-	if (c)
-		return c;
-	return p->len < q->len ? -1 : p->len > q->len;
+	return sy_merge_bytes_cmp(sy_merge_sorting->arena + p->off, p->len,
+				  sy_merge_sorting->arena + q->off, q->len);
 }
 
-/* Entries of @t sorted by their key bytes. */
-static const struct sy_merge_ent **sy_merge_sorted(const struct sy_merge *m,
-						   const struct sy_merge_tab *t)
+/* The @i-th id of a section's key (arena bytes are not aligned). */
+static uint32_t sy_merge_sec_id(const struct sy_merge *m,
+				const struct sy_merge_ent *e, size_t i)
+{
+	uint32_t v;
+
+	memcpy(&v, m->arena + e->off + 4 * i, sizeof(v));
+	return v;
+}
+
+/* Sections by their lines' ranks (mm_rank), each set in rank order. */
+static int sy_merge_sec_cmp(const void *x, const void *y)
+{
+	const struct sy_merge_ent *p = *(const struct sy_merge_ent *const *)x;
+	const struct sy_merge_ent *q = *(const struct sy_merge_ent *const *)y;
+	const struct sy_merge *m = sy_merge_sorting;
+	size_t na = p->len / 4, nb = q->len / 4;
+
+	/* both sets are in rank order (sy_merge_rank) */
+	for (size_t i = 0; i < na && i < nb; i++) {
+		uint32_t a = sy_merge_sec_id(m, p, i), b = sy_merge_sec_id(m, q, i);
+
+		if (a != b)
+			return a < b ? -1 : 1;
+	}
+	return na < nb ? -1 : na > nb;
+}
+
+/* Samples by their section's rank, then by their text. */
+static int sy_merge_sample_cmp(const void *x, const void *y)
+{
+	const struct sy_merge_ent *p = *(const struct sy_merge_ent *const *)x;
+	const struct sy_merge_ent *q = *(const struct sy_merge_ent *const *)y;
+	const struct sy_merge *m = sy_merge_sorting;
+	uint32_t sp, sq;
+
+	memcpy(&sp, m->arena + p->off, sizeof(sp));
+	memcpy(&sq, m->arena + q->off, sizeof(sq));
+	if (m->sec_rank[sp] != m->sec_rank[sq])
+		return m->sec_rank[sp] < m->sec_rank[sq] ? -1 : 1;
+	return sy_merge_bytes_cmp(m->arena + p->off + 4, p->len - 4,
+				  m->arena + q->off + 4, q->len - 4);
+}
+
+/* Entries of @t sorted by @cmp. */
+static const struct sy_merge_ent **
+sy_merge_sorted(const struct sy_merge *m, const struct sy_merge_tab *t,
+		int (*cmp)(const void *, const void *))
 {
 	const struct sy_merge_ent **v = malloc((t->nr ? t->nr : 1) *
 					       sizeof(*v));
@@ -520,8 +725,48 @@ static const struct sy_merge_ent **sy_merge_sorted(const struct sy_merge *m,
 		v[i] = &t->ents[i];
 	/* qsort has no context argument in C11: one sort at a time */
 	sy_merge_sorting = m;
-	qsort(v, t->nr, sizeof(*v), sy_merge_cmp);
+	qsort(v, t->nr, sizeof(*v), cmp);
 	return v;
+}
+
+/* The canonical order, which depends on the texts alone: lines by text
+ * (mm_rank), each section's set rewritten as its lines' ranks in order,
+ * sections by those (sec_rank).  A section's ids become ranks in place:
+ * the tables are not looked up again. */
+static int sy_merge_rank(struct sy_merge *m)
+{
+	const struct sy_merge_ent **v;
+
+	m->mm_rank = malloc((m->mmaps.nr ? m->mmaps.nr : 1) * sizeof(uint32_t));
+	m->sec_rank = malloc((m->sections.nr ? m->sections.nr : 1) *
+			     sizeof(uint32_t));
+	v = sy_merge_sorted(m, &m->mmaps, sy_merge_cmp);
+	if (!m->mm_rank || !m->sec_rank || !v) {
+		free(v);
+		return -SY_E_NOMEM;
+	}
+	for (size_t i = 0; i < m->mmaps.nr; i++)
+		m->mm_rank[v[i] - m->mmaps.ents] = (uint32_t)i;
+	free(v);
+	for (size_t i = 0; i < m->sections.nr; i++) {
+		struct sy_merge_ent *e = &m->sections.ents[i];
+		size_t n = e->len / 4;
+		int err;
+
+		m->nr_ids = 0;
+		for (size_t j = 0; j < n; j++)
+			if ((err = sy_merge_id_add(m, m->mm_rank[
+						sy_merge_sec_id(m, e, j)])))
+				return err;
+		memcpy(m->arena + e->off, m->ids, n * sizeof(*m->ids));
+	}
+	v = sy_merge_sorted(m, &m->sections, sy_merge_sec_cmp);
+	if (!v)
+		return -SY_E_NOMEM;
+	for (size_t i = 0; i < m->sections.nr; i++)
+		m->sec_rank[v[i] - m->sections.ents] = (uint32_t)i;
+	free(v);
+	return 0;
 }
 
 static void sy_merge_put_bolt(const struct sy_merge *m,
@@ -542,27 +787,81 @@ static void sy_merge_put_bolt(const struct sy_merge *m,
 			k[0] ? 'f' : 'F', a, b, e->count);
 }
 
-int sy_merge_write(struct sy_merge *m, FILE *f)
+/* The lines of section @sec that are not in force, written before its
+ * samples. */
+static int sy_merge_put_section(struct sy_merge *m, uint32_t sec,
+				const struct sy_merge_ent **lines,
+				struct sy_mmstate *out, FILE *f)
 {
-	const struct sy_merge_ent **v = sy_merge_sorted(m, &m->mmaps);
+	const struct sy_merge_ent *e = &m->sections.ents[sec];
 
-	if (!v)
-		return -SY_E_NOMEM;
-	for (size_t i = 0; i < m->mmaps.nr; i++)
-		fprintf(f, "%s\n", m->arena + v[i]->off);
-	free(v);
-	v = sy_merge_sorted(m, &m->samples);
-	if (!v)
-		return -SY_E_NOMEM;
-	for (size_t i = 0; i < m->samples.nr; i++) {
-		if (m->fmt == SY_MERGE_BOLT) {
-			sy_merge_put_bolt(m, v[i], f);
+	for (size_t j = 0; j < e->len / 4; j++) {
+		const char *l = m->arena + lines[sy_merge_sec_id(m, e, j)]->off;
+		struct sy_merge_map mp;
+		int err;
+
+		if (sy_merge_map_parse(l, &mp))
+			return -SY_E_INVALID;	/* parsed when read */
+		if (sy_mmstate_in_force(out, mp.start, mp.len, mp.pgoff,
+					mp.path))
 			continue;
+		err = sy_mmstate_note(out, mp.start, mp.len, mp.pgoff, mp.path,
+				      0);
+		if (err)
+			return err;
+		fprintf(f, "%s\n", l);
+	}
+	return 0;
+}
+
+static int sy_merge_write_samples(struct sy_merge *m, FILE *f)
+{
+	const struct sy_merge_ent **lines = NULL, **v = NULL;
+	struct sy_mmstate out;
+	uint32_t cur = UINT32_MAX;
+	int err = sy_merge_rank(m);
+
+	sy_mmstate_init(&out);
+	if (!err && (!(lines = sy_merge_sorted(m, &m->mmaps, sy_merge_cmp)) ||
+		     !(v = sy_merge_sorted(m, &m->samples,
+					   sy_merge_sample_cmp))))
+		err = -SY_E_NOMEM;
+	for (size_t i = 0; !err && i < m->samples.nr; i++) {
+		uint32_t sec;
+
+		memcpy(&sec, m->arena + v[i]->off, sizeof(sec));
+		if (sec != cur) {
+			err = sy_merge_put_section(m, sec, lines, &out, f);
+			cur = sec;
 		}
 		if (v[i]->count > 1)
 			fprintf(f, "%" PRIu64 "\n", v[i]->count);
-		fprintf(f, "%s\n", m->arena + v[i]->off);
+		fprintf(f, "%.*s\n", (int)(v[i]->len - 4),
+			m->arena + v[i]->off + 4);
 	}
+	free(lines);
+	free(v);
+	sy_mmstate_fini(&out);
+	free(m->mm_rank);
+	free(m->sec_rank);
+	m->mm_rank = m->sec_rank = NULL;
+	return err;
+}
+
+int sy_merge_write(struct sy_merge *m, FILE *f)
+{
+	const struct sy_merge_ent **v;
+	int err = 0;
+
+	if (m->fmt != SY_MERGE_BOLT) {
+		err = sy_merge_write_samples(m, f);
+		return err ? err : ferror(f) ? -SY_E_OUTPUT : 0;
+	}
+	v = sy_merge_sorted(m, &m->samples, sy_merge_cmp);
+	if (!v)
+		return -SY_E_NOMEM;
+	for (size_t i = 0; i < m->samples.nr; i++)
+		sy_merge_put_bolt(m, v[i], f);
 	free(v);
 	return ferror(f) ? -SY_E_OUTPUT : 0;
 }

@@ -45,28 +45,36 @@ static char *merged(const char *const *in, size_t n, int *err,
 	return out;
 }
 
-/* A random perfscript with @n samples out of a pool of 40, counts 1..5;
- * *sum gains each sample's count (index = pool entry). */
-static char *random_perfscript(unsigned *seed, int n, uint64_t *sum)
+/* A random perfscript of /x/prog loaded at @base with @n samples out of
+ * a pool of 40, counts 1..5; *sum gains each sample's count (index = pool
+ * entry). */
+static char *random_perfscript_at(unsigned *seed, int n, uint64_t *sum,
+				  uint64_t base)
 {
 	char *out = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&out, &len);
 
-	fprintf(f, "PERF_RECORD_MMAP2 7/7: [0x400000(0x1000) @ 0 <0a0b>]: "
-		   "r-xp /x/prog\n");
+	fprintf(f, "PERF_RECORD_MMAP2 7/7: [%#" PRIx64 "(0x1000) @ 0 <0a0b>]: "
+		   "r-xp /x/prog\n", base);
 	for (int i = 0; i < n; i++) {
 		int k = rand_r(seed) % 40, c = 1 + rand_r(seed) % 5;
 
 		if (c > 1)
 			fprintf(f, "%d\n", c);
-		fprintf(f, "\t%16x\n\t%16x\n 0x%x/0x%x/P/-/-/0 0x40/0x%x/P/-/-/0\n",
-			0x401000 + k, 0x402000 + k % 3, 0x400 + k, 0x401000 + k,
-			0x500 + k % 7);
+		fprintf(f, "\t%16" PRIx64 "\n\t%16" PRIx64 "\n 0x%x/%#" PRIx64
+			   "/P/-/-/0 0x40/0x%x/P/-/-/0\n",
+			base + 0x100 + (uint64_t)k, base + 0x200 + (uint64_t)(k % 3),
+			0x400 + k, base + 0x100 + (uint64_t)k, 0x500 + k % 7);
 		sum[k] += (uint64_t)c;
 	}
 	fclose(f);
 	return out;
+}
+
+static char *random_perfscript(unsigned *seed, int n, uint64_t *sum)
+{
+	return random_perfscript_at(seed, n, sum, 0x400000);
 }
 
 Test(merge, counts_add_up_exactly)
@@ -91,7 +99,7 @@ Test(merge, counts_add_up_exactly)
 		if (l[0] >= '0' && l[0] <= '9') {
 			pending = strtoull(l, NULL, 10);
 		} else if (l[0] == '\t') {
-			got[strtoull(l + 1, NULL, 16) - 0x401000] += pending;
+			got[strtoull(l + 1, NULL, 16) - 0x400100] += pending;
 			pending = 1;
 			strtok_r(NULL, "\n", &save); /* second frame */
 		}
@@ -129,6 +137,96 @@ Test(merge, merge_of_merges_is_one_merge_in_any_order)
 		free(in[i]);
 	free(ab), free(abc), free(left), free(bc), free(right), free(cba);
 	free(again);
+}
+
+/* One binary at two addresses (ASLR): the same sample text means other
+ * code in each file, so it is not added up; each sample comes after its
+ * own line, so llvm-profgen reads it at its address; the canonical text
+ * reads back as itself.  Lines no sample needs (a library the sample does
+ * not touch) do not split samples: recordings of a non-PIE program whose
+ * libraries moved add up. */
+Test(merge, layouts_of_one_binary_stay_apart)
+{
+	static const char *const a =
+		"PERF_RECORD_MMAP2 1/1: [0x400000(0x10000) @ 0 <aa>]: r-xp /bin/p\n"
+		"\t  401000\n 0x401010/0x401000/P/-/-/0\n";
+	static const char *const b =
+		"PERF_RECORD_MMAP2 2/2: [0x3f8000(0x10000) @ 0 <aa>]: r-xp /bin/p\n"
+		"\t  401000\n 0x401010/0x401000/P/-/-/0\n"
+		"\t  3f9000\n 0x3f9010/0x3f9000/P/-/-/0\n";
+	static const char *const want =
+		"PERF_RECORD_MMAP2 0/0: [0x3f8000(0x10000) @ 0 <aa>]: r-xp /bin/p\n"
+		"\t  3f9000\n 0x3f9010/0x3f9000/P/-/-/0\n"
+		"\t  401000\n 0x401010/0x401000/P/-/-/0\n"
+		"PERF_RECORD_MMAP2 0/0: [0x400000(0x10000) @ 0 <aa>]: r-xp /bin/p\n"
+		"\t  401000\n 0x401010/0x401000/P/-/-/0\n";
+	static const char *const c =
+		"PERF_RECORD_MMAP2 3/3: [0x400000(0x10000) @ 0 <aa>]: r-xp /bin/p\n"
+		"PERF_RECORD_MMAP2 3/3: [0x7f0000(0x1000) @ 0 <bb>]: r-xp /lib/q\n"
+		"\t  401000\n 0x401010/0x401000/P/-/-/0\n"
+		"\t  7f0010\n 0x401010/0x7f0000/P/-/-/0\n";
+	struct sy_diag d = { 0 };
+	int err;
+	char *o = merged((const char *const[]){ a, b }, 2, &err, &d);
+	char *ba = merged((const char *const[]){ b, a }, 2, &err, &d);
+	char *again = merged((const char *const[]){ o }, 1, &err, &d);
+
+	cr_assert_eq(err, 0, "%s", d.msg);
+	cr_assert_str_eq(o, want);
+	cr_assert_str_eq(ba, want);
+	cr_assert_str_eq(again, want);
+	free(o), free(ba), free(again);
+	o = merged((const char *const[]){ a, c }, 2, &err, &d);
+	cr_assert_eq(err, 0, "%s", d.msg);
+	cr_assert_str_eq(o,
+		"PERF_RECORD_MMAP2 0/0: [0x400000(0x10000) @ 0 <aa>]: r-xp /bin/p\n"
+		"2\n\t  401000\n 0x401010/0x401000/P/-/-/0\n"
+		"PERF_RECORD_MMAP2 0/0: [0x7f0000(0x1000) @ 0 <bb>]: r-xp /lib/q\n"
+		"\t  7f0010\n 0x401010/0x7f0000/P/-/-/0\n");
+	free(o);
+}
+
+/* Three recordings at two addresses, merged in every grouping: the same
+ * bytes, and each address's samples sum to what was put in. */
+Test(merge, layouts_merge_in_any_order)
+{
+	unsigned seed = 5;
+	uint64_t want[2][40] = { { 0 } }, got[2][40] = { { 0 } };
+	const uint64_t base[2] = { 0x5500000000, 0xaaaaaaab0000 };
+	char *in[3], *abc, *ab, *left, *cba, *save = NULL;
+	struct sy_diag d = { 0 };
+	uint64_t pending = 1;
+	int err, cur = -1;
+
+	for (int i = 0; i < 3; i++)
+		in[i] = random_perfscript_at(&seed, 120, want[i & 1], base[i & 1]);
+	abc = merged((const char *const *)in, 3, &err, &d);
+	cr_assert_eq(err, 0, "%s", d.msg);
+	ab = merged((const char *const[]){ in[0], in[1] }, 2, &err, &d);
+	left = merged((const char *const[]){ in[2], ab }, 2, &err, &d);
+	cba = merged((const char *const[]){ in[2], in[1], in[0] }, 3, &err, &d);
+	cr_assert_str_eq(left, abc);
+	cr_assert_str_eq(cba, abc);
+	for (char *l = strtok_r(abc, "\n", &save); l;
+	     l = strtok_r(NULL, "\n", &save)) {
+		if (!strncmp(l, "PERF_RECORD_MMAP2", 17)) {
+			cur = strstr(l, "[0x5500000000(") ? 0 : 1;
+		} else if (l[0] >= '0' && l[0] <= '9') {
+			pending = strtoull(l, NULL, 10);
+		} else if (l[0] == '\t') {
+			cr_assert_geq(cur, 0, "a sample before any MMAP2 line");
+			got[cur][strtoull(l + 1, NULL, 16) - base[cur] - 0x100] +=
+				pending;
+			pending = 1;
+			strtok_r(NULL, "\n", &save); /* second frame */
+		}
+	}
+	for (int j = 0; j < 2; j++)
+		for (int k = 0; k < 40; k++)
+			cr_assert_eq(got[j][k], want[j][k], "base %d sample %d", j, k);
+	for (int i = 0; i < 3; i++)
+		free(in[i]);
+	free(abc), free(ab), free(left), free(cba);
 }
 
 Test(merge, bolt_records_and_lbr_samples)
