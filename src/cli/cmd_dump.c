@@ -19,6 +19,7 @@ struct sy_dump {
 	int header_only;
 	int records_only;
 	int quiet;		/* -q: no notes */
+	int verbose;		/* -v: each record's bytes too */
 	uint64_t damage; /* problems found while dumping */
 	uint64_t first_unknown_id_off;
 	int warned_unknown_id;
@@ -36,6 +37,8 @@ static void sy_dump_usage(FILE *f)
 		"      --stats        only print the number of records per type\n"
 		"      --header       only print the header and attributes\n"
 		"  -q, --quiet        no notes on stderr (damage is still reported)\n"
+		"  -v, --verbose      each record's bytes in hex under its line, and\n"
+		"                     the first 64 bytes of an AUXTRACE payload\n"
 		"      --version      print the version\n"
 		"  -h, --help         this help\n");
 }
@@ -520,6 +523,19 @@ static void sy_dump_record(struct sy_dump *d, const struct sy_perf_reader *r,
 	fputc('\n', o);
 }
 
+/* @n bytes as `perf report -D` shows them: offsets within the record, 16
+ * bytes a line, in two groups of eight. */
+static void sy_dump_hex(FILE *o, const char *what, const uint8_t *p,
+			uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i += 16) {
+		fprintf(o, "    %s%04" PRIx64 ":", what, i);
+		for (uint64_t j = i; j < i + 16 && j < n; j++)
+			fprintf(o, "%s%02x", j == i + 8 ? "  " : " ", p[j]);
+		fputc('\n', o);
+	}
+}
+
 static void sy_dump_stats(struct sy_dump *d, const struct sy_perf_reader *r)
 {
 	const struct sy_perf_stats *st = sy_perf_stats(r);
@@ -546,6 +562,7 @@ int sy_cmd_dump(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct sy_dump d = { 0 };
@@ -557,13 +574,16 @@ int sy_cmd_dump(int argc, char **argv)
 	d.out = stdout;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":i:hqV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":i:hqvV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			d.file = optarg;
 			break;
 		case 'q':
 			d.quiet = 1;
+			break;
+		case 'v':
+			d.verbose = 1;
 			break;
 		case 's':
 			d.stats_only = 1;
@@ -620,8 +640,15 @@ int sy_cmd_dump(int argc, char **argv)
 				    sy_record_type_name(rec.type));
 			sy_dump_warn(&d, &w);
 		}
-		if (!d.stats_only)
-			sy_dump_record(&d, r, &rec);
+		if (d.stats_only)
+			continue;
+		sy_dump_record(&d, r, &rec);
+		if (d.verbose) {
+			sy_dump_hex(d.out, "", rec.data, rec.size);
+			if (rec.aux && rec.aux_size)
+				sy_dump_hex(d.out, "aux ", rec.aux,
+					    rec.aux_size < 64 ? rec.aux_size : 64);
+		}
 	}
 	/* streamed file mode reads its features after the data */
 	if (!d.stats_only && sy_perf_info(r)->streaming &&
