@@ -535,7 +535,8 @@ static int sy_convert_run(struct sy_convert *c, struct sy_session *s, int *ret)
 					  c->opt.output);
 		c->out = NULL;
 		sy_convert_out_error(&d);
-		return SY_EXIT_FAILURE;
+		/* bolt's two binaries in one file is a usage error (exit 2) */
+		return d.err == -SY_E_INVALID ? SY_EXIT_USAGE : SY_EXIT_FAILURE;
 	}
 	if (!*ret && (sy_session_summary(s)->damage || c->cs.damage))
 		*ret = SY_EXIT_DAMAGED;
@@ -557,7 +558,7 @@ static int sy_convert_finish(struct sy_convert *c)
 		sy_msg_error("convert: %s", sy_errstr(err));
 	else
 		sy_convert_out_error(&d);
-	return SY_EXIT_FAILURE;
+	return err == -SY_E_INVALID ? SY_EXIT_USAGE : SY_EXIT_FAILURE;
 }
 
 /* All outputs of the run or none: the profile and the JSON are finished
@@ -612,8 +613,18 @@ int sy_cmd_convert(int argc, char **argv)
 		r = SY_EXIT_FAILURE;
 		goto out;
 	}
-	if ((r = sy_convert_run(&c, s, &ret)) >= 0)
+	if ((r = sy_convert_run(&c, s, &ret)) >= 0) {
+		/* the run stopped: the JSON says why, with the counts */
+		c.exit_status = r;
+		snprintf(c.exit_reason, sizeof(c.exit_reason), "%s",
+			 r == SY_EXIT_USAGE ? "--format bolt into one file, "
+					      "and two binaries have branches" :
+					      "the output could not be written, or "
+					      "memory ran out");
+		if (c.opt.stats_json && sy_convert_commit(&c, s) >= 0)
+			r = SY_EXIT_FAILURE;
 		goto out;
+	}
 	if (c.n.samples && (r = sy_convert_finish(&c)) >= 0)
 		goto out;
 	if (!c.opt.quiet)

@@ -48,6 +48,8 @@ struct sy_conv_out {
 	/* bolt */
 	struct sy_bolt *bolt;
 	int bolt_dir;		/* @path is a directory: a file per binary */
+	size_t bolt_seen;	/* binaries looked at for the selection */
+	size_t bolt_nsel;	/* of those, selected by --binary-filter */
 	/* perf-data */
 	struct sy_pdo *pdo;
 	/* perfscript, lbr: the mappings whose MMAP2 lines were written, in
@@ -238,6 +240,23 @@ static int sy_conv_mmaps_logged(struct sy_conv_out *o,
 	return err;
 }
 
+static int sy_conv_bolt_selected(const struct sy_conv_out *o, size_t i);
+
+/* One file is one binary's profile: when a second selected binary gets
+ * branches the run stops there (sy_conv_bolt_commit says why), not after
+ * the whole recording.  Only binaries that really have branches count, so
+ * loaded libraries the trace never entered stop nothing. */
+static int sy_conv_bolt_check(struct sy_conv_out *o)
+{
+	size_t nb = sy_bolt_nr_binaries(o->bolt);
+
+	if (o->bolt_dir)
+		return 0;
+	for (; o->bolt_seen < nb; o->bolt_seen++)
+		o->bolt_nsel += sy_conv_bolt_selected(o, o->bolt_seen);
+	return o->bolt_nsel > 1 ? -SY_E_OUTPUT : 0;
+}
+
 int sy_conv_out_sample(struct sy_conv_out *o, const struct sy_window *w,
 		       const struct sy_conv_sample *cs)
 {
@@ -258,8 +277,9 @@ int sy_conv_out_sample(struct sy_conv_out *o, const struct sy_window *w,
 					 cs->nr_stack);
 		return err;
 	case SY_CONV_BOLT:
-		return sy_bolt_add_stack(o->bolt, w->snap, w->pid, cs->stack,
-					 cs->nr_stack, 1);
+		err = sy_bolt_add_stack(o->bolt, w->snap, w->pid, cs->stack,
+					cs->nr_stack, 1);
+		return err ? err : sy_conv_bolt_check(o);
 	case SY_CONV_PERF_DATA:
 		ps = (struct sy_pdo_sample){
 			.time = cs->time, .ip = cs->ip, .period = cs->period,
@@ -281,8 +301,9 @@ int sy_conv_out_whole(struct sy_conv_out *o, const struct sy_window *w,
 	if (o->fmt == SY_CONV_BOLT) {
 		*samples += w->nr_stack ? 1 : 0;
 		*entries += w->nr_stack;
-		return sy_bolt_add_stack(o->bolt, w->snap, w->pid, w->stack,
-					 w->nr_stack, 1);
+		err = sy_bolt_add_stack(o->bolt, w->snap, w->pid, w->stack,
+					w->nr_stack, 1);
+		return err ? err : sy_conv_bolt_check(o);
 	}
 	/* branch-only samples of depth entries, back to back, so each taken
 	 * branch is counted exactly once */
@@ -440,23 +461,27 @@ static char *sy_conv_bolt_name(const struct sy_conv_out *o, size_t i)
 
 static int sy_conv_bolt_commit(struct sy_conv_out *o, struct sy_diag *diag)
 {
-	size_t nb = sy_bolt_nr_binaries(o->bolt), nsel = 0, one = 0;
+	size_t nb = sy_bolt_nr_binaries(o->bolt), nsel = 0, one = 0, two = 0;
 	struct sy_atomic_file *af;
 	int err = 0;
 
 	for (size_t i = 0; i < nb; i++)
 		if (sy_conv_bolt_selected(o, i)) {
-			nsel++;
-			one = i;
+			if (nsel++ == 1)
+				two = i;
+			else if (nsel == 1)
+				one = i;
 		}
+	/* a usage error (exit 2): the options ask for what cannot be */
 	if (!o->bolt_dir && nsel > 1)
 		return sy_diag_set_nooff(
-			diag, -SY_E_OUTPUT,
+			diag, -SY_E_INVALID,
 			"%s: %zu binaries have branches (%s, %s%s); a BOLT "
 			"profile is for one: pick it with --binary-filter, or "
-			"give -o a directory for one file per binary",
-			o->path, nsel, sy_bolt_binary_path(o->bolt, 0),
-			sy_bolt_binary_path(o->bolt, 1), nsel > 2 ? ", ..." : "");
+			"give -o a directory (-o DIR/) for one file per binary",
+			o->path, nsel,
+			sy_bolt_binary_path(o->bolt, one),
+			sy_bolt_binary_path(o->bolt, two), nsel > 2 ? ", ..." : "");
 	if (!strcmp(o->path, "-")) {
 		if (nsel)
 			err = sy_bolt_write(o->bolt, one, stdout);

@@ -67,4 +67,37 @@ cmp -s "$T/stdout.bolt" "$T/pt-basic.bolt" || fail "-o - differs"
 	-o "$T/none.bolt" tests/fixtures/generated/pt-basic.data 2>/dev/null
 [ $? -eq 5 ] || fail "empty selection: expected exit 5"
 [ ! -e "$T/none.bolt" ] || fail "empty selection left a file"
+# two binaries into one file (issue 23, defect 12): it failed with exit 1
+# after the whole run.  Now the run stops when a second binary gets
+# branches: exit 2 (a usage error naming both and the two ways out), the
+# stats JSON says so, no file is left, and on a long recording most
+# windows are never decoded.  Loaded binaries the trace never enters stop
+# nothing (simpleperf's capture above names 8 and converts to one file).
+"$SY_BUILD/sy-fixturegen" --scale 100 --no-truth -o "$T/long" \
+	tests/fixtures/scenarios/etm4-etr-dynfx.scn >/dev/null || fail "fixturegen failed"
+f=$T/long/etm4-etr-dynfx-x100.data
+for j in 1 3; do
+	expect_status 2 "$SY" convert -j $j --symfs . --format bolt -o "$T/two.bolt" \
+		--stats-json "$T/two.json" "$f" 2>"$T/two.err"
+	[ "$(wc -l <"$T/two.err")" -eq 1 ] || { cat "$T/two.err"; fail "two binaries: not one line"; }
+	grep -q '2 binaries have branches (.*-aarch64.*, .*-aarch64.*).*--binary-filter.*-o DIR/' "$T/two.err" ||
+		{ cat "$T/two.err"; fail "two binaries: the message"; }
+	grep -q 'libfx-aarch64.so' "$T/two.err" && grep -q 'dynfx-aarch64)\|dynfx-aarch64,' "$T/two.err" ||
+		{ cat "$T/two.err"; fail "two binaries: not both named"; }
+	grep -q '"exit_status": 2' "$T/two.json" || { cat "$T/two.json"; fail "two binaries: the JSON"; }
+	[ ! -e "$T/two.bolt" ] || fail "two binaries: a file was left"
+	ls "$T" | grep -q 'two.bolt.tmp' && fail "two binaries: a temporary file was left"
+	w=$(sed -n 's/^  "windows": \([0-9]*\),/\1/p' "$T/two.json")
+	[ -n "$w" ] && [ "$w" -lt 250 ] || fail "two binaries: $w of 500 windows decoded before the stop"
+done
+"$SY" convert -q --symfs . --format bolt --binary-filter dynfx-aarch64 -o "$T/one.bolt" "$f" ||
+	fail "two binaries: --binary-filter failed"
+mkdir "$T/two"
+"$SY" convert -q --symfs . --format bolt -o "$T/two/" "$f" || fail "two binaries: -o DIR/ failed"
+[ "$(ls "$T/two" | tr '\n' ' ')" = "dynfx-aarch64.bolt libfx-aarch64.so.bolt " ] ||
+	fail "two binaries: $(ls "$T/two")"
+# (--binary-filter also drops samples whose leaf is elsewhere, so its file
+# holds fewer counts than the directory's file of the same binary)
+[ -s "$T/one.bolt" ] && ! grep -qv '^[BF] [0-9a-f]* [0-9a-f]* [0-9]*\( 0\)\?$' "$T/one.bolt" ||
+	fail "two binaries: the filtered file is empty or not B/F records"
 exit 0
