@@ -45,12 +45,19 @@ int sy_profgen_open_file(struct sy_profgen **out, FILE *f,
 
 #define SY_PROFGEN_BUILD_ID_MAX 20
 
-/* An MMAP2 line for a code mapping, written once per (start, offset,
- * path) whatever the process (the first one's ids are written), with the
- * binary's build-id (@bid_len bytes; 0: unknown). */
+/* An MMAP2 line for a code mapping, with the binary's build-id (@bid_len
+ * bytes; 0: unknown).  Written unless it is in force as llvm-profgen
+ * reads the file (src/out/mmap_state.h): once per mapping whatever the
+ * process (the first one's ids are written), again only after another
+ * line of its binary or over its addresses.  Samples held back (struct
+ * sy_agg) must be written before a line that would change how they are
+ * read: sy_agg_mmap_bid does both. */
 int sy_profgen_mmap_bid(struct sy_profgen *w, uint32_t pid, uint32_t tid,
 			uint64_t start, uint64_t len, uint64_t pgoff,
 			const char *path, const uint8_t *bid, size_t bid_len);
+/* Whether that line would change how samples written so far are read. */
+int sy_profgen_mmap_conflicts(const struct sy_profgen *w, uint64_t start,
+			      uint64_t len, uint64_t pgoff, const char *path);
 /* The same without a build-id. */
 int sy_profgen_mmap(struct sy_profgen *w, uint32_t pid, uint32_t tid,
 		    uint64_t start, uint64_t len, uint64_t pgoff,
@@ -85,6 +92,12 @@ int sy_agg_add(struct sy_agg *a, const uint64_t *frames, uint32_t nr_frames,
 	       const struct sy_br *stack, uint32_t nr_stack);
 /* Writes everything pending. */
 int sy_agg_flush(struct sy_agg *a);
+/* sy_profgen_mmap_bid on the aggregation's writer, after writing the
+ * samples held when the line changes how they would be read (two
+ * processes of one PIE at different addresses). */
+int sy_agg_mmap_bid(struct sy_agg *a, uint32_t pid, uint32_t tid,
+		    uint64_t start, uint64_t len, uint64_t pgoff,
+		    const char *path, const uint8_t *bid, size_t bid_len);
 void sy_agg_free(struct sy_agg *a);
 
 struct sy_agg_stats {

@@ -235,6 +235,20 @@ int sy_agg_flush(struct sy_agg *a)
 	return err;
 }
 
+int sy_agg_mmap_bid(struct sy_agg *a, uint32_t pid, uint32_t tid,
+		    uint64_t start, uint64_t len, uint64_t pgoff,
+		    const char *path, const uint8_t *bid, size_t bid_len)
+{
+	int err = 0;
+
+	if (a->t.nr && sy_profgen_mmap_conflicts(a->w, start, len, pgoff, path))
+		err = sy_agg_flush(a);
+	if (!err)
+		err = sy_profgen_mmap_bid(a->w, pid, tid, start, len, pgoff,
+					  path, bid, bid_len);
+	return err;
+}
+
 /* The key's hash, in four independent lanes: a sample of a whole-trace
  * conversion is 64 branches, and one chain of multiplies over its 130
  * words was a third of the walk thread's time.  Only the table's probe

@@ -166,8 +166,9 @@ static int sy_conv_mmap_addr(struct sy_conv_out *o, const struct sy_window *w,
 	/* the binary's own id when the recording has none */
 	if (!blen)
 		blen = sy_image_build_id(m->img, &bid);
-	/* the writer writes each mapping once */
-	return sy_profgen_mmap_bid(o->pg, w->pid, w->tid, m->start,
+	/* written unless in force: samples held are written first when
+	 * it changes how they would be read (a PIE at two addresses) */
+	return sy_agg_mmap_bid(o->agg, w->pid, w->tid, m->start,
 				   m->end - m->start, m->pgoff, m->path, bid,
 				   blen);
 }

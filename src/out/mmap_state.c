@@ -46,6 +46,19 @@ int sy_mmstate_in_force(const struct sy_mmstate *s, uint64_t start,
 	return 1;
 }
 
+int sy_mmstate_conflicts(const struct sy_mmstate *s, uint64_t start,
+			 uint64_t len, uint64_t pgoff, const char *path)
+{
+	if (sy_mmstate_in_force(s, start, len, pgoff, path))
+		return 0;
+	if (sy_mmstate_of(s, pgoff, path))
+		return 1;
+	for (size_t i = 0; i < s->nr; i++)
+		if (s->ents[i].start < start + len && start < s->ents[i].end)
+			return 1;
+	return 0;
+}
+
 int sy_mmstate_note(struct sy_mmstate *s, uint64_t start, uint64_t len,
 		    uint64_t pgoff, const char *path, uint64_t id)
 {

@@ -8,7 +8,9 @@
  * path and offset and no newer line overlaps it; a line that is not in
  * force must be written again before samples that need it.  Merge reads
  * its inputs and writes its output with this one state, so what it reads
- * back from its own output is what it wrote.
+ * back from its own output is what it wrote; convert's writer (profgen.c)
+ * writes a line unless it is in force, and its aggregation writes the
+ * samples it holds before a line that changes how they would be read.
  *
  * Entries are few (one per path and offset in use), so lookups scan. */
 #ifndef SY_OUT_MMAP_STATE_H
@@ -36,6 +38,12 @@ void sy_mmstate_fini(struct sy_mmstate *s);
 /* Whether the line (@start, @len, @pgoff, @path) is in force. */
 int sy_mmstate_in_force(const struct sy_mmstate *s, uint64_t start,
 			uint64_t len, uint64_t pgoff, const char *path);
+
+/* Whether writing the line would change how lines written before are
+ * read: it is not in force, and its binary has another line in force or
+ * it overlaps a line of another binary. */
+int sy_mmstate_conflicts(const struct sy_mmstate *s, uint64_t start,
+			 uint64_t len, uint64_t pgoff, const char *path);
 
 /* The line was written (read): it replaces its path and offset's line.
  * Returns 0 or -SY_E_NOMEM. */

@@ -4,29 +4,23 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mmap_state.h"
 #include "sy_atomic_file.h"
-#include "sy_hash.h"
 #include "sy_profgen.h"
-
-/* A mapping written: llvm-profgen reads only where a binary's text is,
- * not which process mapped it (the process id serves only --pid), so the
- * same mapping in many processes (a recording of many runs) is one line:
- * 30000 repeated lines cost llvm-profgen 19 eight seconds. */
-struct sy_mmap_key {
-	uint64_t start, pgoff;
-	const char *path;
-};
 
 struct sy_profgen {
 	FILE *f;
 	struct sy_atomic_file af; /* when we opened f */
 	enum sy_profgen_format fmt;
-	struct sy_mmap_key *mm;	/* lines written, for dedup */
-	size_t nr_mm, cap_mm;
-	/* mm by start, (start, pgoff, path) compared.
-	 * Every sample asks for the mappings of all its addresses, and a
-	 * system-wide recording has thousands of processes. */
-	struct sy_hindex ix;	/* (start, pgoff, path) -> mm[] */
+	/* The lines written and in force (mmap_state.h): a line is written
+	 * again only when llvm-profgen would read a sample against another.
+	 * llvm-profgen reads only where a binary's text is, not which process
+	 * mapped it (the process id serves only --pid), so the same mapping
+	 * in many processes (a recording of many runs) is one line: 30000
+	 * repeated lines cost llvm-profgen 19 eight seconds.  Two processes
+	 * of one PIE at different addresses take turns: each turn writes its
+	 * line again (and the aggregation its samples before it). */
+	struct sy_mmstate mm;
 	int write_errno;	/* why the first failed write failed */
 };
 
@@ -76,11 +70,6 @@ int sy_profgen_open(struct sy_profgen **out, const char *path,
 	return 0;
 }
 
-static uint64_t sy_mm_hash(const void *ctx, size_t i)
-{
-	return sy_hash_u64(((const struct sy_profgen *)ctx)->mm[i].start);
-}
-
 int sy_profgen_mmap(struct sy_profgen *w, uint32_t pid, uint32_t tid,
 		    uint64_t start, uint64_t len, uint64_t pgoff,
 		    const char *path)
@@ -107,33 +96,13 @@ int sy_profgen_mmap_bid(struct sy_profgen *w, uint32_t pid, uint32_t tid,
 			const char *path, const uint8_t *bid, size_t bid_len)
 {
 	char ids[2 * SY_PROFGEN_BUILD_ID_MAX + 16] = "00:00 0 0";
-	size_t j;
-	uint32_t e;
+	int err;
 
-	if (sy_hindex_reserve(&w->ix, w->nr_mm + 1, 64, sy_mm_hash, w))
-		return -SY_E_NOMEM;
-	for (j = sy_hindex_first(&w->ix, sy_hash_u64(start));
-	     (e = sy_hindex_at(&w->ix, j)); j = sy_hindex_next(&w->ix, j)) {
-		const struct sy_mmap_key *k = &w->mm[e - 1];
-
-		if (k->start == start && k->pgoff == pgoff &&
-		    !strcmp(k->path, path))
-			return 0;
-	}
-	if (w->nr_mm == UINT32_MAX - 1)
-		return -SY_E_NOMEM;
-	if (w->nr_mm == w->cap_mm) {
-		size_t ncap = w->cap_mm ? w->cap_mm * 2 : 16;
-		struct sy_mmap_key *n = realloc(w->mm, ncap * sizeof(*n));
-		if (!n)
-			return -SY_E_NOMEM;
-		w->mm = n;
-		w->cap_mm = ncap;
-	}
-	w->mm[w->nr_mm].start = start;
-	w->mm[w->nr_mm].pgoff = pgoff;
-	w->mm[w->nr_mm].path = path;
-	sy_hindex_set(&w->ix, j, w->nr_mm++);
+	if (sy_mmstate_in_force(&w->mm, start, len, pgoff, path))
+		return 0;
+	err = sy_mmstate_note(&w->mm, start, len, pgoff, path, 0);
+	if (err)
+		return err;
 	if (bid_len > SY_PROFGEN_BUILD_ID_MAX)
 		bid_len = SY_PROFGEN_BUILD_ID_MAX;
 	if (bid && bid_len) {
@@ -155,6 +124,12 @@ int sy_profgen_mmap_bid(struct sy_profgen *w, uint32_t pid, uint32_t tid,
 			") @ 0 %s]: r-xp %s\n",
 			pid, tid, start, len, ids, path);
 	return sy_profgen_check(w);
+}
+
+int sy_profgen_mmap_conflicts(const struct sy_profgen *w, uint64_t start,
+			      uint64_t len, uint64_t pgoff, const char *path)
+{
+	return sy_mmstate_conflicts(&w->mm, start, len, pgoff, path);
 }
 
 static void sy_br_list(FILE *f, const struct sy_br *stack, uint32_t n)
@@ -188,8 +163,7 @@ int sy_profgen_sample(struct sy_profgen *w, uint64_t count,
 
 static void sy_profgen_free(struct sy_profgen *w)
 {
-	free(w->mm);
-	sy_hindex_fini(&w->ix);
+	sy_mmstate_fini(&w->mm);
 	free(w);
 }
 

@@ -47,3 +47,20 @@ Test(mmap_state, a_newer_line_over_an_older_one_hides_it)
 	cr_assert_not(sy_mmstate_in_force(&s, 0x1800, 0x1000, 0, "/lib/b"));
 	sy_mmstate_fini(&s);
 }
+
+Test(mmap_state, conflicts_are_changes_not_new_binaries)
+{
+	struct sy_mmstate s;
+
+	sy_mmstate_init(&s);
+	cr_assert_eq(sy_mmstate_note(&s, 0x1000, 0x1000, 0, "/p", 1), 0);
+	cr_assert_not(sy_mmstate_conflicts(&s, 0x1000, 0x1000, 0, "/p"),
+		      "in force");
+	cr_assert_not(sy_mmstate_conflicts(&s, 0x8000, 0x1000, 0, "/lib"),
+		      "a new binary elsewhere changes nothing written");
+	cr_assert(sy_mmstate_conflicts(&s, 0x9000, 0x1000, 0, "/p"),
+		  "the binary moves");
+	cr_assert(sy_mmstate_conflicts(&s, 0x1800, 0x1000, 0, "/lib"),
+		  "another binary over its addresses");
+	sy_mmstate_fini(&s);
+}

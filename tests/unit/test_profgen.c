@@ -106,6 +106,50 @@ Test(profgen, lbr_samples_are_counted_not_repeated)
 	free(out);
 }
 
+/* Two processes of one PIE, at 0x5500000000 and 0xaaaaaaab0000, taking
+ * turns (a system-wide recording of a service): llvm-profgen moves the
+ * binary's load address at each of its MMAP2 lines and reads a sample at
+ * the address in force, so every turn writes its line again and the
+ * samples held before it.  Before, the two lines came first and every
+ * sample after both: all read at the second address. */
+static void fill_two_bases(struct sy_agg *a, struct sy_profgen *w)
+{
+	static const uint64_t base[2] = { 0x5500000000, 0xaaaaaaab0000 };
+
+	(void)w;
+	for (int turn = 0; turn < 3; turn++) {
+		uint64_t b = base[turn & 1], f = b + 0x20c;
+		struct sy_br br = { b + 0x36c, b + 0x37c, 0 };
+
+		cr_assert_eq(sy_agg_mmap_bid(a, 100 + (turn & 1), 100 + (turn & 1),
+					     b, 0x1000, 0, "/x/pie", NULL, 0), 0);
+		cr_assert_eq(sy_agg_mmap_bid(a, 100 + (turn & 1), 100 + (turn & 1),
+					     b, 0x1000, 0, "/x/pie", NULL, 0), 0);
+		for (int i = 0; i < 2; i++)
+			cr_assert_eq(sy_agg_add(a, &f, 1, &br, 1), 0);
+	}
+	/* the same process again: its line is in force, nothing written */
+	uint64_t f = base[0] + 0x20c;
+	struct sy_br br = { base[0] + 0x36c, base[0] + 0x37c, 0 };
+	cr_assert_eq(sy_agg_mmap_bid(a, 100, 100, base[0], 0x1000, 0, "/x/pie",
+				     NULL, 0), 0);
+	cr_assert_eq(sy_agg_add(a, &f, 1, &br, 1), 0);
+}
+
+Test(profgen, a_pie_at_two_addresses_is_read_at_each)
+{
+	char *out = run_writer(SY_PROFGEN_LBR, 0, fill_two_bases);
+
+	cr_assert_str_eq(out,
+		"PERF_RECORD_MMAP2 100/100: [0x5500000000(0x1000) @ 0 00:00 0 0]: r-xp /x/pie\n"
+		"2\n      550000020c 0x550000036c/0x550000037c/P/-/-/0\n"
+		"PERF_RECORD_MMAP2 101/101: [0xaaaaaaab0000(0x1000) @ 0 00:00 0 0]: r-xp /x/pie\n"
+		"2\n    aaaaaaab020c 0xaaaaaaab036c/0xaaaaaaab037c/P/-/-/0\n"
+		"PERF_RECORD_MMAP2 100/100: [0x5500000000(0x1000) @ 0 00:00 0 0]: r-xp /x/pie\n"
+		"3\n      550000020c 0x550000036c/0x550000037c/P/-/-/0\n");
+	free(out);
+}
+
 static void fill_many(struct sy_agg *a, struct sy_profgen *w)
 {
 	(void)w;
