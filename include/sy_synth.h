@@ -232,6 +232,7 @@ struct sy_session_summary {
 	int same_event;		/* resume and pause count the same event */
 	enum sy_design design;	/* sy_design_of() the attrs */
 	uint64_t design_window;	/* its designed length (0: none known) */
+	int pause_counts_insns;	/* the pause event counts instructions */
 	uint64_t damage;	/* damaged records (the reader's warnings) */
 	int input_error;	/* reader error that ended the walk (0: none) */
 	uint64_t lost_records;	/* PERF_RECORD_LOST / LOST_SAMPLES */

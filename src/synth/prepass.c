@@ -81,6 +81,10 @@ static int sy_roles(struct sy_session *s, uint32_t pmu_type)
 		s->sum.same_event = pause_type == resume_type &&
 				    pause_cfg == resume_cfg;
 	s->sum.design = sy_design_of(pause, resume, &s->sum.design_window);
+	/* PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS: a window of the
+	 * RFC's designs holds design_window instructions (up to skid) */
+	s->sum.pause_counts_insns = pause && pause->type == 0 &&
+				    pause->config == 1;
 	return 0;
 }
 

@@ -195,7 +195,8 @@ static size_t file_order(const char *name, uint64_t *time, uint32_t *cpu,
 		struct sy_sample sm;
 
 		if (rec.type != SY_REC_SAMPLE || !rec.attr ||
-		    !(rec.attr->aux_action & SY_AUX_ACTION_PAUSE))
+		    !(rec.attr->aux_action &
+		      (SY_AUX_ACTION_PAUSE | SY_AUX_ACTION_PAUSE_ARMED)))
 			continue;
 		cr_assert_eq(sy_sample_parse(rec.attr, rec.data, rec.size, &sm,
 					     NULL, 0),

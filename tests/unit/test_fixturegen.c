@@ -2352,7 +2352,8 @@ Test(fixturegen, file_matches_sidecar)
 				continue;
 			cr_assert_not_null(rec.attr);
 			/* the sampling event is the one without aux-action */
-			kind = rec.attr->aux_action & SY_AUX_ACTION_PAUSE  ? 1 :
+			kind = rec.attr->aux_action & (SY_AUX_ACTION_PAUSE |
+						       SY_AUX_ACTION_PAUSE_ARMED) ? 1 :
 			       rec.attr->aux_action & SY_AUX_ACTION_RESUME ? 0 :
 									     2;
 			cr_assert(kind < 2 || f.sc.S, "%s: a sample of an attr "
@@ -2421,7 +2422,12 @@ Test(fixturegen, file_matches_sidecar)
 		cr_expect_eq(sy_perf_attr(r, 1)->aux_action,
 			     SY_AUX_ACTION_RESUME);
 		cr_expect_eq(sy_perf_attr(r, 2)->aux_action,
-			     SY_AUX_ACTION_PAUSE);
+			     f.scn.design == FX_SCN_PAUSE_ARMED ?
+				     SY_AUX_ACTION_PAUSE_ARMED :
+				     SY_AUX_ACTION_PAUSE);
+		cr_expect_eq(sy_perf_attr(r, 2)->first_period,
+			     f.scn.design == FX_SCN_FIRST_PERIOD ? f.scn.offset :
+								   0);
 		/* the sampling event: the pause event without aux-action,
 		 * last in the group, so before the dummy perf appends */
 		cr_expect_eq(sy_perf_nr_attrs(r), f.sc.S ? 5u : 4u, "%s",
@@ -2732,7 +2738,9 @@ Test(fixturegen, model_samples_recomputed)
 	for (size_t i = 0; i < n; i++) {
 		struct fx f;
 		size_t nr = 0, np = 0, ns = 0, ord_p = 0, ord_r = 0;
-		uint64_t u = 0, cyc = 0, first, last;
+		uint64_t u = 0, ui = 0, cyc = 0, first, last;
+		uint64_t armed_at = 0;
+		int armed = 0;
 
 		fx_open(&f, names[i]);
 		if (f.scn.nslices || f.sc.ncpus != 1) {
@@ -2745,9 +2753,10 @@ Test(fixturegen, model_samples_recomputed)
 			last = f.nin;
 		for (uint64_t x = first; x < last; x++) {
 			const struct fx_insn *in = &f.in[x];
-			uint64_t before = u;
+			uint64_t before = u, ibefore = ui;
 
 			u += f.scn.cpi;
+			ui++;
 			cyc += f.scn.cpi;
 			if (in->kind == SY_BR_SYSCALL)
 				cyc += f.scn.syscall_cycles;
@@ -2761,9 +2770,35 @@ Test(fixturegen, model_samples_recomputed)
 					       pause  ? f.scn.P :
 							f.scn.R;
 				const struct fx_sc_sample *s;
+				/* count = instructions: resume and pause */
+				int insns = f.scn.count_insns && o != 2;
+				uint64_t b = insns ? ibefore : before;
+				uint64_t v = insns ? ui : u, off = f.scn.offset;
+				int hit;
 
-				if (!per || u / per == before / per)
+				if (!per)
 					continue;
+				if (o == 2 || !pause ||
+				    f.scn.design == FX_SCN_MAINLINE) {
+					hit = v / per != b / per;
+				} else if (f.scn.design == FX_SCN_PAUSE_ARMED) {
+					/* a period after the arming resume */
+					hit = armed && v >= armed_at + per &&
+					      b < armed_at + per;
+					armed &= !hit;
+				} else {
+					/* stagger, first_period: at the
+					 * offset, then every period */
+					hit = v >= off &&
+					      (b < off ||
+					       (v - off) / per != (b - off) / per);
+				}
+				if (!hit)
+					continue;
+				if (o != 2 && !pause) {
+					armed = 1;
+					armed_at = v;
+				}
 				if (o == 2) {
 					cr_assert_lt(ns, f.sc.nsamples,
 						     "%s: more samples", f.name);
@@ -3871,7 +3906,17 @@ Test(fixturegen, scenario_errors)
 		{ "program = x\ntrace = etmv4\nR = 1\nP = 1\n"
 		  "thread = 5 5 0\nslice = 0 6 10\n", "unknown thread 6" },
 		{ "program = x\ntrace = etmv4\nR = 1\nP = 1\nattr_size = 100\n",
-		  "128 or 136" },
+		  "128, 136 or 160" },
+		{ "program = x\ntrace = etmv4\nR = 1\nP = 1\ndesign = odd\n",
+		  "design: mainline, stagger" },
+		{ "program = x\ntrace = etmv4\nR = 1\nP = 1\ndesign = stagger\n",
+		  "they need it" },
+		{ "program = x\ntrace = etmv4\nR = 1\nP = 2\ndesign = stagger\n"
+		  "offset = 1\n", "one period" },
+		{ "program = x\ntrace = etmv4\nR = 1\nP = 1\noffset = 5\n",
+		  "offset is for" },
+		{ "program = x\ntrace = etmv4\nR = 1\nP = 1\ncount = bytes\n",
+		  "count: cycles or instructions" },
 		{ "program = x\ntrace = etmv4\nR = 2\nP = 2\ncpi = 2\nS = 1\n",
 		  "S must be 0 (no sampling event) or at least cpi" },
 		{ "program = x\ntrace = etmv4\nR = 2\nP = 2\n"

@@ -22,6 +22,7 @@ void sy_wl_init(struct sy_wl *c)
 
 	for (size_t i = 0; (d = sy_wl_dist(c, i)); i++)
 		sy_dist_init(d);
+	sy_dist_init(&c->dc.skid);
 }
 
 /* The span of the recording the windows cover and their CPUs. */
@@ -141,4 +142,5 @@ void sy_wl_fini(struct sy_wl *c)
 
 	for (size_t i = 0; (d = sy_wl_dist(c, i)); i++)
 		sy_dist_fini(d);
+	sy_dist_fini(&c->dc.skid);
 }
