@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sy_dist.h"
 #include "sy_error.h"
 #include "sy_synth.h"
 
@@ -174,6 +175,25 @@ const char *sy_cli_reason(const struct sy_window *w, enum sy_trace_kind kind,
  * frees; *n their number): the windows that needed each (the ones whose
  * reason names it and those that met it after their first error), most
  * first, then by path. */
+/* design_check.c: windows against their strobing design's length
+ * (windows and convert's summaries).  Bounded: two sy_dist. */
+struct sy_dcheck {
+	uint64_t want;		/* instructions a window holds; 0: by time */
+	uint64_t tol;		/* what is skid, not a departure */
+	int by_time;		/* the stagger, or a design counting cycles */
+	uint64_t checked, depart;
+	uint64_t first[4];	/* the first departing windows */
+	uint64_t first_len[4];
+	struct sy_dist skid;	/* |insns - want| of matching windows */
+	struct sy_dist ns;	/* durations of ok windows (by time) */
+};
+void sy_dcheck_init(struct sy_dcheck *d, const struct sy_session_summary *s);
+int sy_dcheck_add(struct sy_dcheck *d, const struct sy_window *w);
+void sy_dcheck_text(struct sy_dcheck *d, const struct sy_session_summary *s,
+		    FILE *f);
+void sy_dcheck_json(struct sy_dcheck *d, FILE *f);
+void sy_dcheck_fini(struct sy_dcheck *d);
+
 struct sy_image_missing *sy_cli_missing(struct sy_session *s, size_t *n);
 enum sy_trace_kind sy_cli_trace_kind(const struct sy_session_summary *sum);
 

@@ -202,6 +202,8 @@ static int sy_convert_window(void *ctx, const struct sy_window *w)
 	}
 	c->n.selected++;
 	c->n.by_status[w->status]++;
+	if (sy_dcheck_add(&c->dc, w))
+		return -SY_E_NOMEM;
 	if (!(c->opt.keep & (1u << w->status))) {
 		c->n.not_kept++;
 		sy_convert_dropped(c, w, run->s);
@@ -604,6 +606,7 @@ int sy_cmd_convert(int argc, char **argv)
 		sy_convert_json_early(&c);
 		goto out;
 	}
+	sy_dcheck_init(&c.dc, sy_session_summary(s));
 	sy_atomic_defer_begin();
 	r = sy_conv_out_open(&c.out, c.opt.fmt, c.opt.output, s, c.opt.binary_filter, &d);
 	if (r) {
@@ -654,6 +657,7 @@ out:
 	sy_atomic_defer_abort();
 	sy_session_close(s);
 	free(c.bins);
+	sy_dcheck_fini(&c.dc);
 	sy_cli_session_fini(&c.cs);
 	return r >= 0 ? r : ret;
 }

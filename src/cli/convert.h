@@ -60,6 +60,7 @@ struct sy_convert {
 	/* a decode job's copy (sy_convert_sink): its whole-trace samples go
 	 * here, merged into the run's output in window order */
 	struct sy_conv_log *log;
+	struct sy_dcheck dc;	/* windows against their design */
 	/* how the run ends, for --stats-json: written on every exit once
 	 * reading began, so that a fleet job learns why it got nothing */
 	int exit_status;

@@ -83,7 +83,9 @@ static void sy_summary_json(struct sy_convert *c, struct sy_session *s,
 		sy_json_str(f, sy_errstr(miss[i].err));
 		fputc('}', f);
 	}
-	fprintf(f, "%s]\n}\n", nmiss ? "\n  " : "");
+	fprintf(f, "%s]", nmiss ? "\n  " : "");
+	sy_dcheck_json(&c->dc, f);
+	fputs("\n}\n", f);
 	free(miss);
 }
 
@@ -118,6 +120,10 @@ static void sy_summary_text(struct sy_convert *c, struct sy_session *s,
 		fprintf(f, "strobe-synth: %s: %s\n", c->opt.input, line);
 	if (sy_summary_design_line(sum, line, sizeof(line)))
 		fprintf(f, "strobe-synth: %s: %s\n", c->opt.input, line);
+	if (c->dc.want || (c->dc.by_time && c->dc.checked)) {
+		fprintf(f, "strobe-synth: %s: ", c->opt.input);
+		sy_dcheck_text(&c->dc, sum, f);
+	}
 	if (sum->inner_samples)
 		fprintf(f,
 			"strobe-synth: %s: %" PRIu64 " callchain samples of "

@@ -6,7 +6,7 @@
 # instructions except those the truth says are longer (a missed pause
 # leaves the trace running, disarmed, until the next resume re-arms it),
 # the skid is measured as 0 (the generator's interrupts have none), and
-# the stagger's W is the truth's window duration.
+# the stagger's W is the truth's window duration; convert says the same.
 . tests/e2e/lib.sh
 require_tool python3
 G=tests/fixtures/generated
@@ -48,6 +48,18 @@ else:
     need(dc["skid_max"] == 0, "skid")
     if "armed" in name:
         need(len(longer) == 1, "the missed pause should give one longer window")
+PY
+done
+# convert's summary and --stats-json say the same (one check, both
+# commands)
+for n in etm4-etr-design-armed etm4-etr-design-first ete-trbe-design-stagger; do
+	"$SY" convert --symfs . -o /dev/null --stats-json "$T/$n.conv.json" "$G/$n.data" \
+		2>"$T/$n.conv.err" || { cat "$T/$n.conv.err"; fail "$n: convert failed"; }
+	grep -q ': design check' "$T/$n.conv.err" || { cat "$T/$n.conv.err"; fail "$n: convert has no design check line"; }
+	python3 - "$T/$n.json" "$T/$n.conv.json" <<'PY' || fail "$n: convert's design check differs from windows'"
+import json, sys
+a, b = (json.load(open(x))["design_check"] for x in sys.argv[1:])
+sys.exit(0 if a == b else "windows %s, convert %s" % (a, b))
 PY
 done
 # the mainline recording has no design to check

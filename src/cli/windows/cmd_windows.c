@@ -59,7 +59,7 @@ static int sy_windows_cb(void *ctx, const struct sy_window *w)
 		return 0;
 	c->selected++;
 	c->by_status[w->status]++;
-	if (sy_wl_add(c, w) || sy_dcheck_add(c, w, w->index))
+	if (sy_wl_add(c, w) || sy_dcheck_add(&c->dc, w))
 		return -SY_E_NOMEM;
 	sy_wl_window(c, w);
 	return 0;
@@ -207,7 +207,7 @@ int sy_cmd_windows(int argc, char **argv)
 		ret = r;
 		goto out;
 	}
-	sy_dcheck_init(&c, sy_session_summary(s));
+	sy_dcheck_init(&c.dc, sy_session_summary(s));
 	sy_wl_header(&c);
 	err = sy_session_run(s, sy_windows_cb, &c);
 	if (err == -SY_E_NOMEM) {

@@ -131,9 +131,11 @@ static struct sy_advice sy_advise(const struct sy_session_summary *s)
 	if (!R || !P || s->periods_freq)
 		return a;
 	a.known = 1;
-	/* the RFC's designs time the pause themselves (R = P by design for
-	 * the stagger and first_period): the mainline figures do not hold */
-	if (s->design != SY_DESIGN_MAINLINE)
+	/* the RFC's first_period and pause-armed time the pause themselves:
+	 * the mainline figures do not hold (a stagger looks like mainline
+	 * with equal periods, and is read as such too) */
+	if (s->design == SY_DESIGN_FIRST_PERIOD ||
+	    s->design == SY_DESIGN_PAUSE_ARMED)
 		return a;
 	a.share = s->same_event && R > P;
 	a.r_mod_p = R % P;
@@ -412,7 +414,7 @@ static void sy_wl_json_summary(struct sy_wl *c,
 		sum->inner_samples, sum->placed, sum->unplaced,
 		sy_summary_bogus_rate(sum), sy_design_name(sum->design),
 		sum->design_window);
-	sy_dcheck_json(c, sum, f);
+	sy_dcheck_json(&c->dc, f);
 	fprintf(f, ",\n  \"trace_bytes\": %" PRIu64
 		   ",\n  \"trace_bytes_not_ok\": %" PRIu64,
 		c->trace_bytes, c->bytes_not_ok);
@@ -484,7 +486,7 @@ void sy_wl_summary(struct sy_wl *c, struct sy_session *s)
 		fprintf(f, "%s\n", line);
 	if (sy_summary_design_line(sum, line, sizeof(line)))
 		fprintf(f, "%s\n", line);
-	sy_dcheck_text(c, sum, f);
+	sy_dcheck_text(&c->dc, sum, f);
 	if (by[SY_ST_PAUSED] || c->bytes_not_ok)
 		fprintf(f, "overhead: %" PRIu64 " pause %s fell into paused "
 			   "trace (an interrupt, no branch stack); %" PRIu64

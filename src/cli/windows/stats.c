@@ -23,6 +23,7 @@ void sy_wl_init(struct sy_wl *c)
 	for (size_t i = 0; (d = sy_wl_dist(c, i)); i++)
 		sy_dist_init(d);
 	sy_dist_init(&c->dc.skid);
+	sy_dist_init(&c->dc.ns);
 }
 
 /* The span of the recording the windows cover and their CPUs. */
@@ -142,5 +143,5 @@ void sy_wl_fini(struct sy_wl *c)
 
 	for (size_t i = 0; (d = sy_wl_dist(c, i)); i++)
 		sy_dist_fini(d);
-	sy_dist_fini(&c->dc.skid);
+	sy_dcheck_fini(&c->dc);
 }

@@ -33,14 +33,7 @@ struct sy_wl {
 	uint64_t bytes_not_ok;	/* trace outside useful (ok) windows */
 	uint64_t cpus[SY_WL_MAX_CPU / 64];
 	/* the check against the design (design.c) */
-	struct sy_dcheck {
-		uint64_t want;		/* instructions a window holds; 0: by time */
-		uint64_t tol;		/* what is skid, not a departure */
-		uint64_t checked, depart;
-		uint64_t first[4];	/* the first departing windows */
-		uint64_t first_len[4];
-		struct sy_dist skid;	/* |insns - want| of matching windows */
-	} dc;
+	struct sy_dcheck dc;
 	uint64_t listed;
 	uint64_t selected;	/* windows the selection options kept */
 	uint64_t by_status[SY_ST_NR]; /* of those */
@@ -57,15 +50,6 @@ struct sy_hist {
 	uint64_t *total;	/* per bin */
 	uint64_t top;		/* the largest total */
 };
-
-/* design.c: windows against the strobing design's length */
-void sy_dcheck_init(struct sy_wl *c, const struct sy_session_summary *s);
-/* The window's departure, or 0 (a note for its listing line). */
-int sy_dcheck_add(struct sy_wl *c, const struct sy_window *w, uint64_t idx);
-void sy_dcheck_text(struct sy_wl *c, const struct sy_session_summary *s,
-		    FILE *f);
-void sy_dcheck_json(struct sy_wl *c, const struct sy_session_summary *s,
-		    FILE *f);
 
 /* windows_stats.c */
 void sy_wl_init(struct sy_wl *c);

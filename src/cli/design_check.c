@@ -13,12 +13,15 @@
  * inferred W.
  *
  * Only ok windows are checked: a window that ends otherwise is already
- * counted by its status.  Nothing here drops a window: a departure is a
+ * counted by its status.  windows and convert both check with this file,
+ * so their summaries agree.  Nothing here drops a window: a departure is a
  * fact about how the recording was made, reported to the person tuning
  * it. */
 #include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
 
-#include "windows.h"
+#include "cli.h"
 
 /* What is skid rather than a departure: a pause interrupt is taken a few
  * instructions late, never a tenth of a window late. */
@@ -29,29 +32,52 @@ static uint64_t sy_dcheck_tol(uint64_t want)
 	return t < 16 ? 16 : t;
 }
 
-void sy_dcheck_init(struct sy_wl *c, const struct sy_session_summary *s)
+void sy_dcheck_init(struct sy_dcheck *d, const struct sy_session_summary *s)
 {
-	if ((s->design == SY_DESIGN_FIRST_PERIOD ||
-	     s->design == SY_DESIGN_PAUSE_ARMED) &&
-	    s->design_window && s->pause_counts_insns && !s->periods_freq) {
-		c->dc.want = s->design_window;
-		c->dc.tol = sy_dcheck_tol(c->dc.want);
+	int rfc = s->design == SY_DESIGN_FIRST_PERIOD ||
+		  s->design == SY_DESIGN_PAUSE_ARMED;
+
+	memset(d, 0, sizeof(*d));
+	sy_dist_init(&d->skid);
+	sy_dist_init(&d->ns);
+	if (rfc && s->design_window && s->pause_counts_insns &&
+	    !s->periods_freq) {
+		d->want = s->design_window;
+		d->tol = sy_dcheck_tol(d->want);
+	} else {
+		d->by_time = s->design == SY_DESIGN_STAGGER ||
+			     (rfc && !s->pause_counts_insns);
 	}
 }
 
-int sy_dcheck_add(struct sy_wl *c, const struct sy_window *w, uint64_t idx)
+void sy_dcheck_fini(struct sy_dcheck *d)
 {
-	struct sy_dcheck *d = &c->dc;
+	sy_dist_fini(&d->skid);
+	sy_dist_fini(&d->ns);
+}
+
+int sy_dcheck_add(struct sy_dcheck *d, const struct sy_window *w)
+{
 	uint64_t off;
 
-	if (!d->want || w->status != SY_ST_OK)
+	if (w->status != SY_ST_OK)
+		return 0;
+	if (d->by_time) {
+		if (!w->has_resume || !w->has_pause ||
+		    w->pause_time < w->resume_time)
+			return 0;
+		d->checked++;
+		return sy_dist_add(&d->ns, w->pause_time - w->resume_time) ?
+			       -SY_E_NOMEM : 0;
+	}
+	if (!d->want)
 		return 0;
 	d->checked++;
 	off = w->insns > d->want ? w->insns - d->want : d->want - w->insns;
 	if (off <= d->tol)
 		return sy_dist_add(&d->skid, off) ? -SY_E_NOMEM : 0;
 	if (d->depart < 4) {
-		d->first[d->depart] = idx;
+		d->first[d->depart] = w->index;
 		d->first_len[d->depart] = w->insns;
 	}
 	d->depart++;
@@ -61,39 +87,28 @@ int sy_dcheck_add(struct sy_wl *c, const struct sy_window *w, uint64_t idx)
 /* By time: ok windows whose duration is off their median by more than a
  * quarter. */
 struct sy_dtime {
-	uint64_t n, median, p5, p95, depart;
+	uint64_t median, p5, p95, depart;
 };
 
-static struct sy_dtime sy_dcheck_time(struct sy_wl *c)
+static struct sy_dtime sy_dcheck_time(struct sy_dcheck *d)
 {
 	struct sy_dtime t = { 0 };
 	uint64_t v, k;
 
-	t.n = c->ns.n;
-	if (!t.n)
+	if (!d->ns.n)
 		return t;
-	t.median = sy_dist_pct(&c->ns, 50);
-	t.p5 = sy_dist_pct(&c->ns, 5);
-	t.p95 = sy_dist_pct(&c->ns, 95);
-	for (size_t pos = 0; sy_dist_next(&c->ns, &pos, &v, &k);)
+	t.median = sy_dist_pct(&d->ns, 50);
+	t.p5 = sy_dist_pct(&d->ns, 5);
+	t.p95 = sy_dist_pct(&d->ns, 95);
+	for (size_t pos = 0; sy_dist_next(&d->ns, &pos, &v, &k);)
 		if (4 * v < 3 * t.median || 4 * v > 5 * t.median)
 			t.depart += k;
 	return t;
 }
 
-static int sy_dcheck_by_time(const struct sy_session_summary *s)
-{
-	return s->design == SY_DESIGN_STAGGER ||
-	       ((s->design == SY_DESIGN_FIRST_PERIOD ||
-		 s->design == SY_DESIGN_PAUSE_ARMED) &&
-		!s->pause_counts_insns);
-}
-
-void sy_dcheck_text(struct sy_wl *c, const struct sy_session_summary *s,
+void sy_dcheck_text(struct sy_dcheck *d, const struct sy_session_summary *s,
 		    FILE *f)
 {
-	struct sy_dcheck *d = &c->dc;
-
 	if (d->want) {
 		fprintf(f, "design check: %" PRIu64 " of %" PRIu64 " ok windows "
 			   "hold the designed %" PRIu64 " instructions (skid "
@@ -113,25 +128,20 @@ void sy_dcheck_text(struct sy_wl *c, const struct sy_session_summary *s,
 		fputc('\n', f);
 		return;
 	}
-	if (sy_dcheck_by_time(s)) {
-		struct sy_dtime t = sy_dcheck_time(c);
+	if (d->by_time && d->checked) {
+		struct sy_dtime t = sy_dcheck_time(d);
 
-		if (!t.n)
-			return;
 		fprintf(f, "design check (by time: the pause event counts "
-			   "cycles): windows last %s%" PRIu64 " ns (p5 %" PRIu64
+			   "cycles): ok windows last %s%" PRIu64 " ns (p5 %" PRIu64
 			   ", p95 %" PRIu64 "); %" PRIu64 " of %" PRIu64
-			   " windows off it by more than a quarter\n",
+			   " off it by more than a quarter\n",
 			s->design == SY_DESIGN_STAGGER ? "W ~ " : "", t.median,
-			t.p5, t.p95, t.depart, t.n);
+			t.p5, t.p95, t.depart, d->checked);
 	}
 }
 
-void sy_dcheck_json(struct sy_wl *c, const struct sy_session_summary *s,
-		    FILE *f)
+void sy_dcheck_json(struct sy_dcheck *d, FILE *f)
 {
-	struct sy_dcheck *d = &c->dc;
-
 	if (d->want) {
 		fprintf(f, ",\n  \"design_check\": {\"unit\": \"instructions\", "
 			   "\"want\": %" PRIu64 ", \"tolerance\": %" PRIu64
@@ -147,14 +157,14 @@ void sy_dcheck_json(struct sy_wl *c, const struct sy_session_summary *s,
 		fputs("]}", f);
 		return;
 	}
-	if (sy_dcheck_by_time(s)) {
-		struct sy_dtime t = sy_dcheck_time(c);
+	if (d->by_time) {
+		struct sy_dtime t = sy_dcheck_time(d);
 
 		fprintf(f, ",\n  \"design_check\": {\"unit\": \"ns\", "
 			   "\"median\": %" PRIu64 ", \"p5\": %" PRIu64
 			   ", \"p95\": %" PRIu64 ", \"checked\": %" PRIu64
 			   ", \"depart\": %" PRIu64 "}",
-			t.median, t.p5, t.p95, t.n, t.depart);
+			t.median, t.p5, t.p95, d->checked, t.depart);
 		return;
 	}
 	fputs(",\n  \"design_check\": null", f);
