@@ -18,6 +18,7 @@ enum {
 	OPT_DISASM,
 	OPT_NO_LIST,
 	OPT_ITEMS,
+	OPT_WHATIF,
 };
 
 static void sy_windows_usage(FILE *f)
@@ -39,6 +40,10 @@ static void sy_windows_usage(FILE *f)
 		"      --summary          summary only, no per-window lines\n"
 		"  -q, --quiet            no notes on stderr (damage is still\n"
 		"                         reported)\n"
+		"      --what-if[=N,...]  each ok window cut to its newest N taken\n"
+		"                         branches (8,16,...,256): how much of the\n"
+		"                         profile shorter windows keep (implies\n"
+		"                         --depth all)\n"
 		"      --items            under each window, the decoder items it\n"
 		"                         was decided from (branch, start, stop,\n"
 		"                         error...), codes in words\n"
@@ -59,7 +64,8 @@ static int sy_windows_cb(void *ctx, const struct sy_window *w)
 		return 0;
 	c->selected++;
 	c->by_status[w->status]++;
-	if (sy_wl_add(c, w) || sy_dcheck_add(&c->dc, w))
+	if (sy_wl_add(c, w) || sy_dcheck_add(&c->dc, w) ||
+	    (c->whatif && sy_whatif_add(c->whatif, w)))
 		return -SY_E_NOMEM;
 	sy_wl_window(c, w);
 	return 0;
@@ -115,6 +121,7 @@ static int sy_windows_options(struct sy_wl *c, int argc, char **argv)
 		{ "disasm", required_argument, NULL, OPT_DISASM },
 		{ "summary", no_argument, NULL, OPT_NO_LIST },
 		{ "items", no_argument, NULL, OPT_ITEMS },
+		{ "what-if", optional_argument, NULL, OPT_WHATIF },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -148,6 +155,9 @@ static int sy_windows_options(struct sy_wl *c, int argc, char **argv)
 		case OPT_ITEMS:
 			c->cs.o.items = 1;
 			break;
+		case OPT_WHATIF:
+			c->whatif_arg = optarg ? optarg : "";
+			break;
 		case 'q':
 			c->cs.quiet = 1;
 			break;
@@ -166,6 +176,9 @@ static int sy_windows_options(struct sy_wl *c, int argc, char **argv)
 		c->out = NULL;	/* standard output holds the picture */
 	if (c->disasm && c->cs.o.depth && c->cs.o.depth < 8)
 		c->cs.o.depth = 8;
+	/* the cuts need each window's whole branch stack */
+	if (c->whatif_arg)
+		c->cs.o.depth = 0;
 	if (!strcmp(c->input, "-") && sy_cli_spool_stdin())
 		return SY_EXIT_BADFILE;
 	return -1;
@@ -181,6 +194,21 @@ static int sy_windows_open(struct sy_wl *c, struct sy_session **s)
 		return r;
 	c->cs.o.whole_trace = !sy_session_has_pause(*s);
 	c->kind = sy_cli_trace_kind(sy_session_summary(*s));
+	if (c->whatif_arg) {
+		int err = sy_whatif_new(&c->whatif, c->whatif_arg,
+					c->kind != SY_TRACE_ETM);
+
+		if (err == -SY_E_INVALID) {
+			sy_msg_error("--what-if: N,N,... ascending taken "
+				     "branch counts, at most 8, each 1 to "
+				     "1048576");
+			return SY_EXIT_USAGE;
+		}
+		if (err) {
+			sy_msg_error("windows: %s", sy_errstr(err));
+			return SY_EXIT_FAILURE;
+		}
+	}
 	if (c->disasm)
 		c->cs_ok = cs_open(c->kind == SY_TRACE_ETM ? CS_ARCH_ARM64 :
 							     CS_ARCH_X86,
@@ -240,6 +268,7 @@ out:
 	if (c.cs_ok)
 		cs_close(&c.cs_h);
 	sy_session_close(s);
+	sy_whatif_free(c.whatif);
 	sy_wl_fini(&c);
 	sy_cli_session_fini(&c.cs);
 	return ret;

@@ -421,6 +421,8 @@ static void sy_wl_json_summary(struct sy_wl *c,
 	sy_periods_json(sum, f);
 	sy_histogram_json(c, f);
 	sy_tune_json(c, sum, f);
+	if (c->whatif)
+		sy_whatif_json(c->whatif, f);
 	fputs("\n}\n", f);
 }
 
@@ -524,4 +526,6 @@ void sy_wl_summary(struct sy_wl *c, struct sy_session *s)
 			SY_DIST_SUB_BINS, 100.0 / SY_DIST_SUB_BINS);
 	sy_histogram(c, f);
 	sy_periods(c, sum, f);
+	if (c->whatif)
+		sy_whatif_text(c->whatif, f);
 }

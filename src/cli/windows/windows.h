@@ -34,6 +34,8 @@ struct sy_wl {
 	uint64_t cpus[SY_WL_MAX_CPU / 64];
 	/* the check against the design (design.c) */
 	struct sy_dcheck dc;
+	const char *whatif_arg;	/* --what-if[=N,...]: "" for the defaults */
+	struct sy_whatif *whatif;
 	uint64_t listed;
 	uint64_t selected;	/* windows the selection options kept */
 	uint64_t by_status[SY_ST_NR]; /* of those */
@@ -50,6 +52,17 @@ struct sy_hist {
 	uint64_t *total;	/* per bin */
 	uint64_t top;		/* the largest total */
 };
+
+/* whatif.c: --what-if, each ok window cut to its newest N branches */
+#define SY_WI_MAX_N 8
+struct sy_whatif;
+/* @list: "N1,N2,..." ascending (NULL or "": 8,16,...,256); @bytes: count
+ * ranges in bytes (x86).  Returns 0, -SY_E_INVALID or -SY_E_NOMEM. */
+int sy_whatif_new(struct sy_whatif **out, const char *list, int bytes);
+void sy_whatif_free(struct sy_whatif *wi);
+int sy_whatif_add(struct sy_whatif *wi, const struct sy_window *w);
+void sy_whatif_text(const struct sy_whatif *wi, FILE *f);
+void sy_whatif_json(const struct sy_whatif *wi, FILE *f);
 
 /* windows_stats.c */
 void sy_wl_init(struct sy_wl *c);
