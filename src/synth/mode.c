@@ -20,14 +20,28 @@
 
 #include "session.h"
 
-/* A per-thread queue holds one thread's trace: when the trace names a
- * thread the recording does not know, its code is read in that one. */
+/* When the trace names a thread the recording does not know (recorded
+ * in a container's pid namespace: the trace has the root namespace's
+ * ids), its code is read where no other reading is possible: a
+ * per-thread queue's own thread; a CPU's queue, the one thread every
+ * sample on that CPU names.  Two threads on the CPU, even of one
+ * process: no guess (the thread checks need the trace's thread). */
 static void sy_qjob_fallback(const struct sy_session *s, struct sy_qjob *j)
 {
-	if (!s->cfg.per_thread)
+	const struct sy_cpu_proc *cp;
+
+	if (s->cfg.per_thread) {
+		j->job.has_fallback = 1;
+		j->job.fallback_tid = j->q->key;
+		return;
+	}
+	if (j->q->cpu >= s->model.nr_cpu_proc)
+		return;
+	cp = &s->model.cpu_proc[j->q->cpu];
+	if (!cp->pid || cp->pid == UINT32_MAX)
 		return;
 	j->job.has_fallback = 1;
-	j->job.fallback_tid = j->q->key;
+	j->job.fallback_tid = cp->tid;
 }
 
 /* A job of @q reading AUX range [a, b) in the address space as it is now. */

@@ -158,6 +158,39 @@ static int sy_pre_aux(struct sy_prewalk *pw, const struct sy_record *rec,
 	return 0;
 }
 
+/* Which thread ran on the sample's CPU (sy_session_model.cpu_proc). */
+static int sy_pre_sample(struct sy_session *s, const struct sy_record *rec)
+{
+	struct sy_sample sm;
+	struct sy_cpu_proc *cp;
+
+	if (!rec->attr || !(rec->attr->sample_type & SY_SAMPLE_TID) ||
+	    !(rec->attr->sample_type & SY_SAMPLE_CPU) ||
+	    sy_sample_parse(rec->attr, rec->data, rec->size, &sm, NULL,
+			    rec->offset) ||
+	    !sm.pid || sm.pid == UINT32_MAX || sm.cpu >= 4096)
+		return 0;
+	if (sm.cpu >= s->model.nr_cpu_proc) {
+		uint32_t n = sm.cpu + 1;
+
+		cp = realloc(s->model.cpu_proc, n * sizeof(*cp));
+		if (!cp)
+			return -SY_E_NOMEM;
+		memset(cp + s->model.nr_cpu_proc, 0,
+		       (n - s->model.nr_cpu_proc) * sizeof(*cp));
+		s->model.cpu_proc = cp;
+		s->model.nr_cpu_proc = n;
+	}
+	cp = &s->model.cpu_proc[sm.cpu];
+	if (!cp->pid) {
+		cp->pid = sm.pid;
+		cp->tid = sm.tid;
+	} else if (cp->pid != sm.pid || cp->tid != sm.tid) {
+		cp->pid = UINT32_MAX;
+	}
+	return 0;
+}
+
 /* One record of the prepass walk. */
 static int sy_pre_record(struct sy_session *s, struct sy_prewalk *pw,
 			 const struct sy_record *rec)
@@ -351,8 +384,9 @@ int sy_prepass(struct sy_session *s)
 	/* roles after the walk: HEADER_ATTR records may add attrs in a pipe
 	 * layout */
 	while ((err = sy_perf_next(s->in.r, &rec)) == 0)
-		if (rec.type != SY_REC_SAMPLE &&
-		    (err = sy_pre_record(s, &pw, &rec)))
+		if ((err = rec.type == SY_REC_SAMPLE ?
+				   sy_pre_sample(s, &rec) :
+				   sy_pre_record(s, &pw, &rec)))
 			goto out;
 	/* damage ends this walk where it will end the main one: the windows
 	 * before it are still worth converting */

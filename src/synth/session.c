@@ -209,6 +209,7 @@ void sy_session_close(struct sy_session *s)
 	sy_outq_free(&s->deliver.out);
 	sy_queues_free(&s->queues);
 	sy_comms_fini(&s->model.comms);
+	free(s->model.cpu_proc);
 	free(s->roles.attr_role);
 	sy_auxtrace_info_fini(&s->in.info);
 	sy_proc_table_free(s->model.procs);

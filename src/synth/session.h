@@ -103,6 +103,15 @@ struct sy_session_model {
 	struct sy_image_cache *images;
 	struct sy_proc_table *procs;
 	struct sy_comms comms;
+	/* per CPU, from every sample of the recording (prepass): the one
+	 * thread it ran and its process; pid 0 when none, UINT32_MAX when
+	 * several threads.  Where the trace names a thread the recording
+	 * does not know (a container's pid namespace), that thread is the
+	 * one: several, and the trace's thread is not known. */
+	struct sy_cpu_proc {
+		uint32_t pid, tid;
+	} *cpu_proc;
+	uint32_t nr_cpu_proc;
 };
 
 /* Windows on their way out: the output list, the batches being

@@ -604,21 +604,36 @@ int sy_walk_record(struct sy_session *s, const struct sy_record *rec)
 static void sy_warn_contexts(struct sy_session *s)
 {
 	const struct sy_session_summary *m = &s->sum;
+	uint32_t pid = 0;
 
-	if (m->ctx_remapped)
+	for (uint32_t c = 0; c < s->model.nr_cpu_proc && !pid; c++)
+		if (s->model.cpu_proc[c].pid != UINT32_MAX)
+			pid = s->model.cpu_proc[c].pid;
+	if (m->ctx_remapped && s->cfg.per_thread)
 		sy_warn(&s->warn, 0, 0,
 			"the trace's context IDs name threads the recording "
 			"does not know (e.g. %u, recorded in another pid "
 			"namespace?): decoded in each AUX queue's own thread, "
 			"as perf does",
 			m->ctx_example);
+	else if (m->ctx_remapped)
+		sy_warn(&s->warn, 0, 0,
+			"the trace's context IDs name threads the recording "
+			"does not know (e.g. %u, recorded in another pid "
+			"namespace?): read as the one thread every sample on "
+			"their CPU names (e.g. in pid %u)%s",
+			m->ctx_example, pid,
+			m->ctx_unknown ? "; on CPUs that ran several "
+					 "threads their code cannot be read" :
+					 "");
 	else if (m->ctx_unknown)
 		sy_warn(&s->warn, 0, 0,
 			"the trace's context IDs match no process of the "
 			"recording (e.g. %u, recorded in another pid "
-			"namespace?): their code cannot be read; a per-thread "
-			"recording (perf record --per-thread) is decoded in "
-			"its queues' threads",
+			"namespace?): their code cannot be read where "
+			"samples name several threads on a CPU; a "
+			"per-thread recording (perf record --per-thread) is "
+			"decoded in its queues' threads",
 			m->ctx_example);
 }
 
