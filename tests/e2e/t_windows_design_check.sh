@@ -62,6 +62,47 @@ a, b = (json.load(open(x))["design_check"] for x in sys.argv[1:])
 sys.exit(0 if a == b else "windows %s, convert %s" % (a, b))
 PY
 done
+# the picture draws the designed length where it is in instructions (and
+# renders); the stagger's W is a duration: nothing drawn
+command -v rsvg-convert >/dev/null 2>&1 || skip "rsvg-convert (librsvg2-bin) not installed"
+for x in etm4-etr-design-armed:300 etm4-etr-design-first:250 ete-trbe-design-stagger:-; do
+	n=${x%%:*}
+	want=${x#*:}
+	"$SY" windows -q --summary --svg "$T/$n.svg" --symfs . "$G/$n.data" >/dev/null ||
+		fail "$n: windows --svg failed"
+	rsvg-convert -o "$T/$n.png" "$T/$n.svg" || fail "$n: the picture does not render"
+	if [ "$want" = - ]; then
+		grep -q 'designed length' "$T/$n.svg" && fail "$n: a designed length drawn"
+	else
+		grep -q "<title>designed length $want instructions</title>" "$T/$n.svg" &&
+			grep -q ">design: $want<" "$T/$n.svg" ||
+			fail "$n: the designed length $want is not drawn"
+	fi
+done
+# mainline of one event counting instructions (R > P): lengths uniform
+# over (0, P], each bin expecting n * width / P windows, drawn as a line
+n=etm4-etr-count-insns
+"$SY" windows -q --summary --svg "$T/$n.svg" --symfs . "$G/$n.data" >"$T/$n.txt" ||
+	fail "$n: windows --svg failed"
+rsvg-convert -o "$T/$n.png" "$T/$n.svg" || fail "$n: the picture does not render"
+python3 - "$T/$n.svg" "$T/$n.txt" <<'PY' || fail "$n: the predicted line is not n * width / P"
+import re, sys
+svg, txt = open(sys.argv[1]).read(), open(sys.argv[2]).read()
+m = re.search(r'<polyline points="([^"]*)"[^>]*><title>predicted: uniform over \(0, P = (\d+)\]', svg)
+if not m or ">uniform (0, P]<" not in svg:
+    sys.exit("no predicted line")
+P = int(m.group(2))
+n = int(re.search(r"histogram \(the (\d+) windows? with trace; instructions, bins of (\d+)", txt).group(1))
+width = int(re.search(r"bins of (\d+)", txt).group(1))
+ys = [float(p.split(",")[1]) for p in m.group(1).split()]
+# the y axis: gridlines labelled with counts, linear
+grid = {int(t): float(y) for y, t in re.findall(r'<text x="[\d.]+" y="([\d.]+)"[^>]*text-anchor="end">(\d+)</text>', svg)}
+(c0, y0), (c1, y1) = sorted(grid.items())[0], sorted(grid.items())[-1]
+want = n * width / P
+got = c0 + (ys[1] - (y0 - 4)) * (c1 - c0) / ((y1 - 4) - (y0 - 4))
+if P != 500 or abs(got - want) > 0.02:
+    sys.exit("P %d, line at %.3f windows, want %.3f" % (P, got, want))
+PY
 # the mainline recording has no design to check
 "$SY" windows -q --json --symfs . "$G/etm4-etr-basic.data" | grep -q '"design_check": null' ||
 	fail "mainline: design_check should be null"

@@ -1,7 +1,8 @@
 /* strobe-synth windows --svg: the histogram of window lengths as a
  * picture for a person tuning R and P.  Linear bins chosen from the data
- * (the text histogram's), bars stacked by status, p5/p50/p95 marked, both
- * axes labelled and scaled, and the title counting what the text counts. */
+ * (the text histogram's), bars stacked by status, p5/p50/p95 marked, what
+ * the strobing design predicts drawn over it, both axes labelled and
+ * scaled, and the title counting what the text counts. */
 #include <inttypes.h>
 #include <string.h>
 
@@ -144,11 +145,61 @@ static void sy_svg_percentiles(FILE *f, struct sy_wl *c,
 	}
 }
 
-static void sy_svg_legend(FILE *f, const struct sy_wl *c)
+/* What the design predicts, drawn over the observed bars where it is in
+ * instructions (the pause event counts them): the RFC's designs, a spike
+ * at the designed length; mainline pause/resume of one event (R > P),
+ * lengths uniform over (0, P], so each bin expects its share of the
+ * windows.  A pause event counting cycles has no scale in instructions:
+ * nothing is drawn. */
+static void sy_svg_design(FILE *f, const struct sy_wl *c,
+			  const struct sy_session_summary *s,
+			  const struct sy_hist *h, uint64_t ymax)
+{
+	double x, y;
+
+	if (!s->pause_counts_insns || s->periods_freq)
+		return;
+	if (c->dc.want) {
+		x = sy_svg_x(h, (double)c->dc.want + 0.5);
+		if (x < PLOT_L || x > PLOT_R)
+			return;
+		fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" "
+			   "stroke=\"#d50000\" stroke-width=\"2\" "
+			   "opacity=\"0.6\"><title>designed length %" PRIu64
+			   " instructions</title></line>\n",
+			x, PLOT_T, x, PLOT_B, c->dc.want);
+		return;
+	}
+	if (s->design != SY_DESIGN_MAINLINE || !s->same_event ||
+	    s->resume_period <= s->pause_period || !s->pause_period)
+		return;
+	/* expected windows per bin: n * width / P inside (0, P] */
+	y = (double)c->insns.n * (double)h->width / (double)s->pause_period;
+	y = PLOT_B - y * (PLOT_B - PLOT_T) / (double)ymax;
+	if (y < PLOT_T)
+		y = PLOT_T;
+	x = sy_svg_x(h, (double)s->pause_period + 1);
+	if (x > PLOT_R)
+		x = PLOT_R;
+	fprintf(f, "<polyline points=\"%.1f,%d %.1f,%.1f %.1f,%.1f %.1f,%d\" "
+		   "fill=\"none\" stroke=\"#d50000\" stroke-width=\"2\" "
+		   "opacity=\"0.6\"><title>predicted: uniform over (0, P = %"
+		   PRIu64 "]</title></polyline>\n",
+		sy_svg_x(h, 0) < PLOT_L ? (double)PLOT_L : sy_svg_x(h, 0), PLOT_B,
+		sy_svg_x(h, 0) < PLOT_L ? (double)PLOT_L : sy_svg_x(h, 0), y, x,
+		y, x, PLOT_B, s->pause_period);
+}
+
+static void sy_svg_legend(FILE *f, const struct sy_wl *c,
+			  const struct sy_session_summary *s)
 {
 	uint64_t n[SY_ST_NR] = { 0 };
 	char label[64];
 	int y = PLOT_T;
+	int design = s->pause_counts_insns && !s->periods_freq &&
+		     (c->dc.want || (s->design == SY_DESIGN_MAINLINE &&
+				     s->same_event &&
+				     s->resume_period > s->pause_period));
 
 	for (int st = 0; st < SY_ST_NR; st++)
 		n[st] = c->len_by[st].n;
@@ -165,6 +216,17 @@ static void sy_svg_legend(FILE *f, const struct sy_wl *c)
 			 sy_status_name(st), n[st]);
 		sy_svg_text(f, PLOT_R + 38, y, 11, "start", "", label);
 	}
+	if (!design)
+		return;
+	y += 24;
+	fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" "
+		   "stroke=\"#d50000\" stroke-width=\"2\" opacity=\"0.6\"/>\n",
+		PLOT_R + 20, y - 4, PLOT_R + 32, y - 4);
+	if (c->dc.want)
+		snprintf(label, sizeof(label), "design: %" PRIu64, c->dc.want);
+	else
+		snprintf(label, sizeof(label), "uniform (0, P]");
+	sy_svg_text(f, PLOT_R + 38, y, 11, "start", "", label);
 }
 
 static void sy_svg_frame(FILE *f, const struct sy_wl *c, uint64_t windows,
@@ -215,8 +277,9 @@ int sy_wl_svg(struct sy_wl *c, const struct sy_session_summary *sum,
 		uint64_t ymax = sy_svg_yaxis(af.f, h.top);
 
 		sy_svg_bars(af.f, &h, ymax);
+		sy_svg_design(af.f, c, sum, &h, ymax);
 		sy_svg_percentiles(af.f, c, &h);
-		sy_svg_legend(af.f, c);
+		sy_svg_legend(af.f, c, sum);
 	} else {
 		sy_svg_text(af.f, SVG_W / 2.0, SVG_H / 2.0, 14, "middle", "",
 			    "no window carries trace");
