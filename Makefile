@@ -8,6 +8,7 @@
 #   make bench      throughput against peers and floors measured in the same run
 #   make fuzz       libFuzzer targets for a bounded time (FUZZ_SECONDS)
 #   make fixtures   regenerate tests/fixtures from sources (cross gcc + qemu)
+#   make corpus     real Debian programs against their ground truth (tests/corpus)
 #   make install    PREFIX=/usr/local DESTDIR=
 
 VERSION := 0.1.0
@@ -70,7 +71,7 @@ LIBFXGEN := $(BUILD)/libfxgen.a
 FIXTUREGEN := $(if $(GEN_MAIN),$(BUILD)/sy-fixturegen)
 
 .PHONY: all check check-core unit e2e demo asan asan-core tsan tsan-core bench \
-	fuzz fuzz-core fixtures install clean deps tools valgrind
+	fuzz fuzz-core fixtures install clean deps tools valgrind corpus
 
 all: $(PROG)
 
@@ -120,6 +121,12 @@ $(BUILD)/tests/test_%: $(BUILD)/tests/unit/test_%.o $(TESTLIB_OBJS) $(LIBFXGEN) 
 # Test tools: one program per tests/tools/*.c, on the library only.
 $(BUILD)/tests/%: $(BUILD)/tests/tools/%.o $(LIBSTROBE)
 	$(CC) $(ALL_LDFLAGS) -o $@ $< $(LIBSTROBE) $(LIBS)
+
+# truth_check compares a recording with its generated sidecar: it reads the
+# sidecar with the fixture generator's library.
+$(BUILD)/tests/tools/truth_check.o: CPPFLAGS += -Itests/fixtures/gen
+$(BUILD)/tests/truth_check: $(BUILD)/tests/tools/truth_check.o $(LIBFXGEN) $(LIBSTROBE)
+	$(CC) $(ALL_LDFLAGS) -o $@ $< $(LIBFXGEN) $(LIBSTROBE) $(LIBS)
 
 # The benches encode their traces with the fixture generator's library.
 $(BUILD)/bench/%.o: bench/%.c
@@ -204,6 +211,15 @@ fuzz-core:
 fixtures: $(FIXTUREGEN)
 	@scripts/install-deps --regen
 	@SY_BUILD=$(BUILD) tests/fixtures/regen
+
+# Real Debian arm64 programs against their qemu-recorded truth (issue 26):
+# fetches packages into $${SY_CORPUS_CACHE:-~/.cache/strobe-synth/corpus};
+# CORPUS_SUBSET=ci runs the programs tagged ci in tests/corpus/programs.list.
+# Not part of `make check`.
+CORPUS_SUBSET ?=
+corpus: tools $(BUILD)/tests/truth_check
+	@scripts/install-deps --corpus
+	@SY_BUILD=$(BUILD) tests/corpus/run $(if $(CORPUS_SUBSET),--subset $(CORPUS_SUBSET))
 
 install: $(PROG)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1

@@ -926,6 +926,25 @@ Test(fx_truth, format_v2_objects)
 	h.objs[1].name[0] = 'x';
 	cr_expect_eq(fx_truth_encode(&enc, &h, pcs, 4), -SY_E_INVALID);
 	fx_buf_fini(&enc);
+	/* a local object under the program's directory (tests/corpus), but
+	 * never outside it, nor at an absolute path */
+	hdr2(&h);
+	fx_buf_init(&enc);
+	snprintf(h.objs[0].name, FX_TRUTH_NAME_MAX,
+		 "lib/aarch64-linux-gnu/libc.so.6");
+	cr_expect_eq(fx_truth_encode(&enc, &h, pcs, 4), 0);
+	cr_assert_eq(fx_truth_decode(enc.data, enc.len, &back, &got), 0);
+	cr_expect_str_eq(back.objs[0].name, "lib/aarch64-linux-gnu/libc.so.6");
+	free(got);
+	fx_buf_fini(&enc);
+	fx_buf_init(&enc);
+	snprintf(h.objs[0].name, FX_TRUTH_NAME_MAX, "lib/../../etc/x.so");
+	cr_expect_eq(fx_truth_encode(&enc, &h, pcs, 4), -SY_E_INVALID);
+	fx_buf_fini(&enc);
+	fx_buf_init(&enc);
+	snprintf(h.objs[0].name, FX_TRUTH_NAME_MAX, "/lib/libc.so.6");
+	cr_expect_eq(fx_truth_encode(&enc, &h, pcs, 4), -SY_E_INVALID);
+	fx_buf_fini(&enc);
 }
 
 /* The native cross-check of the x86-64 run (ptrace single-stepping) is in
