@@ -527,17 +527,18 @@ static int sy_pl_in_callchain(const struct sy_win *w, uint64_t to)
 
 #define SY_PL_WHY(...) (snprintf(why, len, __VA_ARGS__), 1)
 
-/* A return goes to an instruction that follows a call (any call site),
- * to a return address of the callchain, or to a signal trampoline: no
- * correct program returns anywhere else.  Whether it is the newest open
- * call's return is no reason: unwinders, longjmp-like runtimes and
- * context switches return to call sites whose calls the window never
- * saw, so a return past or without an open call is only suspect (and the
- * run's calls are unknown after it).  x86 code may call without returning
- * (`call 1f; 1: pop`), so there a return to an older open call is one;
- * A64 has no such idiom. */
-static int sy_pl_return(struct sy_pl_ctx *c, const struct sy_br *b, char *why,
-			size_t len)
+/* A return mostly goes to an instruction that follows a call (any call
+ * site), to a return address of the callchain, or to a signal trampoline,
+ * but correct programs return elsewhere too: the C++ unwinder's exit
+ * (libgcc's __builtin_eh_return, in _Unwind_RaiseException and
+ * _Unwind_Resume) `ret`s to landing pads that follow a branch or another
+ * `ret` (the corpus's cxxexc, issue 26).  So a return to no call site is
+ * only suspect, as is one past or without an open call: unwinders,
+ * longjmp-like runtimes and context switches return to call sites whose
+ * calls the window never saw.  The run's calls are unknown after it.  x86
+ * code may call without returning (`call 1f; 1: pop`), so there a return
+ * to an older open call is one; A64 has no such idiom. */
+static void sy_pl_return(struct sy_pl_ctx *c, const struct sy_br *b)
 {
 	if (c->stack_ok && c->nr_ras) {
 		unsigned k = c->nr_ras;
@@ -547,13 +548,13 @@ static int sy_pl_return(struct sy_pl_ctx *c, const struct sy_br *b, char *why,
 		if (k == c->nr_ras - 1 ||
 		    (k != (unsigned)-1 && c->p->arch == SY_TRACE_PT)) {
 			c->nr_ras = k;
-			return 0;
+			return;
 		}
 		if (k != (unsigned)-1) {
 			/* to an older open call's return: after a call */
 			c->suspect++;
 			c->stack_ok = 0;
-			return 0;
+			return;
 		}
 	}
 	if (sy_pl_after_call(c, b->to) != SY_PL_BAD ||
@@ -563,10 +564,10 @@ static int sy_pl_return(struct sy_pl_ctx *c, const struct sy_br *b, char *why,
 			c->suspect++;
 			c->stack_ok = 0;
 		}
-		return 0;
+		return;
 	}
-	return SY_PL_WHY("return not after a call: %#" PRIx64 " -> %#" PRIx64,
-			 b->from, b->to);
+	c->suspect++;
+	c->stack_ok = 0;
 }
 
 /* A call: its return address goes on the run's stack. */
@@ -876,8 +877,10 @@ static int sy_pl_branch(struct sy_pl_ctx *c, const struct sy_br *b,
 	case SY_BR_IND_JUMP:
 		return sy_pl_indirect(c, b, why, len);
 	case SY_BR_RET:
-		return sy_pl_indirect(c, b, why, len) ||
-		       sy_pl_return(c, b, why, len);
+		if (sy_pl_indirect(c, b, why, len))
+			return 1;
+		sy_pl_return(c, b);
+		return 0;
 	default:
 		return 0;
 	}

@@ -27,15 +27,14 @@
  *                               of `adrp; add` (ldrb / ldrh): none of the N+1
  *                               entries, read from a mapping no one can
  *                               write, gives the target
- *   return not after a call     to an instruction no call precedes (any
- *                               call site), not to a return address of the
- *                               callchain nor to a signal trampoline
  *
  * No-ops are legal targets (the return after a call, a context switch's
  * resume label, a stub's jump to aligned hand-written code).  What correct
  * code may do but damage does more often is counted as suspect and never
  * rejects: a return or indirect jump to an older open call's return or to
- * none (unwinders, longjmp, setcontext), an indirect branch into another
+ * none (unwinders, longjmp, setcontext), a return to an instruction no
+ * call precedes (the C++ unwinder's exit to a landing pad: the corpus's
+ * cxxexc), an indirect branch into another
  * function away from its entry and from a call's return, open calls that
  * disagree with the pause sample's first caller frame.
  *

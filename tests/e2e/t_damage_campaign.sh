@@ -32,6 +32,13 @@
 # table's call or tail call to another entry or a return address) get
 # through and three others are now caught by the A64 jump table's entries
 # (read from read-only code, bounded by the code's own cmp / b.ls).
+# "Return not after a call" is no longer a reason (the corpus's cxxexc,
+# issue 26: the C++ unwinder's exit returns to landing pads no call
+# precedes, and 224 of 1065 windows of that correct program were
+# rejected): it is suspect only, and the same mutants now fabricate 2
+# (seed 14), 12 (seed 15) and 109 samples in 89 flips (seed 27) where it
+# caught 1, 6 and 53 in 43.  A false alarm loses a correct program's
+# samples; these bounds are that measurement, not a target.
 . tests/e2e/lib.sh
 require_tool python3
 need_shared=
@@ -39,19 +46,20 @@ need_shared=
 
 # every kind in turn: 360 mutants of 12 inputs
 python3 tests/damage/campaign.py --sy "$SY" --shared "$SHARED" $need_shared \
-	--seed 14 --per-input 30 --max-fabricated 1 ||
+	--seed 14 --per-input 30 --max-fabricated 2 ||
 	fail "damage campaign (all kinds) failed (above)"
 # the trace itself: 480 AUX payload bit flips and byte overwrites
 python3 tests/damage/campaign.py --sy "$SY" --shared "$SHARED" $need_shared \
 	--seed 15 --per-input 40 --kinds payload-flip,payload-byte \
-	--max-fabricated 6 ||
+	--max-fabricated 12 ||
 	fail "damage campaign (AUX payload) failed (above)"
 # the issue-27 size: 3,000 AUX bit flips over the 12 inputs (about 20 s).
 # Measured: 20e0247 lets 34 flips (51 samples) fabricate an edge, the
-# sound rules alone 64 (86), with the jump-table entries 43 (53): the
-# bound is that measurement, far from the 0.2% (6 flips) issue 27 asks
+# sound rules alone 64 (86), with the jump-table entries 43 (53), without
+# the return rule (above) 89 (109): the bound is that measurement, far
+# from the 0.2% (6 flips) issue 27 asks
 python3 tests/damage/campaign.py --sy "$SY" --shared "$SHARED" $need_shared \
-	--seed 27 --per-input 250 --kinds payload-flip --max-fabricated 53 ||
+	--seed 27 --per-input 250 --kinds payload-flip --max-fabricated 109 ||
 	fail "damage campaign (3,000 AUX bit flips) failed (above)"
 # one implausible window as a user meets it: one bit of etm4-etr-basic's
 # trace flipped sends op_switch's jump-table branch (0x4002e0) into

@@ -260,8 +260,6 @@ Test(plausible, a64_branch_checks)
 		 * 0x400978 (read-only code), and none gives it */
 		{ 2, 0x4002e0, 0x4002f0, SY_BR_IND_JUMP,
 		  "indirect jump to no entry of its table" },
-		/* a return to 0x400874, after no call */
-		{ 4, 0x4002c8, 0x400874, SY_BR_RET, "return not after a call" },
 	};
 	struct world w;
 
@@ -276,7 +274,11 @@ Test(plausible, a64_branch_checks)
 
 /* What correct code may do is never a reason: a return to an older call
  * site than the open one (a hand-written unwinder's `ret` to a saved
- * return address, 0x40015c after _start's bl) is suspect, and counted. */
+ * return address, 0x40015c after _start's bl) is suspect, and counted;
+ * so is a return to an instruction no call precedes (0x400874): the C++
+ * unwinder's exit `ret`s to landing pads after a `b` or a `ret` (the
+ * corpus's cxxexc, issue 26, where this was "return not after a call"
+ * and 224 of 1065 windows of a correct program were rejected). */
 Test(plausible, a64_unusual_returns_are_suspect_not_implausible)
 {
 	struct world w;
@@ -286,6 +288,9 @@ Test(plausible, a64_unusual_returns_are_suspect_not_implausible)
 	cr_assert_eq(last_suspect, 0);
 	check(&w, damaged(a64_turn, 5, 4, 0x4002c8, 0x40015c, SY_BR_RET), 5,
 	      0x40015c, NULL, 0, NULL);
+	cr_assert_eq(last_suspect, 1);
+	check(&w, damaged(a64_turn, 5, 4, 0x4002c8, 0x400874, SY_BR_RET), 5,
+	      0x400874, NULL, 0, NULL);
 	cr_assert_eq(last_suspect, 1);
 	world_fini(&w);
 }
@@ -305,10 +310,12 @@ Test(plausible, a64_returns_without_open_call)
 
 	world_init(&w, SY_TRACE_ETM, 0);
 	check(&w, after_call, N(after_call), 0x400850, NULL, 0, NULL);
-	check(&w, not_after_call, 1, 0x400874, NULL, 0,
-	      "return not after a call");
+	/* after no call: suspect (a landing pad), counted */
+	check(&w, not_after_call, 1, 0x400874, NULL, 0, NULL);
+	cr_assert_eq(last_suspect, 1);
 	/* a return address the callchain shows is one (a signal frame) */
 	check(&w, not_after_call, 1, 0x400878, chain, N(chain), NULL);
+	cr_assert_eq(last_suspect, 0);
 	world_fini(&w);
 }
 
@@ -367,9 +374,10 @@ Test(plausible, x86_indirect_targets)
 	check(&w, damaged(turn, N(turn), 1, 0x40117b, 0x401182,
 			  SY_BR_IND_JUMP),
 	      N(turn), 0x40164b, NULL, 0, NULL);
-	/* 0x40163c is prog_main's `lea`, after no call */
+	/* 0x40163c is prog_main's `lea`, after no call: suspect only */
 	check(&w, damaged(turn, N(turn), 2, 0x4011a4, 0x40163c, SY_BR_RET),
-	      N(turn), 0x40163c, NULL, 0, "return not after a call");
+	      N(turn), 0x40163c, NULL, 0, NULL);
+	cr_assert_eq(last_suspect, 1);
 	world_fini(&w);
 }
 
@@ -444,8 +452,9 @@ Test(plausible, handler_returns_to_the_sigreturn_trampoline)
 	world_init_bin(&w, SY_TRACE_PT,
 		       "/tests/fixtures/programs/bin/sigjmp-x86_64");
 	check(&w, x86_ok, N(x86_ok), 0x401054, NULL, 0, NULL);
-	check(&w, x86_bad, N(x86_bad), 0x401059, NULL, 0,
-	      "return not after a call");
+	/* into its syscall: after no call, suspect only */
+	check(&w, x86_bad, N(x86_bad), 0x401059, NULL, 0, NULL);
+	cr_assert_eq(last_suspect, 1);
 	world_fini(&w);
 	world_init_bin(&w, SY_TRACE_ETM,
 		       "/tests/fixtures/programs/bin/sigjmp-aarch64");
