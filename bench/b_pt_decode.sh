@@ -1,6 +1,7 @@
 #!/bin/sh
 # Intel PT window decode: strobe-synth's decoder against a bare libipt
-# block-decoder loop over the same windows (bench/bench_pt_decode.c).
+# block-decoder loop and against libipt's packet decoder alone (the floor of
+# any walk of the packets) over the same windows (bench/bench_pt_decode.c).
 # Arguments of the binary: repetitions of the recorded run, rounds.
 set -eu
 bin="${SY_BUILD:-build}/bench/bench_pt_decode"

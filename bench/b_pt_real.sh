@@ -1,0 +1,149 @@
+#!/bin/sh
+# Intel PT against the right floor (issue 25), figures only.
+#
+# Inputs: generated PT recordings of several program shapes
+# (tests/fixtures/scenarios/pt-{basic,deep,interp}.scn, scaled with
+# `sy-fixturegen --scale N --no-truth` to about PT_REAL_MB MB of trace,
+# default 16; built in BENCH_TMP and deleted with it), and the real Intel PT
+# captures in ../shared/fixtures/real/quipper-intel-pt, whose traced code
+# is not available: only the packet floor runs on them, over their two
+# extracted AUX streams repeated PT_REAL_QUIPPER_REPS times (default 100).
+#
+# Rows, each one process (compare rows of one run, not runs):
+#   floor-packets    bench_pt_floor: pt_pkt_next over the file's AUX bytes
+#                    (no image, no instruction decode: nothing that follows
+#                    the packets is faster); best of 3 in-process rounds,
+#                    decode alone
+#   convert -jN      strobe-synth convert --format lbr -o /dev/null
+#   convert full -jN the same with --decoder full (on PT today the option
+#                    selects nothing: the block decoder is the only one)
+#   perf b           perf 6.1 script --itrace=b -F ip,addr
+#   perf i100il64    perf 6.1 script --itrace=i100il64 -F ip,brstack
+# Columns: wall seconds, peak anonymous RSS (the heap: ru_maxrss also counts
+# the pages of the mapped input, 0.6 GB for pt-deep, whose samples' deep
+# callchains make the file 37x its trace), trace MB/s, millions of instructions and
+# of taken branches per second.  Instructions and branches are convert's
+# own counts (--stats-json "instructions", "branches": what the windows
+# hold), the same numerators for every row so the rates compare as times.
+# The libipt block-decoder floor is in bench_pt_decode (b_pt_decode.sh).
+set -u
+SY=$SY_BUILD/strobe-synth
+GEN=$SY_BUILD/sy-fixturegen
+FLOOR=$SY_BUILD/bench/bench_pt_floor
+T=$BENCH_TMP/pt_real
+ROOT=$(pwd)
+SHARED=${STROBE_SHARED_DIR:-../shared}
+QUIPPER=$SHARED/fixtures/real/quipper-intel-pt
+MB=${PT_REAL_MB:-16}
+QREPS=${PT_REAL_QUIPPER_REPS:-100}
+
+for x in "$SY" "$GEN" "$FLOOR"; do
+	[ -x "$x" ] || { echo "b_pt_real: $x not built (make bench)" >&2; exit 1; }
+done
+command -v python3 >/dev/null 2>&1 || { echo "b_pt_real: needs python3" >&2; exit 1; }
+mkdir -p "$T" || exit 1
+if command -v perf >/dev/null 2>&1; then PERF=perf; else PERF=; fi
+
+# measure CMD...: "SECONDS ANON_KB MAXRSS_KB STATUS" (tests/measure)
+measure() { "$ROOT/tests/measure" "$@"; }
+fld() { echo "$2" | awk -v n="$1" '{ print (NF >= n ? $n : 0) }'; }
+
+header() {
+	printf "  %-18s %7s %7s %9s %8s %8s\n" run "wall s" "anon MB" \
+		"trace MB/s" "Minsn/s" "Mbr/s"
+}
+
+# row NAME SECONDS RSS_KB
+row() {
+	awk -v n="$1" -v s="$2" -v r="$3" -v b="$BYTES" -v i="$INSNS" \
+	    -v br="$BRANCHES" 'BEGIN { if (s <= 0) s = 1e-9
+		printf "  %-18s %7.3f %7s %9.1f %8.1f %8.1f\n", n, s,
+		       (r > 0 ? sprintf("%.1f", r / 1024) : "-"),
+		       b / 1e6 / s, i / 1e6 / s, br / 1e6 / s }'
+}
+
+# one NAME CMD...: measures CMD as row NAME; sets LAST_W
+one() {
+	rname=$1
+	shift
+	m=$(measure "$@")
+	LAST_W=0
+	case "$(fld 4 "$m")" in
+	0) ;;
+	*) echo "  $rname: failed (status $(fld 4 "$m"))"; return ;;
+	esac
+	row "$rname" "$(fld 1 "$m")" "$(fld 2 "$m")"
+	LAST_W=$(fld 1 "$m")
+}
+
+ratio() {	# TEXT A B: A / B
+	awk -v t="$1" -v a="$2" -v b="$3" 'BEGIN {
+		if (a > 0 && b > 0) printf "    %s: %.2fx\n", t, a / b }'
+}
+
+# gen SCENARIO SCALE: prints the file it wrote
+gen() {
+	"$GEN" --scale "$2" --no-truth -o "$T" "$ROOT/tests/fixtures/scenarios/$1.scn" \
+		>/dev/null 2>"$T/gen.err" || { cat "$T/gen.err" >&2; return 1; }
+	echo "$T/$1-x$2.data"
+}
+
+scaled() {	# SCENARIO
+	f=$(gen "$1" 100) || return 1
+	b=$(set -- $("$FLOOR" 1 "$f"); echo "$2")
+	rm -f "$f"
+	scale=$(awk -v b="$b" -v mb="$MB" 'BEGIN { s = int(mb * 1e6 * 100 / b); print (s < 1 ? 1 : s) }')
+	f=$(gen "$1" "$scale") || return 1
+	"$SY" convert --format lbr -q -j1 --symfs "$ROOT" -o /dev/null \
+		--stats-json "$T/stats.json" "$f" 2>/dev/null
+	INSNS=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["instructions"])' "$T/stats.json")
+	BRANCHES=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["branches"])' "$T/stats.json")
+	fl=$("$FLOOR" 3 "$f") || { echo "b_pt_real: floor failed on $f" >&2; return 1; }
+	BYTES=$(fld 2 "$fl")
+	echo "$1 x$scale: $(awk -v b="$BYTES" 'BEGIN { printf "%.1f", b / 1e6 }') MB of PT, $INSNS instructions and $BRANCHES taken branches in windows (convert's counts), $(fld 3 "$fl") packets"
+	header
+	row floor-packets "$(fld 1 "$fl")" 0
+	fp=$(fld 1 "$fl")
+	one "convert -j1" "$SY" convert --format lbr -q -j1 --symfs "$ROOT" -o /dev/null "$f"
+	cj1=$LAST_W
+	one "convert -j2" "$SY" convert --format lbr -q -j2 --symfs "$ROOT" -o /dev/null "$f"
+	cj2=$LAST_W
+	one "convert full -j1" "$SY" convert --decoder full --format lbr -q -j1 --symfs "$ROOT" -o /dev/null "$f"
+	fj1=$LAST_W
+	pb=
+	pi=
+	if [ -n "$PERF" ]; then
+		one "perf b" "$PERF" script -i "$f" --symfs="$ROOT" --itrace=b -F ip,addr
+		pb=$LAST_W
+		one "perf i100il64" "$PERF" script -i "$f" --symfs="$ROOT" --itrace=i100il64 -F ip,brstack
+		pi=$LAST_W
+	fi
+	echo "  ratios (wall):"
+	[ -n "$pi" ] && ratio "convert -j1 faster than perf --itrace=i100il64" "$pi" "$cj1"
+	[ -n "$pb" ] && ratio "convert -j1 faster than perf --itrace=b" "$pb" "$cj1"
+	ratio "convert -j1 (whole process) over the packet floor (decode alone)" "$cj1" "$fp"
+	ratio "convert full -j1 over convert -j1" "$fj1" "$cj1"
+	ratio "convert -j2 faster than -j1" "$cj1" "$cj2"
+	rm -f "$f"
+}
+
+for s in pt-basic pt-deep pt-interp; do
+	scaled "$s" || exit 1
+done
+
+if [ -d "$QUIPPER/aux-extracted" ]; then
+	set --
+	i=0
+	while [ "$i" -lt "$QREPS" ]; do
+		set -- "$@" "$QUIPPER"/aux-extracted/*-aux-idx*.bin
+		i=$((i + 1))
+	done
+	fl=$("$FLOOR" 3 "$@") || { echo "b_pt_real: floor failed on quipper" >&2; exit 1; }
+	echo "quipper-intel-pt (real Skylake capture, code not available), $QREPS x its 2 AUX streams: $(awk -v b="$(fld 2 "$fl")" 'BEGIN { printf "%.1f", b / 1e6 }') MB, $(fld 3 "$fl") packets, $(fld 5 "$fl") taken TNT bits, $(fld 6 "$fl") TIPs"
+	awk -v s="$(fld 1 "$fl")" -v b="$(fld 2 "$fl")" -v p="$(fld 3 "$fl")" \
+	    -v br="$(fld 5 "$fl") $(fld 6 "$fl")" 'BEGIN { split(br, x, " ")
+		printf "  floor-packets      %7.3f s %9.1f trace MB/s %8.1f Mpackets/s %8.1f M taken TNT+TIP/s\n",
+		       s, b / 1e6 / s, p / 1e6 / s, (x[1] + x[2]) / 1e6 / s }'
+else
+	echo "b_pt_real: quipper skipped: $QUIPPER not found (set STROBE_SHARED_DIR)"
+fi
