@@ -141,7 +141,8 @@ static size_t sy_merge_store(struct sy_merge *m, const void *p, size_t n)
 		m->acap = ncap;
 	}
 	off = m->used;
-	memcpy(m->arena + off, p, n);
+	if (n)			/* an empty key (a section of no lines) */
+		memcpy(m->arena + off, p, n);
 	m->arena[off + n] = 0;
 	m->used += n + 1;
 	return off;
@@ -169,7 +170,7 @@ static struct sy_merge_ent *sy_merge_get(struct sy_merge *m,
 		struct sy_merge_ent *e = &t->ents[x - 1];
 
 		if (e->hash == h && e->len == n &&
-		    !memcmp(m->arena + e->off, p, n))
+		    (!n || !memcmp(m->arena + e->off, p, n)))
 			return e;
 	}
 	if (t->nr >= UINT32_MAX - 1)
@@ -758,7 +759,8 @@ static int sy_merge_rank(struct sy_merge *m)
 			if ((err = sy_merge_id_add(m, m->mm_rank[
 						sy_merge_sec_id(m, e, j)])))
 				return err;
-		memcpy(m->arena + e->off, m->ids, n * sizeof(*m->ids));
+		if (n)
+			memcpy(m->arena + e->off, m->ids, n * sizeof(*m->ids));
 	}
 	v = sy_merge_sorted(m, &m->sections, sy_merge_sec_cmp);
 	if (!v)
