@@ -40,13 +40,20 @@ struct sy_pl_memo_ent {
 };
 
 /* A branch that passed the checks that depend only on the code, with the
- * target of the branch before it (its straight run's start); kind 0:
- * empty.  Direct-mapped, SY_PL_SEEN entries (a power of two). */
+ * target of the branch before it (its straight run's start) and, for an
+ * indirect jump, what its jump-table bound is read from (the branch before
+ * it and the one before that: sy_pl_table_bound); kind 0: empty.  Every
+ * input of the checks is in the key, so a verdict never depends on which
+ * windows the validator saw before (issue 27, bug 4: it did, with the
+ * thread count and the command).  Direct-mapped, SY_PL_SEEN entries (a
+ * power of two). */
 #define SY_PL_SEEN 16
 
 struct sy_pl_seen {
 	uint64_t run, from, to;
+	uint64_t pfrom, p2to;	/* 0 unless an indirect jump's */
 	uint8_t kind;
+	uint8_t pkind, p2kind;	/* kind + 1; 0: none */
 };
 
 int sy_plausible_init(struct sy_plausible *p, enum sy_trace_kind arch)
@@ -833,9 +840,19 @@ static int sy_pl_code(struct sy_pl_ctx *c, const struct sy_br *b,
 	uint64_t from = run ? prev->to : UINT64_MAX, lo, hi;
 	struct sy_pl_seen *e = &c->seen[(b->from ^ (b->to >> 2) ^ from) &
 					 (SY_PL_SEEN - 1)];
+	struct sy_pl_seen key = { from, b->from, b->to, 0, 0,
+				  (uint8_t)(b->kind + 1), 0, 0 };
 
-	if (e->kind == b->kind + 1 && e->from == b->from && e->to == b->to &&
-	    e->run == from)
+	if (run && b->kind == SY_BR_IND_JUMP) {
+		key.pfrom = prev->from;
+		key.pkind = (uint8_t)(prev->kind + 1);
+		key.p2to = c->prev2 ? c->prev2->to : 0;
+		key.p2kind = c->prev2 ? (uint8_t)(c->prev2->kind + 1) : 0;
+	}
+	if (e->kind == key.kind && e->from == key.from && e->to == key.to &&
+	    e->run == key.run && e->pfrom == key.pfrom &&
+	    e->p2to == key.p2to && e->pkind == key.pkind &&
+	    e->p2kind == key.p2kind)
 		return 0;
 	if (sy_pl_places(c, b, why, len) || sy_pl_direct(c, b, why, len))
 		return 1;
@@ -856,7 +873,7 @@ static int sy_pl_code(struct sy_pl_ctx *c, const struct sy_br *b,
 	    !sy_pl_table_hit(c, b, prev))
 		return SY_PL_WHY("indirect jump to no entry of its table: "
 				 "%#" PRIx64 " -> %#" PRIx64, b->from, b->to);
-	*e = (struct sy_pl_seen){ from, b->from, b->to, (uint8_t)(b->kind + 1) };
+	*e = key;
 	return 0;
 }
 

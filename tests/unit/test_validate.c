@@ -272,6 +272,33 @@ Test(plausible, a64_branch_checks)
 	world_fini(&w);
 }
 
+/* A window's status depends on its own branches only, not on which windows
+ * the validator (a worker thread's, or the decoding thread's for convert's
+ * finished windows) checked before (issue 27, bug 4: windows and convert,
+ * and -j 1 and -j 3, disagreed).  The jump table's bound is read from the
+ * two branches before its br: a window that starts at the b.ls cannot
+ * read it, so its jump to 0x4002f0 (inside a case, in the table's reach)
+ * passes; the whole turn reads `cmp w0, #0xb; b.ls` and no entry gives
+ * 0x4002f0.  Checked after the first, the second was ok: the validator
+ * kept the jump as passed, keyed without the branches the bound is read
+ * from. */
+Test(plausible, a_status_does_not_depend_on_earlier_windows)
+{
+	struct sy_br turn[N(a64_turn)];
+	struct world w;
+
+	memcpy(turn, damaged(a64_turn, N(a64_turn), 2, 0x4002e0, 0x4002f0,
+			     SY_BR_IND_JUMP), sizeof(turn));
+	world_init(&w, SY_TRACE_ETM, 0);
+	/* the b.ls, the jump and the case's b, up to the ret */
+	check(&w, turn + 1, 3, 0x4002c8, NULL, 0, NULL);
+	check(&w, turn, N(turn), 0x400850, NULL, 0,
+	      "indirect jump to no entry of its table");
+	/* and the other way round */
+	check(&w, turn + 1, 3, 0x4002c8, NULL, 0, NULL);
+	world_fini(&w);
+}
+
 /* What correct code may do is never a reason: a return to an older call
  * site than the open one (a hand-written unwinder's `ret` to a saved
  * return address, 0x40015c after _start's bl) is suspect, and counted;
