@@ -102,12 +102,20 @@ for r in $recs; do
 done
 "$SY" merge -q -o "$T/local/fleet.lbr" "$T"/local/*.lbr || fail "local merge"
 
+# ssh passes no environment: the sanitizer options the suite runs with
+# (the suppressions of OpenCSD's documented leak) go with the command
+senv="env"
+for v in ASAN_OPTIONS LSAN_OPTIONS UBSAN_OPTIONS TSAN_OPTIONS; do
+	eval "val=\${$v:-}"
+	[ -n "$val" ] && senv="$senv $v='$val'"
+done
+
 # The recipe (README): converts on the hosts, files sent and returned.
 cd "$T/work" || fail "cd"
 export PARALLEL_HOME="$T/parallel-home"
 ls runs/*.data | parallel --ssh "$SSHCMD" --sshloginfile "$T/hosts.txt" \
 	--workdir "$T/remote" --transferfile {} --return {.}.lbr --cleanup \
-	"$SYA convert -q --format lbr --symfs $ROOT -o {.}.lbr {} && echo \"\$SSH_CONNECTION\"" \
+	"$senv $SYA convert -q --format lbr --symfs $ROOT -o {.}.lbr {} && echo \"\$SSH_CONNECTION\"" \
 	>"$T/jobs.out" 2>"$T/jobs.err" ||
 	{ cat "$T/jobs.err"; fail "parallel converts failed"; }
 for port in "$p1" "$p2"; do
@@ -122,7 +130,7 @@ done
 # the merge tree on the hosts too: parts of 2, then the parts
 ls runs/*.lbr | parallel --ssh "$SSHCMD" --sshloginfile "$T/hosts.txt" -N 2 \
 	--workdir "$T/remote" --transferfile {1} --transferfile {2} --return part-{#}.lbr --cleanup \
-	"$SYA merge -q -o part-{#}.lbr {}" 2>"$T/merge.err" ||
+	"$senv $SYA merge -q -o part-{#}.lbr {}" 2>"$T/merge.err" ||
 	{ cat "$T/merge.err"; fail "parallel merges failed"; }
 [ "$(ls part-*.lbr | wc -l)" -eq 3 ] || fail "expected 3 partial sums"
 "$SYA" merge -q -o fleet.lbr part-*.lbr || fail "final merge"
