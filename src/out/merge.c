@@ -19,6 +19,7 @@
 #include "sy_bytes.h"
 #include "sy_hash.h"
 #include "sy_merge.h"
+#include "sy_vec.h"
 
 struct sy_merge_ent {
 	uint64_t hash;
@@ -261,15 +262,8 @@ static int sy_merge_id_add(struct sy_merge *m, uint32_t id)
 	for (size_t i = 0; i < m->nr_ids; i++)
 		if (m->ids[i] == id)
 			return 0;
-	if (m->nr_ids == m->cap_ids) {
-		size_t ncap = m->cap_ids ? 2 * m->cap_ids : 16;
-		uint32_t *n = realloc(m->ids, ncap * sizeof(*n));
-
-		if (!n)
-			return -SY_E_NOMEM;
-		m->ids = n;
-		m->cap_ids = ncap;
-	}
+	if (sy_grow((void **)&m->ids, &m->cap_ids, m->nr_ids, sizeof(*m->ids)))
+		return -SY_E_NOMEM;
 	/* kept sorted: the section's key is the set */
 	size_t i = m->nr_ids++;
 	for (; i > 0 && m->ids[i - 1] > id; i--)

@@ -4,6 +4,7 @@
 
 #include "mmap_state.h"
 #include "sy_error.h"
+#include "sy_vec.h"
 
 void sy_mmstate_init(struct sy_mmstate *s)
 {
@@ -69,17 +70,10 @@ int sy_mmstate_note(struct sy_mmstate *s, uint64_t start, uint64_t len,
 
 		if (!p)
 			return -SY_E_NOMEM;
-		if (s->nr == s->cap) {
-			size_t ncap = s->cap ? 2 * s->cap : 16;
-			struct sy_mmstate_ent *n =
-				realloc(s->ents, ncap * sizeof(*n));
-
-			if (!n) {
-				free(p);
-				return -SY_E_NOMEM;
-			}
-			s->ents = n;
-			s->cap = ncap;
+		if (sy_grow((void **)&s->ents, &s->cap, s->nr,
+			    sizeof(*s->ents))) {
+			free(p);
+			return -SY_E_NOMEM;
 		}
 		e = &s->ents[s->nr++];
 		e->path = p;

@@ -23,6 +23,7 @@
 #include "sy_hash.h"
 #include "sy_image.h"
 #include "sy_proc.h"
+#include "sy_vec.h"
 #include "windows.h"
 
 /* Straight-line ranges longer than this are not one run of code: a
@@ -70,15 +71,8 @@ static struct sy_wi_ent *sy_wi_get(struct sy_wi_tab *t, uint64_t img,
 		if (e->img == img && e->func == func && e->ctx == ctx)
 			return e;
 	}
-	if (t->nr == t->cap) {
-		size_t ncap = t->cap ? 2 * t->cap : 256;
-		struct sy_wi_ent *n = realloc(t->e, ncap * sizeof(*n));
-
-		if (!n)
-			return NULL;
-		t->e = n;
-		t->cap = ncap;
-	}
+	if (sy_grow((void **)&t->e, &t->cap, t->nr, sizeof(*t->e)))
+		return NULL;
 	memset(&t->e[t->nr], 0, sizeof(t->e[0]));
 	t->e[t->nr].img = img;
 	t->e[t->nr].func = func;
