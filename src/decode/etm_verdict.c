@@ -42,17 +42,26 @@
  *    a damaged Trace Info of depth 3,689,179 before an Exception at the
  *    end of the data).
  *
+ * 5. On a unit that does not speculate, any speculation resolution packet
+ *    (Commit, Cancel, Mispredict): the architecture lets no P0 element be
+ *    speculative on such a unit (TRCIDR8.MAXSPEC is the most that can be
+ *    at any time), so there is nothing to commit, cancel or mispredict,
+ *    and such a packet is never valid trace.  Cases 1 and 2 only cut
+ *    such a packet where the stack held what 1.3.3 trips on, and that
+ *    was not enough: fuzz_etm_fastpath found a Cancel after an address
+ *    and atoms that the auto-commit had already taken, on which
+ *    mispredictAtom() still walked a freed element.  Cutting them all
+ *    loses nothing a correct trace holds.
+ *
  * No option of 1.3.3 turns these paths off, so the decoder must never see
- * such a packet.  The rules are conservative: they only ask whether an
- * address packet came since the last atom, not whether its element is
- * still uncommitted.  An exception's own address packet does not count
- * (it is committed with the exception) when the trace unit does not
- * speculate.  A-Sync and Trace Info do not clear it: a synchronised decoder
- * keeps its element stack across them (the first version of the guard
- * assumed otherwise, and the fuzzer found the crash again).  With
- * TRCIDR8.MAXSPEC == 0 every such packet is invalid anyway; with
- * speculation a rare valid sequence is cut, rather than crashing the
- * process.
+ * such a packet.  On a unit that does not speculate the rules cut only
+ * packets that are never valid (cases 4 and 5).  On one that speculates
+ * they are conservative: they ask whether an address packet came since
+ * the newest atom, not whether its element is still uncommitted.  A-Sync
+ * and Trace Info do not clear that: a synchronised decoder keeps its
+ * element stack across them (the first version of the guard assumed
+ * otherwise, and the fuzzer found the crash again).  A rare valid
+ * sequence is then cut, rather than crashing the process.
  */
 #include <string.h>
 
@@ -93,28 +102,17 @@ static int is_mispredict(int t)
 	       t == ETM4_PKT_I_CANCEL_F2 || t == ETM4_PKT_I_CANCEL_F3;
 }
 
-/* A unit without speculation: the stack empties at every atom. */
-static int verdict_plain(struct etm_verdict *g, const ocsd_etmv4_i_pkt *k)
+/* A unit without speculation: nothing is ever speculative, so it never
+ * sends what resolves speculation (case 5, which holds cases 1 and 2 for
+ * such a unit), nor a Trace Info with a depth (case 4). */
+static int verdict_plain(const ocsd_etmv4_i_pkt *k)
 {
 	int t = (int)k->type;
 
-	if (t == ETM4_PKT_I_TRACE_INFO && k->curr_spec_depth)
-		return 1;	/* case 4 */
-	if (is_atom(t)) {
-		g->addr_pending = g->after_exc = 0;
-	} else if (t == ETM4_PKT_I_EXCEPT) {
-		g->after_exc = 1;
-	} else if (is_addr(t) || is_src_addr(t)) {
-		if (g->after_exc)
-			g->after_exc = 0;
-		else
-			g->addr_pending = 1;
-	} else if (t == ETM4_PKT_I_COMMIT ? g->after_exc
-		   : is_mispredict(t) && g->addr_pending) {
-		g->addr_pending = g->after_exc = 0;
-		return 1;
-	}
-	return 0;
+	if (t == ETM4_PKT_I_TRACE_INFO)
+		return k->curr_spec_depth != 0;
+	return t == ETM4_PKT_I_COMMIT || t == ETM4_PKT_I_CANCEL_F1 ||
+	       is_mispredict(t);
 }
 
 /* A unit that speculates: elements stay on the stack across atoms, but
@@ -181,7 +179,7 @@ void sy_etm_verdict_init(struct etm_verdict *v, int spec, int rs)
 
 int sy_etm_verdict_packet(struct etm_verdict *v, const ocsd_etmv4_i_pkt *k)
 {
-	return v->spec ? verdict_spec(v, k) : verdict_plain(v, k);
+	return v->spec ? verdict_spec(v, k) : verdict_plain(k);
 }
 
 int sy_etm_verdict_rs(struct etm_verdict *v, const ocsd_etmv4_i_pkt *k)

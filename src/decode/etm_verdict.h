@@ -15,8 +15,8 @@
 struct etm_verdict {
 	uint8_t spec;		/* the trace unit speculates (TRCIDR8.MAXSPEC) */
 	uint8_t rs;		/* the return stack is on (TRCCONFIGR.RS) */
-	uint8_t addr_pending;	/* an address packet since the last atom */
-	uint8_t after_exc;	/* an exception waits for its address */
+	uint8_t after_exc;	/* speculating unit: an exception waits for
+				 * its address */
 	uint8_t addr_seen;	/* speculating unit: an address element newer
 				 * than the newest atom */
 	uint8_t addr_buried;	/* ... and a newer element above it */

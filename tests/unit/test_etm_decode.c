@@ -39,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../fuzz/fuzz_etm_code.h"
 #include "decode/etm.h"
 #include "fx_csfmt.h"
 #include "fx_etm.h"
@@ -2667,6 +2668,48 @@ Test(etm_bad, trace_info_spec_depth_without_speculation)
 	run_decoder(&p, buf, len, &o, &got, NULL);
 	cr_assert_gt(got.n, 0u);
 	items_free(&got);
+	free(buf);
+}
+
+/* An ETE unit that does not speculate, and a Cancel packet after an
+ * address and atoms at the end of the data: OpenCSD 1.3.3's
+ * mispredictAtom() dereferenced a freed element (etm_verdict.c, case 5:
+ * such a unit never sends Commit, Cancel or Mispredict).  tests/fuzz/
+ * fuzz_etm_fastpath found the bytes (preamble included); decoded both
+ * ways, whole and a byte at a time. */
+Test(etm_bad, cancel_without_speculation)
+{
+	struct sy_etm_source src;
+	struct sy_dec_params p;
+	struct items got;
+	size_t len;
+	uint8_t *buf = sy_test_read_file(
+		"tests/fuzz/regress/etm-nospec-cancel.raw", &len);
+
+	cr_assert_not_null(buf);
+	img_fill();
+	memset(&src, 0, sizeof(src));
+	src.trace_id = 0x10;
+	src.ete = 1;
+	src.trcconfigr = 1u << 6 | 1u << 11;
+	src.trcidr0 = 0x28000ea1;
+	src.trcidr1 = 0x4100fff0;
+	src.trcidr2 = 0x488;
+	src.trcdevarch = 0x47715a13;
+	memset(&p, 0, sizeof(p));
+	p.kind = SY_TRACE_ETM;
+	p.read_mem = img_read;	/* the fuzzer's code */
+	p.u.etm.sources = &src;
+	p.u.etm.nr_sources = 1;
+	for (int k = 0; k < 4; k++) {
+		struct run_opts o = { 0 };
+
+		o.chunk = (k & 1) ? 64 : 0;	/* the fuzzer's, and whole */
+		o.ring = (k & 2) ? 1 : 0;	/* its ring of one item */
+		run_decoder(&p, buf, len, &o, &got, NULL);
+		cr_assert_gt(got.n, 0u);
+		items_free(&got);
+	}
 	free(buf);
 }
 
