@@ -54,8 +54,9 @@ enum sy_dec_kind {
 	/* The trace unit's buffer overflowed: trace was lost here. */
 	SY_DEC_OVERFLOW,
 	/* The library could not decode: @code is its error code (OpenCSD
-	 * ocsd_err_t, or libipt pt_error_code), @offset the trace byte where it
-	 * happened.  Decoding resumes at the next START. */
+	 * ocsd_err_t, or libipt pt_error_code), or SY_DEC_ERR_DISAGREE, @offset
+	 * the trace byte where it happened.  Decoding resumes at the next
+	 * START. */
 	SY_DEC_ERROR,
 	/* A timestamp packet: @time in the trace's own clock (ETM: generic
 	 * timer counts; PT: TSC). */
@@ -338,6 +339,14 @@ int sy_decoder_peek(struct sy_decoder *d, struct sy_dec_item **items,
 void sy_decoder_advance(struct sy_decoder *d, size_t k);
 
 const struct sy_dec_stats *sy_decoder_stats(const struct sy_decoder *d);
+
+/* SY_DEC_ERROR code of our own, beside the libraries' (ETM): the trace
+ * says what the code cannot do, so trace or binary is not what ran.  The
+ * trace reported an A64 unconditional branch not taken (an N atom): no
+ * execution of that code gives one.  @to is the branch's address.  What
+ * the decoder walked since the trace last said where execution was is
+ * then unknown, so nothing is reported until it says so again. */
+#define SY_DEC_ERR_DISAGREE 0x7f000001
 
 /* "branch", "start", ... */
 const char *sy_dec_kind_name(enum sy_dec_kind kind);

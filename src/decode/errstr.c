@@ -33,6 +33,9 @@ static const char *sy_etm_common(int code)
 		return "commit packet beyond the elements to commit";
 	case OCSD_ERR_RET_STACK_OVERFLOW:
 		return "return stack popped more than pushed";
+	case SY_DEC_ERR_DISAGREE:
+		return "trace and code disagree: an unconditional branch not "
+		       "taken (damaged trace, or not the binary that ran)";
 	default:
 		return NULL;
 	}

@@ -311,6 +311,7 @@ static void stop_gap(struct etm_conv *cv, struct etm_src *s, uint64_t off,
 	it.from = s->have_last ? s->last_pc : 0;
 	it.to = s->have_next ? s->next_pc : 0;
 	s->started = 0;
+	s->lost = 0;
 	emit_flow(cv, s, &it);
 }
 
@@ -320,6 +321,7 @@ static void lose_flow(struct etm_conv *cv, struct etm_src *s, uint64_t off)
 		resolve_at_gap(cv, s, off);
 	s->pending = 0;
 	s->started = 0;
+	s->lost = 0;	/* what restarts the flow says where it is */
 }
 
 static void overflow(struct etm_conv *cv, struct etm_src *s, uint64_t off)
@@ -380,6 +382,23 @@ static int at_seam(struct etm_conv *cv, struct etm_src *s, uint64_t off,
 	return 1;
 }
 
+/* After trace and code disagreed, where the decoder walks is not where
+ * execution went (a damaged atom or address sent it elsewhere) until the
+ * trace says so again: a taken indirect branch's target comes from the
+ * trace (an address packet), so the range after one is where execution
+ * is; exceptions, overflows and resynchronisations end the state in
+ * lose_flow() and stop_gap().  Returns 1 to drop range @i_type / @exec. */
+static int lost_range(struct etm_src *s, uint8_t i_type, uint8_t exec)
+{
+	if (s->lost_anchor) {
+		s->lost = s->lost_anchor = 0;
+		return 0;
+	}
+	if (exec && i_type == OCSD_INSTR_BR_INDIRECT)
+		s->lost_anchor = 1;
+	return 1;
+}
+
 /* An INSTR_RANGE [@st, @en) of @ninsn instructions whose last is of class
  * @i_type / @i_subtype / @cond, executed (@exec) or not, @size bytes long
  * (0: 4), in @isa.  Inline: the fast path's direct lane calls it for every
@@ -393,6 +412,8 @@ static inline void conv_range(struct etm_conv *cv, struct etm_src *s,
 	uint64_t sz = size ? size : 4;
 	int seam = at_seam(cv, s, off, st);
 
+	if (s->lost && lost_range(s, i_type, exec))
+		return;
 	if (s->pending) {
 		emit_branch(cv, s, st, off);
 	} else if (!s->started ||
@@ -405,6 +426,16 @@ static inline void conv_range(struct etm_conv *cv, struct etm_src *s,
 	}
 	if (seam)
 		return;
+	if (!exec && !cond && isa == ocsd_isa_aarch64 &&
+	    (i_type == OCSD_INSTR_BR || i_type == OCSD_INSTR_BR_INDIRECT)) {
+		/* an unconditional branch not taken: no execution of this
+		 * code gives that N atom (an exception at the branch ends
+		 * the range before it) */
+		emit_error(cv, s, off, SY_DEC_ERR_DISAGREE, en - sz);
+		s->lost = 1;
+		s->lost_anchor = 0;
+		return;
+	}
 	s->ninsn += ninsn;
 	s->last_pc = en - sz;
 	s->have_last = 1;
@@ -439,7 +470,7 @@ int sy_etm_conv_run(struct etm_conv *cv, struct etm_src *s, uint64_t off,
 	/* the cases conv_range() handles that a run's later ranges could
 	 * meet: a seam, dropped items, held-back items */
 	if (s->seam_done || off >= cv->seam_at || off < cv->report_from ||
-	    cv->ring.skip || s->ndefer)
+	    cv->ring.skip || s->ndefer || s->lost)
 		return 0;
 	conv_range(cv, s, off, r->st, r->en, r->ninsn, r->type, r->subtype,
 		   r->cond, r->exec, 4, ocsd_isa_aarch64);
@@ -539,6 +570,7 @@ static void conv_exception(struct etm_conv *cv, struct etm_src *s, uint64_t off,
 	it.from = s->started && s->have_last ? s->last_pc : 0;
 	s->pending = 0;
 	s->started = 0;
+	s->lost = 0;	/* the exception's address says where it is */
 	emit_flow(cv, s, &it);
 }
 

@@ -52,6 +52,10 @@ struct etm_src {
 	uint8_t nacc_reported;	/* ERROR given for the current NACC gap */
 	uint8_t ended;		/* EO_TRACE seen */
 	uint8_t seam_done;	/* the window reached its seam: nothing more */
+	uint8_t lost;		/* trace and code disagreed (SY_DEC_ERR_DISAGREE):
+				 * ranges are dropped until the trace says where
+				 * execution is */
+	uint8_t lost_anchor;	/* ... which the next range's start does */
 	uint32_t ctxid;
 	uint64_t pend_from;
 	uint64_t last_pc;	/* last executed instruction */

@@ -48,7 +48,11 @@ static int run_fill(struct etm_runs *c, struct etm_run *e, uint64_t addr,
 		struct etm_run_range *r = &e->r[e->nr++];
 		int taken = (bits >> i) & 1;
 
-		if (b->nacc)
+		/* an unconditional branch not taken: conv_range() reports
+		 * it (etm_conv.c), so no run holds one */
+		if (b->nacc || (!taken && !b->cond &&
+				(b->type == OCSD_INSTR_BR ||
+				 b->type == OCSD_INSTR_BR_INDIRECT)))
 			return 0;
 		r->st = addr;
 		r->en = b->end;

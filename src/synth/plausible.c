@@ -495,9 +495,9 @@ static int sy_pl_landing(struct sy_pl_ctx *c, uint64_t from, uint64_t to)
 
 /* ETM: the straight run from @to (a branch target) to @from (the next
  * branch) holds no direct jump or call elsewhere than the next
- * instruction.  An indirect branch or return in it may have gone to the
- * next instruction (a branch to the fall-through is not a branch the trace
- * shows), so it proves nothing. */
+ * instruction.  (An unconditional branch not taken is the decoder's to
+ * report: SY_DEC_ERR_DISAGREE, etm_conv.c; one taken to the next
+ * instruction is a branch item of its own.) */
 static int sy_pl_range_uncached(struct sy_pl_ctx *c, uint64_t to,
 				const struct sy_loc *l, uint64_t len)
 {

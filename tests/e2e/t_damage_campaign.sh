@@ -39,6 +39,13 @@
 # (seed 14), 12 (seed 15) and 109 samples in 89 flips (seed 27) where it
 # caught 1, 6 and 53 in 43.  A false alarm loses a correct program's
 # samples; these bounds are that measurement, not a target.
+# The generator then learnt that a jump, call or return to the next
+# instruction is taken (an E atom and, if indirect, its address, as a
+# trace unit sends it; it had sent an N atom), and the decoders that an
+# unconditional branch not taken is no execution of the code
+# (SY_DEC_ERR_DISAGREE).  The regenerated fixtures are other inputs: the
+# checks before that rule (1896294) give 2, 13 and 105 samples (84 flips)
+# on them, with it 2, 13 and 99 (80 flips).
 . tests/e2e/lib.sh
 require_tool python3
 need_shared=
@@ -51,7 +58,7 @@ python3 tests/damage/campaign.py --sy "$SY" --shared "$SHARED" $need_shared \
 # the trace itself: 480 AUX payload bit flips and byte overwrites
 python3 tests/damage/campaign.py --sy "$SY" --shared "$SHARED" $need_shared \
 	--seed 15 --per-input 40 --kinds payload-flip,payload-byte \
-	--max-fabricated 12 ||
+	--max-fabricated 13 ||
 	fail "damage campaign (AUX payload) failed (above)"
 # the issue-27 size: 3,000 AUX bit flips over the 12 inputs (about 20 s).
 # Measured: 20e0247 lets 34 flips (51 samples) fabricate an edge, the
@@ -59,7 +66,7 @@ python3 tests/damage/campaign.py --sy "$SY" --shared "$SHARED" $need_shared \
 # the return rule (above) 89 (109): the bound is that measurement, far
 # from the 0.2% (6 flips) issue 27 asks
 python3 tests/damage/campaign.py --sy "$SY" --shared "$SHARED" $need_shared \
-	--seed 27 --per-input 250 --kinds payload-flip --max-fabricated 109 ||
+	--seed 27 --per-input 250 --kinds payload-flip --max-fabricated 99 ||
 	fail "damage campaign (3,000 AUX bit flips) failed (above)"
 # one implausible window as a user meets it: one bit of etm4-etr-basic's
 # trace flipped sends op_switch's jump-table branch (0x4002e0) into
@@ -71,7 +78,7 @@ G=tests/fixtures/generated
 python3 - "$G/etm4-etr-basic.data" "$T/flip.data" <<'PY'
 import sys
 d = bytearray(open(sys.argv[1], "rb").read())
-d[3236] ^= 1 << 1
+d[3258] ^= 1 << 1
 open(sys.argv[2], "wb").write(d)
 PY
 "$SY" windows --symfs . "$G/etm4-etr-basic.data" | grep -q '^ *2 .* ok *$' ||

@@ -2018,6 +2018,71 @@ Test(etm_decode, negative_control_flipped_atom)
 	fx_truth_fini(&t);
 }
 
+/* An A64 unconditional branch is always taken: a flipped atom that says
+ * one was not is no execution of the code, and both decoders say so
+ * (SY_DEC_ERR_DISAGREE at the branch, etm_conv.c); nothing they walked
+ * after it is reported until an indirect branch's target (from the trace)
+ * says where execution is.  A flipped conditional branch's atom gives no
+ * such error at that branch.  Before the rule the same windows decoded to
+ * a wrong path without any error (negative_control_flipped_atom). */
+Test(etm_bad, unconditional_branch_not_taken)
+{
+	struct fx_truth t;
+	struct tmem mem = { 0 };
+	size_t uncond = 0, cond = 0;
+
+	load_truth(&t, "branchy-aarch64");
+	mem.t = &t;
+	for (size_t i = 4000, k = 0; i < 4300; i++) {
+		const struct fx_insn *in = &t.insns[i];
+		struct fx_etm_config cfg;
+		struct fx_etm_window w;
+		struct tsrc s;
+		struct sy_dec_params p;
+		struct items got;
+		size_t err_at = (size_t)-1;
+
+		if (in->kind == SY_BR_NONE || in->kind == SY_BR_SYSCALL)
+			continue;
+		fx_etm_config_init(&cfg);
+		fx_etm_window_init(&w);
+		w.end = FX_ETM_END_EXCEPTION;
+		w.end_ip = t.insns[4999].next;
+		w.flip_atom = k++;
+		tsrc_init(&s, &cfg);
+		tsrc_window(&s, t.insns + 4000, 1000, &w);
+		params_init(&p, &mem, &s.s, 1, 0, 0);
+		run_decoder(&p, s.enc.out.data, s.enc.out.len, NULL, &got, NULL);
+		for (size_t j = 0; j < got.n && err_at == (size_t)-1; j++)
+			if (got.v[j].kind == SY_DEC_ERROR &&
+			    got.v[j].code == SY_DEC_ERR_DISAGREE &&
+			    got.v[j].to == in->pc)
+				err_at = j;
+		if (in->kind == SY_BR_COND) {
+			cr_assert_eq(err_at, (size_t)-1, "flip %zu: a conditional "
+				     "branch at %#llx reported", k - 1,
+				     (unsigned long long)in->pc);
+			cond++;
+		} else {
+			cr_assert_neq(err_at, (size_t)-1, "flip %zu: the %s at "
+				      "%#llx not reported", k - 1,
+				      sy_branch_kind_name((enum sy_branch_kind)in->kind),
+				      (unsigned long long)in->pc);
+			for (size_t j = err_at + 1; j < got.n &&
+			     got.v[j].kind != SY_DEC_START; j++)
+				cr_assert_neq(got.v[j].kind, SY_DEC_BRANCH,
+					      "flip %zu: a branch walked after "
+					      "the error", k - 1);
+			uncond++;
+		}
+		items_free(&got);
+		tsrc_fini(&s);
+	}
+	cr_assert_gt(uncond, 10);
+	cr_assert_gt(cond, 10);
+	fx_truth_fini(&t);
+}
+
 /* One decoder per thread, several threads: OpenCSD 1.3.3's process-wide
  * state (tree list, error logger) must not be corrupted by concurrent
  * allocation, decoding of bad trace and freeing (src/decode/etm.c,

@@ -15,10 +15,11 @@
 #define BASE 0x400000ull
 
 /* 0x00 add x0, x0, #1; 0x04 cmp x0, #10; 0x08 b.ne 0x00; 0x0c bl 0x20;
- * 0x10 ret; 0x14-0x1c nop; 0x20 br x1; nothing mapped from 0x24 on */
+ * 0x10 ret; 0x14-0x1c nop; 0x20 br x1; 0x24 cbz x1, 0x00; nothing mapped
+ * from 0x28 on */
 static const uint32_t prog[] = {
 	0x91000400, 0xf100281f, 0x54ffffc1, 0x94000005, 0xd65f03c0,
-	0xd503201f, 0xd503201f, 0xd503201f, 0xd61f0020,
+	0xd503201f, 0xd503201f, 0xd503201f, 0xd61f0020, 0xb4fffee1,
 };
 
 static size_t read_prog(void *ctx, uint32_t ctxid, uint64_t addr,
@@ -120,6 +121,28 @@ Test(etm_runs, branches_count_what_ran_between)
 	cr_assert_eq(r->r[2].br, SY_BR_CALL);
 }
 
+/* Whether atoms @bits (oldest first) from BASE are ones this code can
+ * give: N only at the b.ne (the bl and the br are always taken), nothing
+ * after the br (it needs an address). */
+static int valid_key(uint32_t bits, unsigned n)
+{
+	uint64_t at = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		int e = (bits >> i) & 1;
+
+		if (at == 0x20)
+			return 0;
+		if (at == 0x00)
+			at = e ? 0x00 : 0x0c;
+		else if (!e)
+			return 0;
+		else
+			at = 0x20;
+	}
+	return 1;
+}
+
 /* A run an item points at (sy_etm_conv_run) stays what it is: another key
  * for its entry gets no run (the walk takes those atoms) until the items
  * are taken (etm_runs_unpin); a clear unpins too. */
@@ -137,7 +160,8 @@ Test(etm_runs, pinned_until_the_items_are_taken)
 		for (uint32_t bits = 0; bits < (1u << n) && !rn; bits++) {
 			uint64_t before = runs.pinned;
 
-			if (!sy_etm_runs_get(&runs, BASE, 7, 0, bits, n) &&
+			if (valid_key(bits, n) &&
+			    !sy_etm_runs_get(&runs, BASE, 7, 0, bits, n) &&
 			    runs.pinned > before) {
 				rn = n;
 				rbits = bits;
@@ -172,13 +196,26 @@ Test(etm_runs, indirect_ends_the_run)
  * first atom or after readable ones. */
 Test(etm_runs, unreadable_is_no_run)
 {
-	cr_assert_null(sy_etm_runs_get(&runs, BASE + 0x24, 7, 0, 0x1, 1));
+	cr_assert_null(sy_etm_runs_get(&runs, BASE + 0x28, 7, 0, 0x1, 1));
 	cr_assert_null(sy_etm_runs_get(&runs, BASE, 8, 0, 0x1, 1));
-	/* N atoms: the b.ne, the bl, the ret, the nops to the br, all
-	 * readable; a fifth would walk from 0x24, which cannot be read */
-	cr_assert_eq(sy_etm_runs_get(&runs, BASE, 7, 0, 0x0, 4)->end,
-		     BASE + 0x24);
-	cr_assert_null(sy_etm_runs_get(&runs, BASE, 7, 0, 0x0, 5));
+	/* the cbz not taken ends at 0x28; a second atom would walk from
+	 * there, which cannot be read */
+	cr_assert_eq(sy_etm_runs_get(&runs, BASE + 0x24, 7, 0, 0x0, 1)->end,
+		     BASE + 0x28);
+	cr_assert_null(sy_etm_runs_get(&runs, BASE + 0x24, 7, 0, 0x0, 2));
+}
+
+/* An N atom on an unconditional branch is no execution of this code: no
+ * run holds one, so the walk hands it to etm_conv.c, which reports trace
+ * and code disagreeing (SY_DEC_ERR_DISAGREE). */
+Test(etm_runs, unconditional_not_taken_is_no_run)
+{
+	/* N at the b.ne, then N at the bl */
+	cr_assert_null(sy_etm_runs_get(&runs, BASE, 7, 0, 0x0, 2));
+	/* N at the b.ne, E at the bl, N at the br */
+	cr_assert_null(sy_etm_runs_get(&runs, BASE, 7, 0, 0x2, 3));
+	/* the same up to the bl is a run */
+	cr_assert_not_null(sy_etm_runs_get(&runs, BASE, 7, 0, 0x2, 2));
 }
 
 /* Found again by the whole key, and only by it; a clear forgets all. */

@@ -825,8 +825,13 @@ static void perf_check(struct fx *f, const uint8_t *data, size_t len,
 		 !strcmp(f->sc.sink, "etr") || trbe_smp ? "bZ" : "b",
 		 f->sc.pipe ? "" : "-F cpu,event,ip,addr", g_tmp);
 	st = sy_test_run(cmd, &out, NULL);
-	cr_assert_eq(st, 0, "%s: perf script exit %d", f->name, st);
-	perf_parse(out, cpu, FX_SCN_MAX_CPUS, f->sc.per_thread);
+	/* where perf 6.1 decodes raw TRBE bytes as frames (its "best
+	 * effort"), what it makes of them, its exit status included,
+	 * depends on the bytes: the caller checks that it says so and
+	 * decodes nothing */
+	cr_assert(st == 0 || perf_cannot_decode(f), "%s: perf script exit %d",
+		  f->name, st);
+	perf_parse(out ? out : "", cpu, FX_SCN_MAX_CPUS, f->sc.per_thread);
 	free(out);
 	free(f->perf_insns);
 	f->perf_insns = NULL;
