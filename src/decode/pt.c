@@ -8,13 +8,14 @@
  * instruction of each block is decoded here (pt_x86.c) for its size and,
  * for near calls and jumps, whether it is direct and where it goes:
  *
- *   direct call / jump    BRANCH to the static target right away (unless
- *                         it targets the next instruction);
- *   conditional, indirect, ret, far transfers
- *                         BRANCH once the successor is known and differs
- *                         from the fall-through: the next block's IP, the
- *                         FUP IP of an async disable, the IP of a disable
- *                         that carries one;
+ *   direct call / jump    BRANCH to the static target right away (the
+ *                         next instruction too: it is taken);
+ *   indirect, ret, far transfers
+ *                         BRANCH once the successor is known: the next
+ *                         block's IP, the FUP IP of an async disable, the
+ *                         IP of a disable that carries one;
+ *   conditional           the same where the successor differs from the
+ *                         fall-through (else it was not taken);
  *   syscall + TIP.PGD     STOP(SYSCALL, from = the syscall, to = the
  *                         instruction after it); the TIP.PGE on return is
  *                         a START;
@@ -270,7 +271,12 @@ static void sy_pt_resolve(struct sy_pt *pt, uint64_t succ, uint64_t off)
 		sy_pt_push(pt, SY_DEC_ERROR, off)->code = pte_bad_insn;
 		return;
 	}
-	if (pt->last.size && succ == sy_pt_fall(pt))
+	/* only a conditional branch can go to the next instruction without
+	 * being taken: any other is a taken branch there (the lazy PLT's
+	 * jmp *GOT to its own push, the PIC call to the next instruction),
+	 * as an LBR records it */
+	if (pt->last.size && succ == sy_pt_fall(pt) &&
+	    pt->last.kind == SY_BR_COND)
 		return;
 	it = sy_pt_push(pt, SY_DEC_BRANCH, off);
 	it->br = pt->last.kind;
@@ -399,8 +405,6 @@ static void sy_pt_classify(struct sy_pt *pt, const struct pt_block *b,
 static void sy_pt_block(struct sy_pt *pt, const struct pt_block *b,
 			uint64_t off)
 {
-	uint64_t fall;
-
 	if (pt->need_start || !pt->tracing)
 		sy_pt_start(pt, b->ip, off);
 	else
@@ -413,13 +417,10 @@ static void sy_pt_block(struct sy_pt *pt, const struct pt_block *b,
 	sy_pt_classify(pt, b, &pt->last);
 	pt->pending = pt->last.kind != SY_BR_NONE;
 	if (pt->last.direct && pt->last.kind != SY_BR_COND) {
-		/* A direct call or jump goes where its bytes say. */
-		fall = sy_pt_fall(pt);
+		/* A direct call or jump goes where its bytes say, the next
+		 * instruction included. */
 		pt->pending = 1;
-		if (pt->last.target == fall)
-			pt->pending = 0;
-		else
-			sy_pt_resolve(pt, pt->last.target, off);
+		sy_pt_resolve(pt, pt->last.target, off);
 	}
 }
 
