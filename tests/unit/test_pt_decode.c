@@ -1863,6 +1863,29 @@ static size_t t_jmp_mem(void *ctx, uint32_t ctxid, uint64_t addr,
 	return len;
 }
 
+/* A decoder over hand-made @trace (@n bytes) and code @read_mem reads
+ * (@ctx), drained into @got (at most 2^18 + 100 items). */
+static struct sy_decoder *t_hand_decode(const uint8_t *trace, size_t n,
+					size_t (*read_mem)(void *, uint32_t,
+							   uint64_t, uint8_t *,
+							   size_t),
+					void *ctx, struct items *got)
+{
+	struct sy_dec_params p;
+	struct sy_dec_chunk ch;
+	struct sy_decoder *d;
+
+	pt_params(&p, NULL);
+	p.read_mem = read_mem;
+	p.mem_ctx = ctx;
+	cr_assert_eq(sy_decoder_alloc(&d, &p), 0);
+	ch.data = trace;
+	ch.len = n;
+	cr_assert_eq(sy_decoder_reset(d, &ch, 1, 0), 0);
+	drain(d, got, (1u << 18) + 100);
+	return d;
+}
+
 /* A direct jump to itself needs no trace: libipt would walk it forever
  * (one block per call) while a packet is still to come.  The decoder
  * gives up with an ERROR after 2^18 instructions without trace. */
@@ -1873,10 +1896,8 @@ Test(pt_decode, endless_direct_jump)
 	struct pt_encoder *enc;
 	struct pt_config cfg;
 	struct pt_packet pk;
-	struct sy_dec_chunk ch;
 	struct items got = { 0 };
 	struct sy_decoder *d;
-	struct sy_dec_params p;
 	int n = 0, k;
 
 	/* PSB, PSBEND, MODE.exec 64, TIP.PGE(0x7000), TNT-8 */
@@ -1911,14 +1932,7 @@ Test(pt_decode, endless_direct_jump)
 	}
 	pt_free_encoder(enc);
 
-	pt_params(&p, NULL);
-	p.read_mem = t_jmp_mem;
-	p.mem_ctx = code;
-	cr_assert_eq(sy_decoder_alloc(&d, &p), 0);
-	ch.data = trace;
-	ch.len = (size_t)n;
-	cr_assert_eq(sy_decoder_reset(d, &ch, 1, 0), 0);
-	drain(d, &got, (1u << 18) + 100);
+	d = t_hand_decode(trace, (size_t)n, t_jmp_mem, code, &got);
 	cr_assert_geq(got.n, 2);
 	cr_expect_eq(got.e[0].kind, SY_DEC_START);
 	cr_expect_eq(got.e[0].to, 0x7000);
@@ -1963,10 +1977,8 @@ Test(pt_decode, unconditional_branch_to_next_instruction)
 	struct pt_encoder *enc;
 	struct pt_config cfg;
 	struct pt_packet pk;
-	struct sy_dec_chunk ch;
 	struct items got = { 0 };
 	struct sy_decoder *d;
-	struct sy_dec_params p;
 	uint64_t n;
 
 	/* PSB, PSBEND, MODE.exec 64, TIP.PGE(0x7000), TIP(0x7002), TNT-8
@@ -1998,13 +2010,7 @@ Test(pt_decode, unconditional_branch_to_next_instruction)
 	cr_assert_eq(pt_enc_get_offset(enc, &n), 0);
 	pt_free_encoder(enc);
 
-	pt_params(&p, NULL);
-	p.read_mem = t_next_mem;
-	cr_assert_eq(sy_decoder_alloc(&d, &p), 0);
-	ch.data = trace;
-	ch.len = (size_t)n;
-	cr_assert_eq(sy_decoder_reset(d, &ch, 1, 0), 0);
-	drain(d, &got, (1u << 18) + 100);
+	d = t_hand_decode(trace, (size_t)n, t_next_mem, NULL, &got);
 	cr_assert_geq(got.n, 4);
 	cr_expect_eq(got.e[0].kind, SY_DEC_START);
 	cr_expect_eq(got.e[0].to, 0x7000);
