@@ -1,5 +1,6 @@
 /* The ETM fast path's basic-block cache (see etm_blocks.h). */
 #include <stdlib.h>
+#include <string.h>
 
 #include "etm_a64.h"
 #include "etm_blocks.h"
@@ -11,6 +12,7 @@ int sy_etm_blocks_init(struct etm_blocks *b, struct sy_code_cache *code)
 	b->v = malloc(ETM_BLOCKS * sizeof(*b->v));
 	if (!b->v)
 		return -SY_E_NOMEM;
+	b->nused = ETM_BLOCKS_USED + 1;	/* nothing is empty yet */
 	sy_etm_blocks_clear(b);
 	return 0;
 }
@@ -23,8 +25,14 @@ void sy_etm_blocks_fini(struct etm_blocks *b)
 
 void sy_etm_blocks_clear(struct etm_blocks *b)
 {
-	for (size_t i = 0; i < ETM_BLOCKS; i++)
-		b->v[i].start = ETM_NO_BLOCK;
+	/* every byte 0xff: start is ETM_NO_BLOCK (UINT64_MAX), the other
+	 * fields are read only once start matches */
+	if (b->nused > ETM_BLOCKS_USED)
+		memset(b->v, 0xff, ETM_BLOCKS * sizeof(*b->v));
+	else
+		for (uint32_t i = 0; i < b->nused; i++)
+			b->v[b->used[i]].start = ETM_NO_BLOCK;
+	b->nused = 0;
 	b->misses = 0;
 }
 
@@ -54,6 +62,10 @@ const struct etm_block *sy_etm_blocks_fill(struct etm_blocks *b,
 	uint32_t n = 0, w;
 
 	b->misses++;
+	if (b->nused < ETM_BLOCKS_USED)
+		b->used[b->nused] = (uint16_t)(e - b->v);
+	if (b->nused <= ETM_BLOCKS_USED)
+		b->nused++;
 	e->start = start;
 	e->ctxid = ctxid;
 	e->wfi_wfe = (uint8_t)wfi_wfe;

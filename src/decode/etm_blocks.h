@@ -34,10 +34,20 @@ struct etm_block {
 #define ETM_NO_BLOCK UINT64_MAX
 #define ETM_BLOCKS 8192u	/* a power of two */
 
+/* Entries filled since the last clear that are remembered, so that a
+ * clear after a short window empties those only: emptying all 8192 costs
+ * more than decoding a small window (every pause sample's, and each input
+ * of the fuzzers). */
+#define ETM_BLOCKS_USED 256u
+
 struct etm_blocks {
 	struct sy_code_cache *code;
 	struct etm_block *v;	/* ETM_BLOCKS entries, direct-mapped */
 	uint64_t misses;
+	/* the entries filled since the last clear; more than
+	 * ETM_BLOCKS_USED: not remembered, all are emptied */
+	uint32_t nused;
+	uint16_t used[ETM_BLOCKS_USED];
 };
 
 int sy_etm_blocks_init(struct etm_blocks *b, struct sy_code_cache *code);
