@@ -59,6 +59,9 @@ struct sy_pl_seen {
 	 * on the stack cost a store-forwarding stall per branch: about half
 	 * of the checks' time on real ETE trace) */
 	uint32_t kinds;
+	/* an indirect branch's sy_pl_landing() verdict + 1 (0: not yet):
+	 * like the checks above, it reads only the code at both ends */
+	uint8_t land;
 };
 
 static uint32_t sy_pl_kinds(const struct sy_br *b, const struct sy_br *prev,
@@ -672,16 +675,21 @@ static void sy_pl_resume(struct sy_pl_ctx *c, const struct sy_br *b)
  * (a context switch's resume label, a stripped binary's unnamed code) is
  * only suspect: symbols cannot tell damage from unusual code. */
 static int sy_pl_indirect(struct sy_pl_ctx *c, const struct sy_br *b,
-			  char *why, size_t len)
+			  struct sy_pl_seen *seen, char *why, size_t len)
 {
-	int v = sy_pl_target(c, b->to);
+	int v;
 
-	if (v == SY_PL_MID)
+	/* a branch the memo holds passed the target check before */
+	if (!seen->land && sy_pl_target(c, b->to) == SY_PL_MID)
 		return SY_PL_WHY("indirect branch into an instruction: "
 				 "%#" PRIx64 " -> %#" PRIx64, b->from, b->to);
-	if (b->kind == SY_BR_RET)
+	if (b->kind == SY_BR_RET) {
+		seen->land = 0xff;	/* checked; no landing verdict */
 		return 0;
-	v = sy_pl_landing(c, b->from, b->to);
+	}
+	if (!seen->land)
+		seen->land = (uint8_t)(sy_pl_landing(c, b->from, b->to) + 1);
+	v = seen->land - 1;
 	if (v == SY_PL_INSIDE) {
 		c->suspect++;
 		if (b->kind == SY_BR_IND_JUMP)
@@ -848,7 +856,8 @@ static int sy_pl_table_hit(struct sy_pl_ctx *c, const struct sy_br *b,
  * encoding, and the straight run from @prev's target to it.  Returns 1
  * with @why when one fails. */
 static int sy_pl_code(struct sy_pl_ctx *c, const struct sy_br *b,
-		      const struct sy_br *prev, char *why, size_t len)
+		      const struct sy_br *prev, struct sy_pl_seen **seen,
+		      char *why, size_t len)
 {
 	int run = prev && c->p->arch == SY_TRACE_ETM &&
 		  prev->kind != SY_BR_SYSCALL && prev->kind != SY_BR_ERET;
@@ -856,13 +865,14 @@ static int sy_pl_code(struct sy_pl_ctx *c, const struct sy_br *b,
 	struct sy_pl_seen *e = &c->seen[(b->from ^ (b->to >> 2) ^ from) &
 					 (SY_PL_SEEN - 1)];
 	struct sy_pl_seen key = { from, b->from, b->to, 0, 0,
-				  sy_pl_kinds(b, NULL, NULL) };
+				  sy_pl_kinds(b, NULL, NULL), 0 };
 
 	if (run && b->kind == SY_BR_IND_JUMP) {
 		key.pfrom = prev->from;
 		key.p2to = c->prev2 ? c->prev2->to : 0;
 		key.kinds = sy_pl_kinds(b, prev, c->prev2);
 	}
+	*seen = e;
 	if (e->kinds == key.kinds && e->from == key.from && e->to == key.to &&
 	    e->run == key.run && e->pfrom == key.pfrom && e->p2to == key.p2to)
 		return 0;
@@ -892,21 +902,23 @@ static int sy_pl_code(struct sy_pl_ctx *c, const struct sy_br *b,
 static int sy_pl_branch(struct sy_pl_ctx *c, const struct sy_br *b,
 			const struct sy_br *prev, char *why, size_t len)
 {
-	if (sy_pl_code(c, b, prev, why, len))
+	struct sy_pl_seen *seen;
+
+	if (sy_pl_code(c, b, prev, &seen, why, len))
 		return 1;
 	switch (b->kind) {
 	case SY_BR_CALL:
 		sy_pl_call(c, b);
 		return 0;
 	case SY_BR_IND_CALL:
-		if (sy_pl_indirect(c, b, why, len))
+		if (sy_pl_indirect(c, b, seen, why, len))
 			return 1;
 		sy_pl_call(c, b);
 		return 0;
 	case SY_BR_IND_JUMP:
-		return sy_pl_indirect(c, b, why, len);
+		return sy_pl_indirect(c, b, seen, why, len);
 	case SY_BR_RET:
-		if (sy_pl_indirect(c, b, why, len))
+		if (sy_pl_indirect(c, b, seen, why, len))
 			return 1;
 		sy_pl_return(c, b);
 		return 0;
