@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jump_table.h"
 #include "sy_branch.h"
 #include "sy_hash.h"
 
@@ -43,7 +44,7 @@ struct sy_pl_memo_ent {
 /* A branch that passed the checks that depend only on the code, with the
  * target of the branch before it (its straight run's start) and, for an
  * indirect jump, what its jump-table bound is read from (the branch before
- * it and the one before that: sy_pl_table_bound); kind 0: empty.  Every
+ * it and the one before that: sy_jt_hit); kind 0: empty.  Every
  * input of the checks is in the key, so a verdict never depends on which
  * windows the validator saw before (issue 27, bug 4: it did, with the
  * thread count and the command).  Direct-mapped, SY_PL_SEEN entries (a
@@ -700,156 +701,17 @@ static int sy_pl_indirect(struct sy_pl_ctx *c, const struct sy_br *b,
 	return 0;
 }
 
-static uint32_t sy_pl_word(const uint8_t *b)
+static int sy_pl_jt_read(void *ctx, uint64_t addr, uint8_t *buf, size_t n)
 {
-	return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 |
-	       (uint32_t)b[3] << 24;
+	return sy_pl_read(ctx, addr, buf, n);
 }
 
-/* A64 jump table (GCC's and Clang's switch lowering): the straight run
- * ends in `adr xB, base; add xT, xB, wE, {s,u}xt{b,h} #s; br xT`.  Whatever
- * the loaded entry wE holds, only its low byte or halfword counts, so the
- * target is base + ext(wE) << s: any other target is no program's.
- * Returns 1 with @lo and @hi (inclusive) when @b ends such a run that
- * started at or before the adr (@run: the run's first address). */
-static int sy_pl_table_range(struct sy_pl_ctx *c, const struct sy_br *b,
-			     uint64_t run, uint64_t *lo, uint64_t *hi)
+static int sy_pl_jt_fixed(void *ctx, uint64_t addr, uint64_t len)
 {
-	static const int64_t span[8][2] = {
-		{ 0, 255 }, { 0, 65535 }, { 0, 0 }, { 0, 0 },
-		{ -128, 127 }, { -32768, 32767 }, { 0, 0 }, { 0, 0 },
-	};
-	uint8_t buf[12];
-	uint32_t adr, add, br, opt, sh;
-	uint64_t base;
-	int64_t imm;
+	const struct sy_map *m = sy_pl_map(ctx, addr);
 
-	if (b->from < 8 || run > b->from - 8 ||
-	    !sy_pl_read(c, b->from - 8, buf, sizeof(buf)))
-		return 0;
-	adr = sy_pl_word(buf);
-	add = sy_pl_word(buf + 4);
-	br = sy_pl_word(buf + 8);
-	opt = (add >> 13) & 7;
-	sh = (add >> 10) & 7;
-	/* BR Xn; ADD (extended register, 64-bit); ADR */
-	if ((br & 0xfffffc1fu) != 0xd61f0000u ||
-	    (add & 0xffe00000u) != 0x8b200000u ||
-	    (adr & 0x9f000000u) != 0x10000000u ||
-	    ((br >> 5) & 31) != (add & 31) || ((add >> 5) & 31) != (adr & 31) ||
-	    (adr & 31) == 31 || (add & 31) == 31 ||
-	    span[opt][0] == span[opt][1] || sh > 4)
-		return 0;
-	imm = (int64_t)((((adr >> 5) & 0x7ffffu) << 2) | ((adr >> 29) & 3));
-	if (imm & (1 << 20))
-		imm -= 1 << 21;
-	base = b->from - 8 + (uint64_t)imm;
-	*lo = base + (uint64_t)(span[opt][0] * (1 << sh));
-	*hi = base + (uint64_t)(span[opt][1] * (1 << sh));
-	return 1;
-}
-
-/* Largest switch whose table the check below reads (entries). */
-#define SY_PL_TABLE_MAX 1024u
-
-/* The index bound of the jump table @b ends, from the code's own bounds
- * check (as BOLT's jump-table analysis reads it): GCC's
- *
- *   cmp wI, #N; b.ls L ... L: adrp xT, tab; add xT, xT, #lo;
- *   ldrb wE, [xT, wI, uxtw] (or ldrh ... uxtw #1); adr; add; br
- *
- * with the b.ls the run's taken branch @prev, and the cmp in the straight
- * run before it (so wI <= N when the table is read).  Returns the
- * number of entries (N + 1) with the table's address and entry size, or
- * 0 when the code is not that. */
-static uint32_t sy_pl_table_bound(struct sy_pl_ctx *c, const struct sy_br *b,
-				  const struct sy_br *prev, uint64_t *tab,
-				  unsigned *esize)
-{
-	uint8_t buf[24];
-	uint32_t w[6], cmp, bls, idx;
-	int64_t imm;
-
-	const struct sy_br *p2 = c->prev2;
-
-	if (prev->kind != SY_BR_COND || prev->to != b->from - 20 ||
-	    prev->from < 4 || !p2 || p2->kind == SY_BR_SYSCALL ||
-	    p2->kind == SY_BR_ERET || p2->to > prev->from - 4 ||
-	    !sy_pl_read(c, prev->from - 4, buf, 8))
-		return 0;
-	cmp = sy_pl_word(buf);
-	bls = sy_pl_word(buf + 4);
-	if (!sy_pl_read(c, b->from - 20, buf, sizeof(buf)))
-		return 0;
-	for (int i = 0; i < 6; i++)
-		w[i] = sy_pl_word(buf + 4 * i);
-	idx = (cmp >> 5) & 31;
-	/* cmp wI, #imm12 (subs wzr); b.ls; adrp xT; add xT, xT, #imm12;
-	 * ldrb wE, [xT, wI, uxtw] or ldrh wE, [xT, wI, uxtw #1] */
-	if ((cmp & 0xffc0001fu) != 0x7100001fu ||
-	    (bls & 0xff00001fu) != 0x54000009u ||
-	    (w[0] & 0x9f000000u) != 0x90000000u ||
-	    (w[1] & 0xffc00000u) != 0x91000000u ||
-	    (w[1] & 31) != (w[0] & 31) || ((w[1] >> 5) & 31) != (w[0] & 31) ||
-	    ((w[2] & 0xffe0fc00u) != 0x38604800u &&
-	     (w[2] & 0xffe0fc00u) != 0x78605800u) ||
-	    ((w[2] >> 5) & 31) != (w[0] & 31) || ((w[2] >> 16) & 31) != idx ||
-	    (w[0] & 31) == idx || (w[2] & 31) != ((w[4] >> 16) & 31))
-		return 0;
-	imm = (int64_t)((((w[0] >> 5) & 0x7ffffu) << 2) | ((w[0] >> 29) & 3));
-	if (imm & (1 << 20))
-		imm -= 1 << 21;
-	*tab = ((b->from - 20) & ~0xfffull) + (uint64_t)(imm * 4096) +
-	       ((w[1] >> 10) & 0xfff);
-	*esize = (w[2] & 0xffe0fc00u) == 0x78605800u ? 2 : 1;
-	return ((cmp >> 10) & 0xfff) + 1;
-}
-
-/* Whether the entries of the table @b jumps through (the run ends as
- * sy_pl_table_range and sy_pl_table_bound want), read from a mapping no
- * one can write, give @b's target: 1 yes or not known, 0 no. */
-static int sy_pl_table_hit(struct sy_pl_ctx *c, const struct sy_br *b,
-			   const struct sy_br *prev)
-{
-	uint8_t buf[8];
-	uint32_t adr, add, n, opt, sh;
-	unsigned es;
-	uint64_t tab, base;
-	int64_t imm;
-	const struct sy_map *m;
-
-	n = sy_pl_table_bound(c, b, prev, &tab, &es);
-	if (!n || n > SY_PL_TABLE_MAX || !sy_pl_read(c, b->from - 8, buf, 8))
-		return 1;
-	adr = sy_pl_word(buf);
-	add = sy_pl_word(buf + 4);
-	imm = (int64_t)((((adr >> 5) & 0x7ffffu) << 2) | ((adr >> 29) & 3));
-	if (imm & (1 << 20))
-		imm -= 1 << 21;
-	base = b->from - 8 + (uint64_t)imm;
-	opt = (add >> 13) & 7;
-	sh = (add >> 10) & 7;
-	/* the entry the add extends: a byte with ldrb, a halfword with ldrh */
-	if ((es == 1 && opt != 0 && opt != 4) ||
-	    (es == 2 && opt != 1 && opt != 5))
-		return 1;
-	m = sy_pl_map(c, tab);
-	if (!m || (m->prot & SY_PROT_WRITE) || !(m->flags & SY_MAP_CODE) ||
-	    tab + (uint64_t)n * es > m->end)
-		return 1;
-	for (uint32_t i = 0; i < n; i++) {
-		uint8_t e[2];
-		int64_t v;
-
-		if (!sy_pl_read(c, tab + (uint64_t)i * es, e, es))
-			return 1;
-		v = es == 1 ? (opt == 4 ? (int8_t)e[0] : e[0]) :
-			      (opt == 5 ? (int16_t)(e[0] | e[1] << 8) :
-					  (e[0] | e[1] << 8));
-		if (base + (uint64_t)(v * (1 << sh)) == b->to)
-			return 1;
-	}
-	return 0;
+	return m && !(m->prot & SY_PROT_WRITE) && (m->flags & SY_MAP_CODE) &&
+	       addr + len <= m->end;
 }
 
 /* The checks of @b that read only the code: where its ends are, its
@@ -862,6 +724,7 @@ static int sy_pl_code(struct sy_pl_ctx *c, const struct sy_br *b,
 	int run = prev && c->p->arch == SY_TRACE_ETM &&
 		  prev->kind != SY_BR_SYSCALL && prev->kind != SY_BR_ERET;
 	uint64_t from = run ? prev->to : UINT64_MAX, lo, hi;
+	const struct sy_jt_code jt = { sy_pl_jt_read, sy_pl_jt_fixed, c };
 	struct sy_pl_seen *e = &c->seen[(b->from ^ (b->to >> 2) ^ from) &
 					 (SY_PL_SEEN - 1)];
 	struct sy_pl_seen key = { from, b->from, b->to, 0, 0,
@@ -884,15 +747,15 @@ static int sy_pl_code(struct sy_pl_ctx *c, const struct sy_br *b,
 				 "%#" PRIx64, prev->from, prev->to, b->from,
 				 b->to);
 	if (run && b->kind == SY_BR_IND_JUMP &&
-	    sy_pl_table_range(c, b, prev->to, &lo, &hi) &&
+	    sy_jt_range(&jt, b, prev->to, &lo, &hi) &&
 	    (b->to < lo || b->to > hi))
 		return SY_PL_WHY("indirect jump outside its table's reach: "
 				 "%#" PRIx64 " -> %#" PRIx64 ", its entries "
 				 "reach %#" PRIx64 "..%#" PRIx64,
 				 b->from, b->to, lo, hi);
 	if (run && b->kind == SY_BR_IND_JUMP &&
-	    sy_pl_table_range(c, b, prev->to, &lo, &hi) &&
-	    !sy_pl_table_hit(c, b, prev))
+	    sy_jt_range(&jt, b, prev->to, &lo, &hi) &&
+	    !sy_jt_hit(&jt, b, prev, c->prev2))
 		return SY_PL_WHY("indirect jump to no entry of its table: "
 				 "%#" PRIx64 " -> %#" PRIx64, b->from, b->to);
 	*e = key;
