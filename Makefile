@@ -168,7 +168,7 @@ check-core:
 unit: $(UNIT_BINS)
 	@tests/run-unit $(UNIT_BINS)
 
-e2e: $(PROG) $(FIXTUREGEN)
+e2e: $(PROG) $(FIXTUREGEN) $(BUILD)/tests/truth_check
 	@SY_BUILD=$(BUILD) tests/e2e/run
 
 demo: deps

@@ -137,12 +137,24 @@ static void sy_summary_text(struct sy_convert *c, struct sy_session *s,
 			unused++;
 			continue;
 		}
-		fprintf(f,
-			"strobe-synth: %s: missing binary %s (%s): needed by "
-			"%" PRIu64 " %s\n",
-			c->opt.input, miss[i].path, sy_errstr(miss[i].err),
-			miss[i].windows,
-			sy_plural(miss[i].windows, "window", "windows"));
+		/* //anon, /memfd:, JIT code: no file to give (the kernel
+		 * and [vdso] are special too, but not fileless user code) */
+		if (miss[i].special && miss[i].path[0] == '/')
+			fprintf(f,
+				"strobe-synth: %s: code with no file %s: "
+				"needed by %" PRIu64 " %s (written at run "
+				"time: it cannot be read)\n",
+				c->opt.input, miss[i].path, miss[i].windows,
+				sy_plural(miss[i].windows, "window",
+					  "windows"));
+		else
+			fprintf(f,
+				"strobe-synth: %s: missing binary %s (%s): "
+				"needed by %" PRIu64 " %s\n",
+				c->opt.input, miss[i].path,
+				sy_errstr(miss[i].err), miss[i].windows,
+				sy_plural(miss[i].windows, "window",
+					  "windows"));
 	}
 	if (unused)
 		fprintf(f,
@@ -257,6 +269,12 @@ void sy_convert_why_nothing(struct sy_convert *c, struct sy_session *s)
 			  "the decoder found no code: %s was not found: pass "
 			  "the kernel image with --vmlinux FILE (or -k) or a "
 			  "perf record --kcore directory with --kcore DIR", st,
+			  who);
+	else if (needed && miss[needed - 1].special &&
+		 miss[needed - 1].path[0] == '/')
+		sy_why(c, "no sample written: no window gave one (%s); "
+			  "the decoder found no code: %s is code with no "
+			  "file, written at run time: it cannot be read", st,
 			  who);
 	else if (needed)
 		sy_why(c, "no sample written: no window gave one (%s); "

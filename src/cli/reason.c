@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "sy_image_cache.h"
 
 const char *sy_cli_reason(const struct sy_window *w, enum sy_trace_kind kind,
 			  char *buf, size_t len)
@@ -37,7 +38,11 @@ const char *sy_cli_reason(const struct sy_window *w, enum sy_trace_kind kind,
 		return buf;
 	/* the rule that counts the window in the missing list */
 	m = sy_window_missing(w, kind);
-	if (m)
+	if (m && m->path[0] == '/' && sy_image_path_special(m->path))
+		snprintf(buf + n, len - (size_t)n,
+			 " (code with no file at %s: written at run time, it "
+			 "cannot be read)", m->path);
+	else if (m)
 		snprintf(buf + n, len - (size_t)n,
 			 " (binary %s %s: use --symfs DIR, --binary PATH or "
 			 "the build-id cache)",

@@ -949,3 +949,95 @@ Test(fx_truth, format_v2_objects)
 
 /* The native cross-check of the x86-64 run (ptrace single-stepping) is in
  * test_fx_programs.c, with the other x86-64 programs. */
+
+/* Version 3: several thread streams, one after another. */
+Test(fx_truth, format_v3_threads)
+{
+	const uint64_t pcs[] = { 0x400380, 0x400384, 0x400500, 0x400504,
+				 0x400600 };
+	struct fx_truth_hdr h, back;
+	struct fx_buf enc, raw;
+	uint64_t *got = NULL;
+
+	memset(&h, 0, sizeof(h));
+	h.machine = FX_EM_AARCH64;
+	h.nstreams = 3;
+	h.stream[1] = 2;
+	h.stream[2] = 4;
+	fx_buf_init(&enc);
+	cr_assert_eq(fx_truth_encode(&enc, &h, pcs, 5), 0);
+	cr_assert_eq(fx_truth_decode(enc.data, enc.len, &back, &got), 0);
+	cr_expect_eq(back.nstreams, 3);
+	cr_expect_eq(back.stream[0], 0);
+	cr_expect_eq(back.stream[1], 2);
+	cr_expect_eq(back.stream[2], 4);
+	cr_expect_eq(back.nobjs, 0);
+	cr_expect_eq(memcmp(got, pcs, sizeof(pcs)), 0);
+	free(got);
+	enc_raw(&enc, &raw);
+	cr_expect_eq(sy_le32(raw.data + 8), 3, "version 3 with threads");
+	cr_expect_eq(sy_le32(raw.data + 68), 3);
+	cr_expect_eq(decode_forged(raw.data, raw.len), 0);
+	raw.data[72] = 5;	/* stream 1 starts past the run */
+	cr_expect_eq(decode_forged(raw.data, raw.len), -SY_E_BAD_HEADER);
+	raw.data[72] = 4;	/* streams 1 and 2 start together */
+	cr_expect_eq(decode_forged(raw.data, raw.len), -SY_E_BAD_HEADER);
+	raw.data[72] = 2;
+	raw.data[68] = 1;	/* one stream is not version 3 */
+	cr_expect_eq(decode_forged(raw.data, raw.len), -SY_E_BAD_HEADER);
+	fx_buf_fini(&raw);
+	fx_buf_fini(&enc);
+	/* out of order on the way in */
+	h.stream[2] = 1;
+	fx_buf_init(&enc);
+	cr_expect_eq(fx_truth_encode(&enc, &h, pcs, 5), -SY_E_INVALID);
+	fx_buf_fini(&enc);
+}
+
+/* mt-<arch>: four threads recorded by pcplugin, one stream each.  The
+ * main thread starts at the entry point; every other starts right after
+ * a clone syscall of the main thread (the child returns where its parent
+ * does), and each stream ends with its thread's exit syscall (next 0). */
+static void mt_streams(const char *name)
+{
+	struct prog p = { { 0 }, 0, 0, 0, 0 };
+	struct fx_truth t;
+	size_t clones = 0;
+
+	snprintf(p.name, sizeof(p.name), "%s", name);
+	load(&t, &p);
+	cr_assert_eq(t.hdr.nstreams, 4, "%s: streams", name);
+	for (uint32_t k = 0; k < 4; k++) {
+		size_t a = t.hdr.stream[k];
+		size_t b = k + 1 < 4 ? t.hdr.stream[k + 1] : t.n;
+		const struct fx_insn *last = &t.insns[b - 1];
+
+		cr_expect_eq(last->kind, SY_BR_SYSCALL, "%s: stream %u ends "
+			     "elsewhere than a syscall", name, k);
+		cr_expect_eq(last->next, 0, "%s: stream %u runs on", name, k);
+		for (size_t i = a; i + 1 < b; i++)
+			cr_expect_neq(t.insns[i].next, 0, "%s: stream %u "
+				      "ends early at %zu", name, k, i);
+		if (k == 0) {
+			cr_expect_eq(t.insns[0].pc,
+				     fx_classifier_elf(t.cls)->entry);
+			continue;
+		}
+		/* a syscall of stream 0 returns where stream k starts */
+		for (size_t i = 0; i < t.hdr.stream[1]; i++)
+			if (t.insns[i].kind == SY_BR_SYSCALL &&
+			    t.insns[i].pc + t.insns[i].size == t.insns[a].pc) {
+				clones++;
+				break;
+			}
+	}
+	cr_expect_eq(clones, 3, "%s: thread streams that start after a clone",
+		     name);
+	fx_truth_fini(&t);
+}
+
+Test(fx_truth, mt_program_thread_streams)
+{
+	mt_streams("mt-aarch64");
+	mt_streams("mt-x86_64");
+}
