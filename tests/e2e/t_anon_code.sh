@@ -38,6 +38,9 @@ grep -q 'use --symfs' "$T/err" && fail "$n: advice that cannot help: $(cat "$T/e
 "$SY" windows --symfs . "$F.data" >"$T/w" 2>&1 || fail "$n: windows failed"
 [ "$(grep -c 'decode-error .*(code with no file at //anon: written at run time, it cannot be read)$' "$T/w")" = 3 ] ||
 	fail "$n: the windows' reasons do not say why: $(cat "$T/w")"
+grep -q '^code with no file //anon: needed by 3 windows (written at run time: it cannot be read)$' "$T/w" ||
+	fail "$n: the windows summary does not say the code has no file: $(cat "$T/w")"
+grep -q 'use --symfs' "$T/w" && fail "$n: windows gives advice that cannot help: $(cat "$T/w")"
 
 {
 	cat "tests/fixtures/scenarios/$n.scn"

@@ -432,14 +432,24 @@ static void sy_wl_missing(struct sy_wl *c, struct sy_session *s, FILE *f)
 	size_t n;
 	struct sy_image_missing *miss = sy_cli_missing(s, &n);
 
-	for (size_t i = 0; miss && i < n; i++)
-		if (miss[i].windows)
+	for (size_t i = 0; miss && i < n; i++) {
+		if (!miss[i].windows)
+			continue;
+		/* as convert says it: no option gives code with no file */
+		if (miss[i].special && miss[i].path[0] == '/')
+			fprintf(f, "code with no file %s: needed by %" PRIu64
+				   " %s (written at run time: it cannot be "
+				   "read)\n",
+				miss[i].path, miss[i].windows,
+				sy_plural(miss[i].windows, "window", "windows"));
+		else
 			fprintf(f, "missing binary %s (%s): needed by %" PRIu64
 				   " %s; use --symfs DIR, --binary PATH or the "
 				   "build-id cache\n",
 				miss[i].path, sy_errstr(miss[i].err),
 				miss[i].windows,
 				sy_plural(miss[i].windows, "window", "windows"));
+	}
 	free(miss);
 	(void)c;
 }
