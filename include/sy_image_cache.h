@@ -98,6 +98,10 @@ int sy_image_cache_set_release(struct sy_image_cache *c, const char *release);
 
 /* Nonzero for paths that name no file ([vdso], kernel, anonymous). */
 int sy_image_path_special(const char *path);
+/* Nonzero for user code no file holds, written at run time (//anon,
+ * /memfd:, SysV shared memory...): no option can give it, unlike the
+ * kernel and [vdso], which are special too. */
+int sy_image_path_fileless(const char *path);
 /* Nonzero for the kernel image ("[kernel.kallsyms]...", guest too). */
 int sy_image_path_kernel(const char *path);
 

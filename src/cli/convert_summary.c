@@ -137,9 +137,7 @@ static void sy_summary_text(struct sy_convert *c, struct sy_session *s,
 			unused++;
 			continue;
 		}
-		/* //anon, /memfd:, JIT code: no file to give (the kernel
-		 * and [vdso] are special too, but not fileless user code) */
-		if (miss[i].special && miss[i].path[0] == '/')
+		if (sy_image_path_fileless(miss[i].path))
 			fprintf(f,
 				"strobe-synth: %s: code with no file %s: "
 				"needed by %" PRIu64 " %s (written at run "

@@ -38,7 +38,7 @@ const char *sy_cli_reason(const struct sy_window *w, enum sy_trace_kind kind,
 		return buf;
 	/* the rule that counts the window in the missing list */
 	m = sy_window_missing(w, kind);
-	if (m && m->path[0] == '/' && sy_image_path_special(m->path))
+	if (m && sy_image_path_fileless(m->path))
 		snprintf(buf + n, len - (size_t)n,
 			 " (code with no file at %s: written at run time, it "
 			 "cannot be read)", m->path);

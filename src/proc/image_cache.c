@@ -125,6 +125,11 @@ int sy_image_path_kernel(const char *path)
 	       strncmp(path, "[guest.kernel.kallsyms]", 23) == 0;
 }
 
+int sy_image_path_fileless(const char *path)
+{
+	return path[0] == '/' && sy_image_path_special(path);
+}
+
 int sy_image_path_special(const char *path)
 {
 	static const char *const prefixes[] = {

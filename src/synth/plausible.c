@@ -60,8 +60,9 @@ struct sy_pl_seen {
 	 * on the stack cost a store-forwarding stall per branch: about half
 	 * of the checks' time on real ETE trace) */
 	uint32_t kinds;
-	/* an indirect branch's sy_pl_landing() verdict + 1 (0: not yet):
-	 * like the checks above, it reads only the code at both ends */
+	/* indirect branches: 0 until its target passed sy_pl_target();
+	 * then a return's is 0xff, another's its sy_pl_landing() verdict
+	 * + 1 (like the checks above, both read only the code at its ends) */
 	uint8_t land;
 };
 

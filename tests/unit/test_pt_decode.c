@@ -1863,6 +1863,44 @@ static size_t t_jmp_mem(void *ctx, uint32_t ctxid, uint64_t addr,
 	return len;
 }
 
+/* A hand-made trace in @trace (@cap bytes): PSB, PSBEND, MODE.exec 64,
+ * TIP.PGE(0x7000), then the @n packets @tail.  Returns its length. */
+static size_t t_hand_trace(uint8_t *trace, size_t cap,
+			   const struct pt_packet *tail, size_t n)
+{
+	struct pt_config cfg;
+	struct pt_encoder *enc;
+	struct pt_packet pk;
+	uint64_t len;
+
+	pt_config_init(&cfg);
+	cfg.begin = trace;
+	cfg.end = trace + cap;
+	enc = pt_alloc_encoder(&cfg);
+	cr_assert_not_null(enc);
+	for (int k = 0; k < 4; k++) {
+		memset(&pk, 0, sizeof(pk));
+		pk.type = k == 0 ? ppt_psb : k == 1 ? ppt_psbend :
+			  k == 2 ? ppt_mode : ppt_tip_pge;
+		if (k == 2) {
+			pk.payload.mode.leaf = pt_mol_exec;
+			pk.payload.mode.bits.exec = pt_set_exec_mode(ptem_64bit);
+		}
+		if (k == 3) {
+			pk.payload.ip.ipc = pt_ipc_sext_48;
+			pk.payload.ip.ip = 0x7000;
+		}
+		cr_assert_gt(pt_enc_next(enc, &pk), 0);
+	}
+	for (size_t i = 0; i < n; i++) {
+		pk = tail[i];
+		cr_assert_gt(pt_enc_next(enc, &pk), 0);
+	}
+	cr_assert_eq(pt_enc_get_offset(enc, &len), 0);
+	pt_free_encoder(enc);
+	return (size_t)len;
+}
+
 /* A decoder over hand-made @trace (@n bytes) and code @read_mem reads
  * (@ctx), drained into @got (at most 2^18 + 100 items). */
 static struct sy_decoder *t_hand_decode(const uint8_t *trace, size_t n,
@@ -1893,46 +1931,18 @@ Test(pt_decode, endless_direct_jump)
 {
 	static uint8_t code[] = { 0x90, 0xeb, 0xfe };	/* nop; jmp . */
 	uint8_t trace[64];
-	struct pt_encoder *enc;
-	struct pt_config cfg;
 	struct pt_packet pk;
 	struct items got = { 0 };
 	struct sy_decoder *d;
-	int n = 0, k;
+	size_t n;
 
-	/* PSB, PSBEND, MODE.exec 64, TIP.PGE(0x7000), TNT-8 */
-	pt_config_init(&cfg);
-	cfg.begin = trace;
-	cfg.end = trace + sizeof(trace);
-	enc = pt_alloc_encoder(&cfg);
-	cr_assert_not_null(enc);
-	for (k = 0; k < 5; k++) {
-		memset(&pk, 0, sizeof(pk));
-		pk.type = k == 0 ? ppt_psb : k == 1 ? ppt_psbend :
-			  k == 2 ? ppt_mode : k == 3 ? ppt_tip_pge : ppt_tnt_8;
-		if (k == 2) {
-			pk.payload.mode.leaf = pt_mol_exec;
-			pk.payload.mode.bits.exec = pt_set_exec_mode(ptem_64bit);
-		}
-		if (k == 3) {
-			pk.payload.ip.ipc = pt_ipc_sext_48;
-			pk.payload.ip.ip = 0x7000;
-		}
-		if (k == 4) {
-			pk.payload.tnt.bit_size = 3;
-			pk.payload.tnt.payload = 5;
-		}
-		cr_assert_gt(pt_enc_next(enc, &pk), 0);
-	}
-	{
-		uint64_t off;
-
-		cr_assert_eq(pt_enc_get_offset(enc, &off), 0);
-		n = (int)off;
-	}
-	pt_free_encoder(enc);
-
-	d = t_hand_decode(trace, (size_t)n, t_jmp_mem, code, &got);
+	/* PSB+ to 0x7000, then TNT-8 */
+	memset(&pk, 0, sizeof(pk));
+	pk.type = ppt_tnt_8;
+	pk.payload.tnt.bit_size = 3;
+	pk.payload.tnt.payload = 5;
+	n = t_hand_trace(trace, sizeof(trace), &pk, 1);
+	d = t_hand_decode(trace, n, t_jmp_mem, code, &got);
 	cr_assert_geq(got.n, 2);
 	cr_expect_eq(got.e[0].kind, SY_DEC_START);
 	cr_expect_eq(got.e[0].to, 0x7000);
@@ -1942,7 +1952,7 @@ Test(pt_decode, endless_direct_jump)
 	cr_expect_eq(got.e[1].br, SY_BR_JUMP);
 	cr_expect_eq(count_kind(&got, SY_DEC_ERROR), 1);
 	cr_expect_eq(got.e[got.n - 1].kind, SY_DEC_ERROR);
-	check_sane(d, &got, (size_t)n);
+	check_sane(d, &got, n);
 	items_free(&got);
 	sy_decoder_free(d);
 }
@@ -1974,43 +1984,22 @@ static size_t t_next_mem(void *ctx, uint32_t ctxid, uint64_t addr,
 Test(pt_decode, unconditional_branch_to_next_instruction)
 {
 	uint8_t trace[64];
-	struct pt_encoder *enc;
-	struct pt_config cfg;
-	struct pt_packet pk;
+	struct pt_packet pk[2];
 	struct items got = { 0 };
 	struct sy_decoder *d;
-	uint64_t n;
+	size_t n;
 
-	/* PSB, PSBEND, MODE.exec 64, TIP.PGE(0x7000), TIP(0x7002), TNT-8
-	 * (taken, not taken: the jz, then code that cannot be read) */
-	pt_config_init(&cfg);
-	cfg.begin = trace;
-	cfg.end = trace + sizeof(trace);
-	enc = pt_alloc_encoder(&cfg);
-	cr_assert_not_null(enc);
-	for (int k = 0; k < 6; k++) {
-		memset(&pk, 0, sizeof(pk));
-		pk.type = k == 0 ? ppt_psb : k == 1 ? ppt_psbend :
-			  k == 2 ? ppt_mode : k == 3 ? ppt_tip_pge :
-			  k == 4 ? ppt_tip : ppt_tnt_8;
-		if (k == 2) {
-			pk.payload.mode.leaf = pt_mol_exec;
-			pk.payload.mode.bits.exec = pt_set_exec_mode(ptem_64bit);
-		}
-		if (k == 3 || k == 4) {
-			pk.payload.ip.ipc = pt_ipc_sext_48;
-			pk.payload.ip.ip = k == 3 ? 0x7000 : 0x7002;
-		}
-		if (k == 5) {
-			pk.payload.tnt.bit_size = 2;
-			pk.payload.tnt.payload = 2;
-		}
-		cr_assert_gt(pt_enc_next(enc, &pk), 0);
-	}
-	cr_assert_eq(pt_enc_get_offset(enc, &n), 0);
-	pt_free_encoder(enc);
-
-	d = t_hand_decode(trace, (size_t)n, t_next_mem, NULL, &got);
+	/* PSB+ to 0x7000, then TIP(0x7002), TNT-8 (taken, not taken: the
+	 * jz, then code that cannot be read) */
+	memset(pk, 0, sizeof(pk));
+	pk[0].type = ppt_tip;
+	pk[0].payload.ip.ipc = pt_ipc_sext_48;
+	pk[0].payload.ip.ip = 0x7002;
+	pk[1].type = ppt_tnt_8;
+	pk[1].payload.tnt.bit_size = 2;
+	pk[1].payload.tnt.payload = 2;
+	n = t_hand_trace(trace, sizeof(trace), pk, 2);
+	d = t_hand_decode(trace, n, t_next_mem, NULL, &got);
 	cr_assert_geq(got.n, 4);
 	cr_expect_eq(got.e[0].kind, SY_DEC_START);
 	cr_expect_eq(got.e[0].to, 0x7000);
@@ -2028,7 +2017,7 @@ Test(pt_decode, unconditional_branch_to_next_instruction)
 		  got.e[3].to == 0x7007 && got.e[3].br == SY_BR_COND);
 	cr_expect_eq(count_kind(&got, SY_DEC_BRANCH), 3, "the jz not taken is "
 		     "no branch");
-	check_sane(d, &got, (size_t)n);
+	check_sane(d, &got, n);
 	items_free(&got);
 	sy_decoder_free(d);
 }

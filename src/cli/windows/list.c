@@ -436,7 +436,7 @@ static void sy_wl_missing(struct sy_wl *c, struct sy_session *s, FILE *f)
 		if (!miss[i].windows)
 			continue;
 		/* as convert says it: no option gives code with no file */
-		if (miss[i].special && miss[i].path[0] == '/')
+		if (sy_image_path_fileless(miss[i].path))
 			fprintf(f, "code with no file %s: needed by %" PRIu64
 				   " %s (written at run time: it cannot be "
 				   "read)\n",
