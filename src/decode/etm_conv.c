@@ -637,6 +637,7 @@ static void conv_trace_on(struct etm_conv *cv, struct etm_src *s, uint64_t off,
 		return;
 	}
 	stop_gap(cv, s, off, SY_STOP_DISABLE);
+	s->nacc_reported = 0;
 }
 
 static void conv_nacc(struct etm_conv *cv, struct etm_src *s, uint64_t off,

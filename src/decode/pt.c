@@ -514,7 +514,10 @@ static void sy_pt_fail(struct sy_pt *pt, int st)
 	pt->pending = 0;
 	pt->have_last = 0;
 	pt->tracing = 0;
-	it = sy_pt_push(pt, SY_DEC_ERROR, sy_pt_offset(pt));
+	pt->have_fail = pt->have_sync_off;
+	pt->fail_psb = pt->sync_off;
+	pt->fail_off = sy_pt_offset(pt);
+	it = sy_pt_push(pt, SY_DEC_ERROR, pt->fail_off);
 	it->code = (uint32_t)pt->err_code;
 	/* as ETM's: the address code was missing at, so the binary can be
 	 * named (sy_window_missing) */
@@ -556,13 +559,81 @@ static void sy_pt_sync_context(struct sy_pt *pt, uint64_t off)
 		sy_pt_context(pt, has_tsc, tsc, off);
 }
 
+/* A trace enable libipt skipped after an error, at @off (struct
+ * sy_pt_gap): a stretch starts there whose trace cannot be decoded.  Its
+ * thread, time and an ERROR: no code at its IP when none can be read
+ * there (the binary is then named, as for libipt's own error), else no
+ * sync (decoding starts again at the next PSB). */
+static void sy_pt_gap_enable(struct sy_pt *pt, uint64_t off)
+{
+	const struct sy_pt_gap *g = &pt->gap;
+	struct sy_dec_item *it;
+	uint8_t b;
+	int nomap;
+
+	if (off < pt->report_from)
+		return;
+	sy_pt_report_on(pt, off);
+	sy_pt_context(pt, g->have_tsc, g->tsc, off);
+	if (g->have_tsc)
+		sy_pt_time(pt, g->tsc, off);
+	nomap = g->have_ip && !sy_pt_code_read(pt, g->ip, &b, 1);
+	it = sy_pt_push(pt, SY_DEC_ERROR, off);
+	it->code = (uint32_t)(nomap ? pte_nomap : pte_nosync);
+	it->to = g->have_ip ? g->ip : 0;
+}
+
+/* After an error: the next PSB (*@st, *@pos as pt_blk_sync_forward and
+ * its offset), and the enables before it, one per call (1: one was
+ * reported, call again).  Returns 0 when they are all out, -1 when the
+ * sync's offset cannot be had. */
+static int sy_pt_resync(struct sy_pt *pt, int first, int *st,
+			uint64_t *pos)
+{
+	struct sy_pt_gap *g = &pt->gap;
+	struct pt_config cfg;
+	uint64_t off;
+
+	if (!g->pd) {
+		*st = pt_blk_sync_forward(pt->blk);
+		*pos = pt->len;
+		if (*st != -pte_eos && pt_blk_get_sync_offset(pt->blk, pos) < 0 &&
+		    pt_blk_get_offset(pt->blk, pos) < 0)
+			return -1;
+		if (first || !pt->have_fail)
+			return 0;
+		pt->have_fail = 0;
+		cfg = pt->cfg;
+		cfg.begin = (uint8_t *)(uintptr_t)pt->trace;
+		cfg.end = cfg.begin + pt->len;
+		/* without memory for the walk, the enables go unreported, as
+		 * they did before it */
+		if (sy_pt_gap_open(g, &cfg, pt->fail_psb, pt->fail_off, *pos))
+			return 0;
+		g->st = *st;
+	}
+	if (sy_pt_gap_next(g, &off)) {
+		sy_pt_gap_enable(pt, off);
+		return 1;
+	}
+	*st = g->st;
+	*pos = g->to;
+	return 0;
+}
+
 void sy_pt_sync(struct sy_pt *pt)
 {
 	int first = pt->phase == SY_PT_FIRST_SYNC;
 	uint64_t pos;
-	int st;
+	int st, r;
 
-	st = pt_blk_sync_forward(pt->blk);
+	r = sy_pt_resync(pt, first, &st, &pos);
+	if (r > 0)
+		return;
+	if (r < 0) {
+		sy_pt_done(pt, pt->len);
+		return;
+	}
 	if (st == -pte_eos) {
 		/* No PSB (left): whatever the window holds from here on
 		 * cannot be decoded. */
@@ -570,11 +641,6 @@ void sy_pt_sync(struct sy_pt *pt)
 			sy_pt_push_lost(pt, pte_nosync, pt->report_from);
 		else if (!first && !pt->reporting && pt->report_from < pt->len)
 			sy_pt_push_lost(pt, pt->err_code, pt->report_from);
-		sy_pt_done(pt, pt->len);
-		return;
-	}
-	if (pt_blk_get_sync_offset(pt->blk, &pos) < 0 &&
-	    pt_blk_get_offset(pt->blk, &pos) < 0) {
 		sy_pt_done(pt, pt->len);
 		return;
 	}

@@ -69,6 +69,7 @@ static void sy_pt_fini(struct sy_decoder *d)
 	if (!pt)
 		return;
 	pt_blk_free_decoder(pt->blk);
+	sy_pt_gap_close(&pt->gap);
 	pt_image_free(pt->image);
 	free(pt->cls);
 	free(pt->copy);
@@ -170,6 +171,8 @@ static int sy_pt_reset(struct sy_decoder *d, const struct sy_dec_chunk *chunks,
 	pt->status = 0;
 	pt->err_code = 0;
 	pt->have_sync_off = 0;
+	pt->have_fail = 0;
+	sy_pt_gap_close(&pt->gap);
 	pt->tracing = 0;
 	pt->need_start = 0;
 	pt->ninsn = 0;

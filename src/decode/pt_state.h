@@ -36,6 +36,32 @@ enum sy_pt_phase {
 	SY_PT_DONE,
 };
 
+/* The trace enables (TIP.PGE) between a failed run's error and the next
+ * PSB, where libipt can start again (pt_sync.c).  libipt cannot decode
+ * from an enable, but each is where a stretch of trace starts, and in a
+ * paused-and-resumed recording where a window starts: each is reported
+ * as an ERROR of its own, so every window the gap covers says its trace
+ * could not be decoded rather than that it had none.  Its packets are
+ * walked from the failed run's PSB, so that compressed IPs can be
+ * expanded; the last TSC before an enable is the enable's time (the
+ * processor sends one when tracing is enabled, when TSC packets are on). */
+struct sy_pt_gap {
+	struct pt_packet_decoder *pd;	/* NULL: no gap being walked */
+	uint64_t from, to;		/* enables in (from, to) */
+	uint64_t ip, tsc;		/* at the last enable */
+	int have_ip, have_tsc;
+	int st;				/* the resync's status, for after */
+};
+
+/* Walks @cfg's trace from the PSB at @psb for the enables in (@from,
+ * @to).  Returns 0 or -SY_E_NOMEM. */
+int sy_pt_gap_open(struct sy_pt_gap *g, const struct pt_config *cfg,
+		   uint64_t psb, uint64_t from, uint64_t to);
+/* The next enable: 1 with its offset in *@off (and g->ip, g->tsc), 0 when
+ * there is none left (the walk is closed). */
+int sy_pt_gap_next(struct sy_pt_gap *g, uint64_t *off);
+void sy_pt_gap_close(struct sy_pt_gap *g);
+
 struct sy_pt {
 	struct sy_decoder *d;
 	struct pt_config cfg;		/* all but begin/end */
@@ -59,6 +85,10 @@ struct sy_pt {
 	int err_code;			/* pt_error_code of the last error */
 	uint64_t sync_off;		/* last sync attempt, for progress */
 	int have_sync_off;
+	/* the last error: the PSB its run started from, where it stopped */
+	int have_fail;
+	uint64_t fail_psb, fail_off;
+	struct sy_pt_gap gap;
 	int tracing;			/* between START and STOP */
 	int need_start;			/* after a sync: the next block starts */
 	uint64_t ninsn;			/* instructions since the last item */

@@ -1,13 +1,15 @@
 /* Intel PT synchronisation points: where libipt can start decoding (a PSB)
  * and what the PSB+ header after it says (where it ends, its TSC), read
  * with libipt's packet decoder.  sy_decode_find_sync and
- * sy_decode_sync_end for PT, and the PSB+ time the decoder names a
- * stretch's thread by after a sync (pt.c). */
+ * sy_decode_sync_end for PT, the PSB+ time the decoder names a stretch's
+ * thread by after a sync (pt.c), and the trace enables an error skips
+ * until the next PSB (pt_state.h, struct sy_pt_gap). */
 #include <intel-pt.h>
 #include <stdint.h>
 
 #include "decoder_impl.h"
 #include "pt_impl.h"
+#include "pt_state.h"
 
 #define SY_PT_PSB_SIZE 16
 
@@ -98,4 +100,99 @@ int sy_pt_sync_end(const uint8_t *data, size_t len, uint64_t sync,
 	int has_tsc;
 
 	return sy_pt_psb_header(data, len, sync, end, &has_tsc, &tsc);
+}
+
+int sy_pt_gap_open(struct sy_pt_gap *g, const struct pt_config *cfg,
+		   uint64_t psb, uint64_t from, uint64_t to)
+{
+	sy_pt_gap_close(g);
+	g->pd = pt_pkt_alloc_decoder(cfg);
+	if (!g->pd)
+		return -SY_E_NOMEM;
+	g->from = from;
+	g->to = to;
+	g->have_ip = 0;
+	g->have_tsc = 0;
+	if (pt_pkt_sync_set(g->pd, psb) < 0)
+		sy_pt_gap_close(g);
+	return 0;
+}
+
+void sy_pt_gap_close(struct sy_pt_gap *g)
+{
+	pt_pkt_free_decoder(g->pd);
+	g->pd = NULL;
+}
+
+/* The last IP after an IP packet's payload (Intel SDM 33.4.2.2: the
+ * payload replaces the low 16, 32 or 48 bits of the last IP, or is a
+ * sign-extended 48-bit or full IP; suppressed says nothing).  libipt
+ * keeps its own last IP inside its decoders only. */
+static void sy_pt_gap_ip(struct sy_pt_gap *g, const struct pt_packet_ip *p)
+{
+	uint64_t keep;
+
+	switch (p->ipc) {
+	case pt_ipc_update_16:
+		keep = ~0xffffull;
+		break;
+	case pt_ipc_update_32:
+		keep = ~0xffffffffull;
+		break;
+	case pt_ipc_update_48:
+		keep = ~0xffffffffffffull;
+		break;
+	case pt_ipc_sext_48:
+		g->ip = (uint64_t)((int64_t)(p->ip << 16) >> 16);
+		g->have_ip = 1;
+		return;
+	case pt_ipc_full:
+		g->ip = p->ip;
+		g->have_ip = 1;
+		return;
+	default:
+		return;
+	}
+	if (g->have_ip)
+		g->ip = (g->ip & keep) | (p->ip & ~keep);
+}
+
+int sy_pt_gap_next(struct sy_pt_gap *g, uint64_t *off)
+{
+	struct pt_packet pkt;
+	uint64_t at;
+
+	while (g->pd) {
+		if (pt_pkt_get_offset(g->pd, &at) < 0 || at >= g->to ||
+		    pt_pkt_next(g->pd, &pkt, sizeof(pkt)) < 0)
+			break;
+		switch (pkt.type) {
+		case ppt_psb:
+			/* a PSB sets the last IP to 0: IPs after it are
+			 * compressed against that */
+			g->ip = 0;
+			g->have_ip = 1;
+			break;
+		case ppt_tsc:
+			g->tsc = pkt.payload.tsc.tsc;
+			g->have_tsc = 1;
+			break;
+		case ppt_fup:
+		case ppt_tip:
+		case ppt_tip_pgd:
+			sy_pt_gap_ip(g, &pkt.payload.ip);
+			break;
+		case ppt_tip_pge:
+			sy_pt_gap_ip(g, &pkt.payload.ip);
+			if (at > g->from) {
+				*off = at;
+				return 1;
+			}
+			break;
+		default:
+			break;
+		}
+	}
+	sy_pt_gap_close(g);
+	return 0;
 }

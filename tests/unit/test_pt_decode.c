@@ -2030,6 +2030,7 @@ struct listing {
 	uint64_t psb[64];
 	size_t npsb;
 	uint64_t pge_ip[64];	/* IPs of TIP.PGE packets */
+	uint64_t pge_off[64];	/* and their offsets */
 	size_t npge;
 };
 
@@ -2054,8 +2055,10 @@ static void read_listing(const char *gz, struct listing *l)
 			l->psb[l->npsb++] = off;
 		if (!strcmp(kind, "tip.pge") && l->npge < 64 &&
 		    sscanf(line, "%llx %31s %d: %llx", &off, kind, &ipc, &ip) ==
-			    4)
+			    4) {
+			l->pge_off[l->npge] = off;
 			l->pge_ip[l->npge++] = ip;
+		}
 	}
 	free(out);
 }
@@ -2070,7 +2073,8 @@ static void real_capture(const char *bin, const char *listing)
 	struct sy_dec_chunk ch;
 	uint8_t *data;
 	uint64_t sync, off;
-	size_t len, i, k, nerr = 0, nstart = 0;
+	size_t len, i, j, k, nerr = 0, nstart = 0, ngap = 0, want_gap = 0;
+	uint64_t first_err[64] = { 0 };
 
 	snprintf(binp, sizeof(binp), "%s",
 		 sy_test_shared_path(REAL_DIR "perf.data.intel_pt-4.14-aux-"));
@@ -2096,7 +2100,10 @@ static void real_capture(const char *bin, const char *listing)
 
 	/* Decode it all with no code: libipt stops at the first instruction
 	 * after each sync (no memory mapped); the decoder reports it and
-	 * resyncs at the next PSB, through to the end. */
+	 * resyncs at the next PSB, through to the end.  Each trace enable
+	 * (TIP.PGE) between that error and the next PSB starts a stretch of
+	 * its own, which is reported too: an error at the enable, with the
+	 * listing's IP (no code there either). */
 	d = new_decoder(&none);
 	ch.data = data;
 	ch.len = len;
@@ -2109,7 +2116,6 @@ static void real_capture(const char *bin, const char *listing)
 
 		cr_expect_neq(it->kind, SY_DEC_BRANCH);
 		if (it->kind == SY_DEC_START) {
-			size_t j;
 			int known = 0;
 
 			/* A START is a TIP.PGE of the listing or a PSB+
@@ -2124,15 +2130,36 @@ static void real_capture(const char *bin, const char *listing)
 			continue;
 		cr_expect_eq(it->code, pte_nomap, "error %u at %" PRIu64,
 			     it->code, it->offset);
-		/* One error per PSB, between it and the next. */
-		cr_assert_lt(k, l.npsb, "more errors than PSBs");
-		cr_expect_geq(it->offset, l.psb[k]);
-		if (k + 1 < l.npsb)
-			cr_expect_lt(it->offset, l.psb[k + 1]);
-		k++;
 		nerr++;
+		if (k < l.npsb && it->offset >= l.psb[k]) {
+			/* The first error after PSB k, before the next. */
+			if (k + 1 < l.npsb)
+				cr_expect_lt(it->offset, l.psb[k + 1]);
+			first_err[k++] = it->offset;
+			continue;
+		}
+		/* Else an enable of the listing, after PSB k - 1's error. */
+		cr_assert_gt(k, 0, "error at %" PRIu64 " before any PSB",
+			     it->offset);
+		for (j = 0; j < l.npge && l.pge_off[j] != it->offset; j++)
+			;
+		cr_assert_lt(j, l.npge, "error at %" PRIu64 " is no PSB's "
+			     "and no TIP.PGE's", it->offset);
+		cr_expect_gt(it->offset, first_err[k - 1]);
+		cr_expect_eq(it->to, l.pge_ip[j], "at %" PRIu64, it->offset);
+		ngap++;
 	}
-	cr_expect_eq(nerr, l.npsb, "%zu errors for %zu PSBs", nerr, l.npsb);
+	cr_expect_eq(k, l.npsb, "errors after %zu of %zu PSBs", k, l.npsb);
+	/* Every enable after its PSB's error is reported. */
+	for (j = 0, k = 0; j < l.npge; j++) {
+		while (k + 1 < l.npsb && l.pge_off[j] >= l.psb[k + 1])
+			k++;
+		want_gap += l.pge_off[j] >= l.psb[k] &&
+			    l.pge_off[j] > first_err[k];
+	}
+	cr_expect_eq(ngap, want_gap, "%zu enables reported, %zu skipped",
+		     ngap, want_gap);
+	cr_expect_eq(nerr, l.npsb + ngap);
 	cr_expect_geq(nstart, 1);
 	cr_expect_eq(sy_decoder_stats(d)->bytes, len);
 	cr_log_info("%s: %zu bytes, %zu PSBs, %zu items, %zu errors, %zu "
