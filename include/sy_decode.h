@@ -146,6 +146,21 @@ typedef size_t (*sy_read_mem_fn)(void *ctx, uint32_t ctxid, uint64_t addr,
  * stretch's SY_DEC_START. */
 typedef int (*sy_ctx_at_fn)(void *ctx, uint64_t time, uint32_t *ctxid);
 
+/* The code in force at trace time @time (the trace's own clock), for a
+ * caller whose process maps change while one decoder runs through the
+ * trace of several windows: code read from here on may differ from code
+ * read before.  Called from the decoding thread, with params.mem_ctx,
+ * before the code after that time is read: PT where a stretch starts
+ * (the TSC before its TIP.PGE), ETM at each timestamp; and with
+ * SY_DEC_TIME_NONE where decoding starts again from the beginning of its
+ * data (a reset, the fast path handing a window to the full decoder).
+ * Returns 1 when read_mem may now return other bytes than before (the
+ * decoder then forgets every byte and block it holds), 0 otherwise.  ETM
+ * calls it only for unformatted trace (one trace unit: TRBE), whose
+ * timestamps come in time order. */
+typedef int (*sy_code_at_fn)(void *ctx, uint64_t time);
+#define SY_DEC_TIME_NONE UINT64_MAX
+
 /* One trace unit of an ETM recording (register values from AUXTRACE_INFO). */
 struct sy_etm_source {
 	uint8_t trace_id;
@@ -196,6 +211,7 @@ struct sy_dec_params {
 	void *mem_ctx;
 	sy_ctx_at_fn ctx_at;	/* NULL: contexts only from the trace (PT:
 				 * none, sy_decoder_set_context's stays) */
+	sy_code_at_fn code_at;	/* NULL: the code never changes */
 	union {
 		struct sy_etm_params etm;
 		struct sy_pt_params pt;

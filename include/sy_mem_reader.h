@@ -33,6 +33,9 @@ void sy_mem_reader_free(struct sy_mem_reader *rd);
 /* Starts a window over @snap (the reader takes its own reference; NULL
  * makes every read return 0).  Ends the previous window if one is open. */
 void sy_mem_reader_begin(struct sy_mem_reader *rd, struct sy_proc_snap *snap);
+/* Reads in @snap from here on, within the same window (the code in force
+ * changed: sy_dec_params.code_at); what the window missed stays noted. */
+void sy_mem_reader_switch(struct sy_mem_reader *rd, struct sy_proc_snap *snap);
 /* Ends the window: every binary the window needed and did not have is
  * charged once (sy_image_cache_charge), and the snapshot is released. */
 void sy_mem_reader_end(struct sy_mem_reader *rd);

@@ -231,6 +231,11 @@ static void sy_pt_context(struct sy_pt *pt, int have_time, uint64_t tsc,
 	struct sy_dec_item *it;
 	uint32_t ctxid;
 
+	/* the code in force then (a mapping replaced since): read afresh */
+	if (p->code_at && have_time && p->code_at(p->mem_ctx, tsc)) {
+		sy_code_cache_clear(&pt->code);
+		sy_pt_cls_flush(pt);
+	}
 	if (!p->ctx_at || !have_time || !p->ctx_at(p->mem_ctx, tsc, &ctxid))
 		return;
 	pt->d->ctxid = ctxid;
@@ -554,7 +559,7 @@ static void sy_pt_sync_context(struct sy_pt *pt, uint64_t off)
 	uint64_t end, tsc = 0;
 	int has_tsc = 0;
 
-	if (pt->d->params.ctx_at &&
+	if ((pt->d->params.ctx_at || pt->d->params.code_at) &&
 	    !sy_pt_psb_header(pt->trace, pt->len, off, &end, &has_tsc, &tsc))
 		sy_pt_context(pt, has_tsc, tsc, off);
 }

@@ -186,7 +186,10 @@ static int sy_pt_reset(struct sy_decoder *d, const struct sy_dec_chunk *chunks,
 	memset(&pt->mem, 0, sizeof(pt->mem));
 	pt->cache_on = pt->cache_next;
 	pt->code.on = pt->cache_on;
-	/* The caller may map different code for the next window. */
+	/* The caller may map different code for the next window; where it
+	 * changes by time, the data's start reads the caller's own. */
+	if (d->params.code_at)
+		d->params.code_at(d->params.mem_ctx, SY_DEC_TIME_NONE);
 	sy_code_cache_clear(&pt->code);
 	sy_pt_cls_flush(pt);
 

@@ -58,6 +58,14 @@ void sy_mem_reader_begin(struct sy_mem_reader *rd, struct sy_proc_snap *snap)
 	rd->snap = sy_proc_snap_get(snap);
 }
 
+void sy_mem_reader_switch(struct sy_mem_reader *rd, struct sy_proc_snap *snap)
+{
+	sy_proc_snap_get(snap);
+	sy_proc_snap_put(rd->snap);
+	rd->snap = snap;
+	sy_forget(rd);
+}
+
 void sy_mem_reader_end(struct sy_mem_reader *rd)
 {
 	for (size_t i = 0; i < rd->nr_missing; i++)

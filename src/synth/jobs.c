@@ -129,13 +129,50 @@ static int sy_job_ctx_at(void *ctx, uint64_t time, uint32_t *ctxid)
 	return 1;
 }
 
-/* The parameters a worker's decoder gets: @dp reading through @m. */
+/* The snapshot code at trace time @time is read in (sy_code_at_fn): the
+ * one before the first replacement after it, else the job's own. */
+static int sy_job_code_at(void *ctx, uint64_t time)
+{
+	struct sy_jobmem *m = ctx;
+	struct sy_proc_snap *want = NULL;
+
+	if (!m->maps || !m->own)
+		return 0;
+	/* the data's start: as it was when the job's first bytes could be
+	 * written (an ETM timestamp comes only after the first atom's code
+	 * is read) */
+	if (time != SY_DEC_TIME_NONE) {
+		/* trace times that cannot be put on perf's clock say
+		 * nothing about the records' */
+		if (!m->tc->valid)
+			return 0;
+		want = sy_maptl_at(m->maps, sy_timeconv_to_perf(m->tc, time));
+	} else if (m->t_start) {
+		want = sy_maptl_at(m->maps, m->t_start);
+	}
+	if (!want)
+		want = m->own;
+	if (want == m->snap)
+		return 0;
+	m->snap = want;
+	sy_mem_reader_switch(m->mr, want);
+	return 1;
+}
+
+/* The parameters a worker's decoder gets: @dp reading through @m.  Code
+ * changes by time only where one trace unit's timestamps order the trace
+ * (sy_code_at_fn). */
 static void sy_job_params(struct sy_dec_params *p,
 			  const struct sy_dec_params *dp, struct sy_jobmem *m)
 {
 	*p = *dp;
 	p->read_mem = sy_job_read_mem;
 	p->ctx_at = sy_job_ctx_at;
+	p->code_at = dp->kind == SY_TRACE_PT ||
+				     (dp->kind == SY_TRACE_ETM &&
+				      !dp->u.etm.formatted) ?
+			     sy_job_code_at :
+			     NULL;
 	p->mem_ctx = m;
 }
 
@@ -446,6 +483,9 @@ static void sy_job_run(void *ctx, struct sy_work *work)
 		sy_stretcher_reset(st);
 	}
 	m->snap = j->snap;
+	m->own = j->snap;
+	m->maps = &j->maps;
+	m->t_start = j->t_start;
 	m->has_fallback = j->has_fallback;
 	m->fallback = j->fallback_tid;
 	m->threads = &j->threads;
@@ -454,6 +494,8 @@ static void sy_job_run(void *ctx, struct sy_work *work)
 	j->err = sy_decode_loop(c->js, j, d, st, m);
 	sy_mem_reader_end(m->mr);
 	m->snap = NULL;
+	m->own = NULL;
+	m->maps = NULL;
 	m->threads = NULL;
 	m->tc = NULL;
 	sy_stats_sub(&j->stats, sy_decoder_stats(d), prev);
@@ -584,5 +626,6 @@ void sy_job_release(struct sy_job *j)
 	j->nr_st = 0;
 	sy_proc_snap_put(j->snap);
 	j->snap = NULL;
+	sy_maptl_fini(&j->maps);
 	sy_switches_fini(&j->threads);
 }

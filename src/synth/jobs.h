@@ -25,6 +25,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "maptl.h"
 #include "stretch.h"
 #include "switches.h"
 #include "sy_decode.h"
@@ -47,6 +48,12 @@ struct sy_job;
 struct sy_jobmem {
 	struct sy_mem_reader *mr;
 	const struct sy_proc_snap *snap;
+	/* the job's replacements of code and its own snapshot: code at a
+	 * time before one of them is read as it was then (maptl.h,
+	 * sy_dec_params.code_at) */
+	const struct sy_maptl *maps;
+	struct sy_proc_snap *own;
+	uint64_t t_start;
 	int has_fallback;
 	uint32_t fallback;
 	const struct sy_switches *threads;
@@ -96,6 +103,11 @@ struct sy_job {
 	 * the trace clock to perf time, to look a stretch's start up in it */
 	struct sy_switches threads;
 	struct sy_timeconv tc;
+	/* stream jobs: the code replacements the walk has seen (maptl.h;
+	 * owned, dropped with the job), read by trace time through @tc */
+	struct sy_maptl maps;
+	uint64_t t_start;	/* its bytes were written after this perf
+				 * time (0: not known) */
 	int fresh;		/* reset the decoder on the chunks first */
 	int has_limit;		/* stop after the item at offset limit */
 	uint64_t limit;

@@ -268,6 +268,10 @@ static int sy_units_next_job(struct sy_session *s, struct sy_queue *q,
 			return r;
 		}
 	}
+	/* the code replacements its trace may span, by trace time */
+	sy_maptl_copy(&j->job.maps, &s->model.maptl);
+	j->job.tc = s->cfg.tc;
+	j->job.t_start = t.t_lo ? t.t_lo : q->t_first;
 	j->job.drop_head = t.drop_head;
 	j->t_lo = t.t_lo;
 	j->has_task = 1;

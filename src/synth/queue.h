@@ -33,6 +33,10 @@ struct sy_etr_group {
 struct sy_queue {
 	uint32_t key;
 	uint32_t cpu;		/* (uint32_t)-1 per thread */
+	/* the time of its first sample (0: none yet): trace that starts
+	 * paused runs only after a resume sample, so its first bytes were
+	 * written after this (maptl.h) */
+	uint64_t t_first;
 	struct sy_auxmap aux;
 	struct sy_dec_params dp; /* how its trace decodes */
 	struct sy_etm_source *sources;

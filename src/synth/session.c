@@ -212,6 +212,7 @@ void sy_session_close(struct sy_session *s)
 	free(s->model.cpu_proc);
 	free(s->roles.attr_role);
 	sy_auxtrace_info_fini(&s->in.info);
+	sy_maptl_fini(&s->model.maptl);
 	sy_proc_table_free(s->model.procs);
 	sy_image_cache_free(s->model.images);
 	sy_perf_close(s->in.r);

@@ -19,6 +19,7 @@
 #include "comms.h"
 #include "finish.h"
 #include "jobs.h"
+#include "maptl.h"
 #include "queue.h"
 #include "sy_auxtrace.h"
 #include "sy_image.h"
@@ -102,6 +103,8 @@ struct sy_session_roles {
 struct sy_session_model {
 	struct sy_image_cache *images;
 	struct sy_proc_table *procs;
+	/* the code replacements stream jobs may span (maptl.h) */
+	struct sy_maptl maptl;
 	struct sy_comms comms;
 	/* per CPU, from every sample of the recording (prepass): the one
 	 * thread it ran and its process; pid 0 when none, UINT32_MAX when

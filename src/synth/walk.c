@@ -435,6 +435,8 @@ static int sy_on_sample(struct sy_session *s, const struct sy_record *rec)
 		return -SY_E_NOMEM;
 	if ((sm.type & SY_SAMPLE_TIME) && sy_out_of_order(s, q, rec, &sm))
 		return 0;
+	if ((sm.type & SY_SAMPLE_TIME) && !q->t_first)
+		q->t_first = sm.time;
 	if (!q->seen) {
 		q->seen = 1;
 		q->running = !s->cfg.start_paused;
@@ -548,10 +550,24 @@ static int sy_on_lost(struct sy_session *s, const struct sy_event *ev)
 		   0;
 }
 
+/* Before @rec changes the processes: a replacement of code that stream
+ * jobs may span is kept with its time (maptl.h).  Per-pause ETR jobs read
+ * the snapshot of their pause, which no later record touches. */
+static int sy_note_replace(struct sy_session *s, const struct sy_record *rec,
+			   const struct sy_event *ev)
+{
+	if (s->mode == &sy_mode_etr || !ev->has_sid ||
+	    !(ev->sid.type & SY_SAMPLE_TIME))
+		return 0;
+	return sy_maptl_note(&s->model.maptl, s->model.procs, rec->type, ev,
+			     ev->sid.time);
+}
+
 int sy_walk_record(struct sy_session *s, const struct sy_record *rec)
 {
 	struct sy_event ev;
 	struct sy_diag d = { 0 };
+	int err;
 
 	if (rec->type == SY_REC_SAMPLE)
 		return rec->attr && rec->attr->index < s->roles.nr_roles ?
@@ -594,8 +610,10 @@ int sy_walk_record(struct sy_session *s, const struct sy_record *rec)
 	case SY_REC_COMM:
 		if (sy_comms_set(&s->model.comms, ev.u.comm.pid, ev.u.comm.comm))
 			return -SY_E_NOMEM;
-		return sy_proc_table_feed(s->model.procs, rec, &ev);
+		/* fall through */
 	default:
+		if ((err = sy_note_replace(s, rec, &ev)))
+			return err;
 		return sy_proc_table_feed(s->model.procs, rec, &ev);
 	}
 }
