@@ -63,7 +63,8 @@ static void sy_convert_usage(FILE *f)
 		"      --keep S[,S...]    statuses whose windows still emit samples\n"
 		"                         (default: ok)\n"
 		"      --binary-filter S  only samples whose leaf lies in a binary\n"
-		"                         whose path contains S\n"
+		"                         whose path contains S (bolt: the branches\n"
+		"                         of that binary, from every sample)\n"
 		"      --stats-json FILE  write the summary as JSON ('-': standard\n"
 		"                         output)\n"
 		"  -q, --quiet            no summary on stderr\n"
@@ -110,16 +111,35 @@ static void sy_convert_note_leaf(struct sy_convert *c,
 		sy_convert_note_bin(c, m);
 }
 
-/* Whether --binary-filter selects the sample whose leaf is @addr. */
-static int sy_convert_binary_ok(const struct sy_convert *c,
+/* Whether @addr lies in a binary --binary-filter names. */
+static int sy_convert_in_filter(const struct sy_convert *c,
 				const struct sy_window *w, uint64_t addr)
 {
-	const struct sy_map *m;
+	const struct sy_map *m =
+		w->snap ? sy_proc_snap_find(w->snap, w->pid, addr) : NULL;
 
+	return m && m->path && strstr(m->path, c->opt.binary_filter);
+}
+
+/* Whether --binary-filter selects the sample whose leaf is @addr and
+ * whose branches are @stack.  A profile for llvm-profgen is the samples
+ * of the binary, by their leaf; BOLT's is the branches of the binary
+ * whatever the sample's leaf, as perf2bolt aggregates them (the writer
+ * keeps the selected binary's branches alone, sy_conv_bolt_selected):
+ * a sample with none of them adds nothing. */
+static int sy_convert_binary_ok(const struct sy_convert *c,
+				const struct sy_window *w, uint64_t addr,
+				const struct sy_br *stack, uint32_t n)
+{
 	if (!c->opt.binary_filter)
 		return 1;
-	m = w->snap ? sy_proc_snap_find(w->snap, w->pid, addr) : NULL;
-	return m && m->path && strstr(m->path, c->opt.binary_filter);
+	if (c->opt.fmt != SY_CONV_BOLT)
+		return sy_convert_in_filter(c, w, addr);
+	for (uint32_t i = 0; i < n; i++)
+		if (sy_convert_in_filter(c, w, stack[i].from) ||
+		    sy_convert_in_filter(c, w, stack[i].to))
+			return 1;
+	return 0;
 }
 
 /* One sample: its callchain and its stack, in the chosen format. */
@@ -128,7 +148,7 @@ static int sy_convert_sample(struct sy_convert *c, const struct sy_window *w,
 {
 	int err;
 
-	if (!sy_convert_binary_ok(c, w, cs->ip)) {
+	if (!sy_convert_binary_ok(c, w, cs->ip, cs->stack, cs->nr_stack)) {
 		c->n.filtered++;
 		c->n.binary_filtered++;
 		return 0;
@@ -151,7 +171,8 @@ static int sy_convert_sample(struct sy_convert *c, const struct sy_window *w,
  * back, so each taken branch is counted exactly once. */
 static int sy_convert_whole(struct sy_convert *c, const struct sy_window *w)
 {
-	if (!sy_convert_binary_ok(c, w, w->nr_stack ? w->stack[0].to : 0)) {
+	if (!sy_convert_binary_ok(c, w, w->nr_stack ? w->stack[0].to : 0,
+				  w->stack, w->nr_stack)) {
 		c->n.filtered++;
 		c->n.binary_filtered++;
 		return 0;

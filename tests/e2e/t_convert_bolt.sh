@@ -96,8 +96,16 @@ mkdir "$T/two"
 "$SY" convert -q --symfs . --format bolt -o "$T/two/" "$f" || fail "two binaries: -o DIR/ failed"
 [ "$(ls "$T/two" | tr '\n' ' ')" = "dynfx-aarch64.bolt libfx-aarch64.so.bolt " ] ||
 	fail "two binaries: $(ls "$T/two")"
-# (--binary-filter also drops samples whose leaf is elsewhere, so its file
-# holds fewer counts than the directory's file of the same binary)
 [ -s "$T/one.bolt" ] && ! grep -qv '^[BF] [0-9a-f]* [0-9a-f]* [0-9]*\( 0\)\?$' "$T/one.bolt" ||
 	fail "two binaries: the filtered file is empty or not B/F records"
+# A binary's BOLT profile is its branches from every sample, whatever the
+# sample's leaf, as perf2bolt aggregates them: --binary-filter gives the
+# file -o DIR/ gives for that binary, byte for byte (it used to drop the
+# samples whose leaf was in the other binary: fewer counts)
+cmp -s "$T/one.bolt" "$T/two/dynfx-aarch64.bolt" ||
+	fail "--binary-filter dynfx-aarch64 differs from -o DIR/'s dynfx-aarch64.bolt"
+"$SY" convert -q --symfs . --format bolt --binary-filter libfx -o "$T/lib.bolt" "$f" ||
+	fail "--binary-filter libfx failed"
+cmp -s "$T/lib.bolt" "$T/two/libfx-aarch64.so.bolt" ||
+	fail "--binary-filter libfx differs from -o DIR/'s libfx-aarch64.so.bolt"
 exit 0
