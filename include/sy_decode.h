@@ -150,14 +150,18 @@ typedef int (*sy_ctx_at_fn)(void *ctx, uint64_t time, uint32_t *ctxid);
  * caller whose process maps change while one decoder runs through the
  * trace of several windows: code read from here on may differ from code
  * read before.  Called from the decoding thread, with params.mem_ctx,
- * before the code after that time is read: PT where a stretch starts
- * (the TSC before its TIP.PGE), ETM at each timestamp; and with
- * SY_DEC_TIME_NONE where decoding starts again from the beginning of its
- * data (a reset, the fast path handing a window to the full decoder).
- * Returns 1 when read_mem may now return other bytes than before (the
- * decoder then forgets every byte and block it holds), 0 otherwise.  ETM
- * calls it only for unformatted trace (one trace unit: TRBE), whose
- * timestamps come in time order. */
+ * before the code after that time is read: where a stretch starts (the
+ * TSC before its TIP.PGE, or its PSB+'s), and with SY_DEC_TIME_NONE where
+ * decoding starts from the beginning of its data (a reset).  Returns 1
+ * when read_mem may now return other bytes than before (the decoder then
+ * forgets every byte it holds), 0 otherwise.
+ *
+ * PT only.  OpenCSD reports an ETM timestamp after it has read the code
+ * of the next atom, so a stretch's first code would be read in the maps
+ * of the timestamp before; and a stream cut at A-Syncs into pieces
+ * decoded apart must give the items of the whole stream's decode, which
+ * a piece's start, knowing no time yet, cannot match (session_check
+ * found it).  ETM decoders ignore it. */
 typedef int (*sy_code_at_fn)(void *ctx, uint64_t time);
 #define SY_DEC_TIME_NONE UINT64_MAX
 

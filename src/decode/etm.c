@@ -51,30 +51,6 @@ struct etm {
 	struct sy_etm_debug dbg;
 };
 
-/* The code in force changed (etm_conv.h): what the decoders hold of the
- * code read before goes.  Called between elements: no walk holds a block
- * then, and runs that items point at keep their bytes. */
-static void forget(void *ctx)
-{
-	struct etm *e = ctx;
-
-	sy_code_cache_clear(&e->code);
-	if (e->has_fast) {
-		sy_etm_blocks_clear(&e->fast.blocks);
-		sy_etm_runs_forget(&e->fast.runs);
-	}
-	sy_etm_full_forget(&e->full);
-}
-
-/* Decoding starts again from the beginning of its data: before its first
- * timestamp, code is read as the caller's own. */
-static void code_restart(struct etm *e)
-{
-	if (e->cv.code_at &&
-	    e->cv.code_at(e->cv.code_ctx, SY_DEC_TIME_NONE))
-		forget(e);
-}
-
 /* Which sources get a decoder; -SY_E_INVALID for impossible params. */
 static int pick_sources(const struct sy_etm_params *p, size_t *first,
 			size_t *count)
@@ -175,13 +151,6 @@ static int etm_init(struct sy_decoder *d)
 	sy_code_cache_init(&e->code, d->params.read_mem, d->params.mem_ctx);
 	e->cv.code = &e->code;
 	e->cv.ctxid = &d->ctxid;
-	/* one trace unit's timestamps are in time order (sy_code_at_fn) */
-	if (d->params.code_at && !p->formatted) {
-		e->cv.code_at = d->params.code_at;
-		e->cv.code_ctx = d->params.mem_ctx;
-		e->cv.forget = forget;
-		e->cv.forget_ctx = e;
-	}
 	for (size_t i = 0; i < count; i++)
 		chosen[i] = &p->sources[first + i];
 	if ((err = add_sources(&e->cv, chosen, count)) < 0 ||
@@ -208,8 +177,6 @@ static int etm_reset(struct sy_decoder *d, const struct sy_dec_chunk *chunks,
 	struct etm *e = d->impl;
 	size_t soft = e->soft_next;
 
-	/* the data's start reads the caller's own code (sy_code_at_fn) */
-	code_restart(e);
 	e->done = 1;
 	sy_etm_conv_reset(&e->cv, report_from, d->seam);
 	/* Room for a full ring plus what one element can add (a BRANCH, the
@@ -238,7 +205,6 @@ static void fall_back(struct etm *e)
 {
 	uint64_t counted = e->fast.feed.counted;
 
-	code_restart(e);
 	e->dbg.fallbacks++;
 	e->dbg.fallback_why = e->fast.why;
 	e->dbg.fallback_off = e->fast.why_off;

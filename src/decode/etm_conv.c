@@ -686,10 +686,6 @@ void sy_etm_conv_elem(struct etm_conv *cv, struct etm_src *s, uint64_t off,
 		conv_context(cv, s, off, el);
 		break;
 	case OCSD_GEN_TRC_ELEM_TIMESTAMP:
-		/* both decoders send it before the code of the atoms after
-		 * it is read (commitElements keeps the order) */
-		if (cv->code_at && cv->code_at(cv->code_ctx, el->timestamp))
-			cv->forget(cv->forget_ctx);
 		item_init(&it, SY_DEC_TIME, off);
 		it.time = el->timestamp;
 		emit_side(cv, s, &it);

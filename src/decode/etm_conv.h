@@ -72,13 +72,6 @@ struct etm_src {
 struct etm_conv {
 	struct etm_ring ring;
 	struct sy_code_cache *code;
-	/* the caller's code changes by time (sy_dec_params.code_at): asked
-	 * at each timestamp; @forget drops what the decoder holds of the
-	 * code read before (etm.c) */
-	sy_code_at_fn code_at;
-	void *code_ctx;
-	void (*forget)(void *ctx);
-	void *forget_ctx;
 	const uint32_t *ctxid;	/* the decoder's context until the trace's */
 	uint64_t report_from;	/* items before this offset are dropped */
 	/* The window runs through a synchronisation at this offset into the

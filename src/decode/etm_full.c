@@ -145,19 +145,6 @@ out:
 	return err;
 }
 
-void sy_etm_full_forget(struct etm_full *f)
-{
-	/* OpenCSD keeps pages of what mem_cb returned, and 1.3.3's C API
-	 * cannot empty them; removing the accessor does
-	 * (TrcMemAccMapper::RemoveAccessorByAddress) */
-	if (ocsd_dt_remove_mem_acc(f->dt, 0, OCSD_MEM_SPACE_ANY) != OCSD_OK ||
-	    ocsd_dt_add_callback_trcid_mem_acc(f->dt, 0, ETM_MEM_TOP,
-					       OCSD_MEM_SPACE_ANY, mem_cb,
-					       f) != OCSD_OK)
-		f->cv->ring.fatal = -SY_E_DECODE;
-	sy_etm_blocks_clear(&f->guard.blocks);
-}
-
 void sy_etm_full_fini(struct etm_full *f)
 {
 	sy_etm_ocsd_lock();

@@ -27,10 +27,6 @@ struct etm_full {
 	int done;		/* nothing more will be pushed */
 };
 
-/* Forgets every byte of code OpenCSD and the guard hold (the code in force
- * changed: sy_dec_params.code_at). */
-void sy_etm_full_forget(struct etm_full *f);
-
 /* Builds the decode and guard trees for the @n sources @src, whose trace
  * IDs and flow states are cv->src[0..n) in that order.  Returns 0,
  * -SY_E_NOMEM or -SY_E_DECODE (OpenCSD refuses the configuration); on

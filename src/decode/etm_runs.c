@@ -22,18 +22,13 @@ void sy_etm_runs_fini(struct etm_runs *c)
 	c->v = NULL;
 }
 
-void sy_etm_runs_forget(struct etm_runs *c)
+void sy_etm_runs_clear(struct etm_runs *c)
 {
 	if (++c->gen == 0) {	/* wrapped: generation 0 must mean empty */
 		for (size_t i = 0; i < ETM_RUNS; i++)
 			c->v[i].gen = 0;
 		c->gen = 1;
 	}
-}
-
-void sy_etm_runs_clear(struct etm_runs *c)
-{
-	sy_etm_runs_forget(c);
 	/* the window's items went with it */
 	etm_runs_unpin(c);
 	c->hits = c->misses = c->pinned = 0;

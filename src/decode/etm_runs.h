@@ -76,9 +76,6 @@ void sy_etm_runs_fini(struct etm_runs *c);
 /* Forgets every run (the code may differ in the next window), and unpins
  * them: no item of the last window is left. */
 void sy_etm_runs_clear(struct etm_runs *c);
-/* Forgets every run but keeps the pinned ones' bytes for the items that
- * point at them (the code changed in the middle of a window). */
-void sy_etm_runs_forget(struct etm_runs *c);
 /* No item uses a run any more. */
 static inline void etm_runs_unpin(struct etm_runs *c)
 {

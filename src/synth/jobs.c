@@ -139,8 +139,8 @@ static int sy_job_code_at(void *ctx, uint64_t time)
 	if (!m->maps || !m->own)
 		return 0;
 	/* the data's start: as it was when the job's first bytes could be
-	 * written (an ETM timestamp comes only after the first atom's code
-	 * is read) */
+	 * written (a PT piece's PSB+ says its time before any code is read,
+	 * and asks again) */
 	if (time != SY_DEC_TIME_NONE) {
 		/* trace times that cannot be put on perf's clock say
 		 * nothing about the records' */
@@ -160,19 +160,14 @@ static int sy_job_code_at(void *ctx, uint64_t time)
 }
 
 /* The parameters a worker's decoder gets: @dp reading through @m.  Code
- * changes by time only where one trace unit's timestamps order the trace
- * (sy_code_at_fn). */
+ * changes by time on PT only (sy_code_at_fn says why not on ETM). */
 static void sy_job_params(struct sy_dec_params *p,
 			  const struct sy_dec_params *dp, struct sy_jobmem *m)
 {
 	*p = *dp;
 	p->read_mem = sy_job_read_mem;
 	p->ctx_at = sy_job_ctx_at;
-	p->code_at = dp->kind == SY_TRACE_PT ||
-				     (dp->kind == SY_TRACE_ETM &&
-				      !dp->u.etm.formatted) ?
-			     sy_job_code_at :
-			     NULL;
+	p->code_at = dp->kind == SY_TRACE_PT ? sy_job_code_at : NULL;
 	p->mem_ctx = m;
 }
 
