@@ -1,8 +1,9 @@
 /* strobe-synth windows: the state its files share.  cmd_windows.c runs
- * the session and parses options; windows_list.c writes the listing and
- * the summary (text or JSON); windows_stats.c keeps the length
- * distributions and their histogram bins; windows_svg.c draws the
- * histogram; windows_disasm.c prints symbols and the last instructions. */
+ * the session and parses options; list.c writes the listing and the
+ * summary (text or JSON); stats.c keeps the length distributions and
+ * their histogram bins; svg.c, svg_panels.c and svg_text.c draw the
+ * picture (svg.h); whatif.c cuts windows shorter; disasm.c prints
+ * symbols and the last instructions. */
 #ifndef SY_WINDOWS_H
 #define SY_WINDOWS_H
 
@@ -43,8 +44,9 @@ struct sy_wl {
 	int cs_ok;
 };
 
-/* Linear histogram bins over the lengths in instructions, chosen from
- * the data: @nr bins of @width from @lo, counts per bin and status. */
+/* Linear histogram bins over window lengths, chosen from the data: @nr
+ * bins of @width from @lo, counts per bin and status (without a split by
+ * status, all in the first). */
 struct sy_hist {
 	uint64_t lo, width;
 	size_t nr;
@@ -63,7 +65,6 @@ void sy_whatif_free(struct sy_whatif *wi);
 int sy_whatif_add(struct sy_whatif *wi, const struct sy_window *w);
 void sy_whatif_text(const struct sy_whatif *wi, FILE *f);
 void sy_whatif_json(const struct sy_whatif *wi, FILE *f);
-
 /* windows_stats.c */
 void sy_wl_init(struct sy_wl *c);
 int sy_wl_add(struct sy_wl *c, const struct sy_window *w);
@@ -71,7 +72,9 @@ int sy_wl_add(struct sy_wl *c, const struct sy_window *w);
 int sy_wl_exact(const struct sy_wl *c);
 /* The smallest 1, 2 or 5 times a power of ten at or above @x (>= 1). */
 uint64_t sy_nice(double x);
-int sy_hist_make(struct sy_hist *h, struct sy_wl *c);
+/* Bins over @all; @by: the same values split by status (SY_ST_NR
+ * distributions, as len_by) or NULL. */
+int sy_hist_make(struct sy_hist *h, struct sy_dist *all, struct sy_dist *by);
 void sy_hist_fini(struct sy_hist *h);
 void sy_wl_fini(struct sy_wl *c);
 
