@@ -3,10 +3,10 @@
 # legend's title), checked by tests/e2e/svg_labels.py with DejaVu Sans
 # metrics, rotated axis titles included; and every picture is well-formed
 # and renders with rsvg-convert to a non-empty PNG.  On every generated
-# fixture and on the real dense
-# ETE capture: as recorded, and repeated by tests/tools/aux_repeat
-# (windows of 24 and 920 instructions, p95 at the right edge, next to the
-# legend).  Without ../shared the generated fixtures are still checked,
+# fixture, with and without --what-if (its panel, its points the JSON's),
+# and on the real dense ETE capture: as recorded, and repeated by
+# tests/tools/aux_repeat (windows of 24 and 920 instructions, p95 at the
+# right edge, next to the legend; --depth 64 marked on the branches).  Without ../shared the generated fixtures are still checked,
 # then the test skips (under CI=true it fails).
 . tests/e2e/lib.sh
 require_tool python3
@@ -31,21 +31,41 @@ PY
 
 # picture NAME SYMFS FILE [OPTIONS...]
 picture() {
-	name=$1 symfs=$2 f=$3
+	p_name=$1 p_symfs=$2 p_in=$3
 	shift 3
 	rm -f "$T/h.svg"
 	# damaged fixtures exit 4 with their picture written
-	"$SY" windows -q --summary --svg "$T/h.svg" --symfs "$symfs" "$@" "$f" \
-		>/dev/null 2>"$T/err"
+	"$SY" windows -q --summary --svg "$T/h.svg" --symfs "$p_symfs" "$@" \
+		"$p_in" >/dev/null 2>"$T/err"
 	[ $? -le 4 ] && [ -s "$T/h.svg" ] ||
-		{ cat "$T/err"; fail "$name: windows --svg $* failed"; }
-	check "$name $*" "$T/h.svg"
+		{ cat "$T/err"; fail "$p_name: windows --svg $* failed"; }
+	check "$p_name $*" "$T/h.svg"
 	n=$((n + 1))
 }
 
 n=0
 for f in tests/fixtures/generated/*.data; do
 	picture "$f" . "$f"
+done
+for f in etm4-etr-basic ete-trbe-smp pt-basic etm4-etr-missed; do
+	picture "$f" . tests/fixtures/generated/$f.data --what-if=4,8,16,32
+	grep -q '>what-if: windows cut to their newest N taken branches<' \
+		"$T/h.svg" || fail "$f: no what-if panel"
+	# its points are the JSON's cuts
+	"$SY" windows -q --json --what-if=4,8,16,32 --symfs . \
+		tests/fixtures/generated/$f.data >"$T/w.json" 2>/dev/null
+	python3 - "$T/h.svg" "$T/w.json" <<'PY' || fail "$f: the what-if curve is not the JSON's"
+import json, re, sys
+svg = open(sys.argv[1]).read()
+got = {(int(n), k): float(v) for n, k, v in re.findall(
+    r"<title>N = (\d+): (function overlap|context overlap|kept) ([\d.]+)%</title>", svg)}
+want = {}
+for c in json.load(open(sys.argv[2]))["what_if"]["cuts"]:
+    for k, j in (("function overlap", "function_overlap"),
+                 ("context overlap", "context_overlap"), ("kept", "kept")):
+        want[(c["branches"], k)] = round(100 * c[j], 1)
+assert got and got == want, (got, want)
+PY
 done
 [ "$n" -gt 4 ] || fail "no generated fixtures"
 [ -e "$ETE" ] || skip "checked $n pictures of generated fixtures; $ETE not found: the real dense ETE capture is not checked"
@@ -55,7 +75,9 @@ REPEAT=$SY_BUILD/tests/aux_repeat
 "$REPEAT" -n 2000 "$ETE" "$T/ete.data" 2>/dev/null || fail "aux_repeat failed"
 picture "dense ETE" "$R/symfs" "$ETE"
 picture "dense ETE repeated" "$R/symfs" "$T/ete.data"
-# the shape this test needs: p95 at the right edge, next to the legend
-grep -q '>p95 920<' "$T/h.svg" ||
-	fail "dense ETE: p95 920 not marked (not the shape this test needs)"
+# the shape this test needs: p95 at the right edge, next to the legend,
+# and the branch stack depth marked
+grep -q '>p95 920<' "$T/h.svg" && grep -q '>--depth 64<' "$T/h.svg" ||
+	fail "dense ETE: p95 920 or --depth 64 not marked (not the shape this test needs)"
+picture "dense ETE repeated, what-if" "$R/symfs" "$T/ete.data" --what-if
 echo "windows --svg: $n pictures render, none with overlapping labels"

@@ -1,7 +1,7 @@
 /* strobe-synth windows --svg: what the picture's panels share.  svg.c
  * draws the frame and the window length histogram, svg_panels.c the
  * panels under it; each panel plots into a rectangle with the same axes,
- * bars and markers. */
+ * bars and markers (svg_plot.c). */
 #ifndef SY_WINDOWS_SVG_H
 #define SY_WINDOWS_SVG_H
 
@@ -11,6 +11,8 @@
 enum {
 	SY_SVG_W = 900,
 	SY_SVG_PANEL_H = 300,	/* each panel under the histogram */
+	SY_SVG_PLOT_L = 80,	/* every plot's left and right */
+	SY_SVG_PLOT_R = SY_SVG_W - 190,	/* legends are right of it */
 };
 
 /* A plot area in the picture's coordinates. */
@@ -21,8 +23,11 @@ struct sy_svg_plot {
 /* One colour per status, in enum order. */
 extern const char *const sy_svg_colour[SY_ST_NR];
 
+/* svg_plot.c */
 /* The plot area of a panel whose top is @y0. */
 struct sy_svg_plot sy_svg_panel(double y0);
+/* y of @v on an axis from 0 at the bottom to @ymax at the top */
+double sy_svg_y(const struct sy_svg_plot *p, double v, uint64_t ymax);
 /* The y axis from 0 to a round value at or above @top: gridlines and
  * their labels.  Returns that value. */
 uint64_t sy_svg_yaxis(struct sy_svg_text *t, const struct sy_svg_plot *p,
@@ -42,5 +47,12 @@ void sy_svg_marker(struct sy_svg_text *t, const struct sy_svg_plot *p,
  * left of it, and its frame lines. */
 void sy_svg_axes(struct sy_svg_text *t, const struct sy_svg_plot *p,
 		 const char *title, const char *xtitle, const char *ytitle);
+
+/* svg_panels.c: the height of the panels @c has data for; then each
+ * panel, returning the height it used (0: nothing drawn). */
+double sy_svg_panels_height(const struct sy_wl *c);
+double sy_svg_branches(struct sy_svg_text *t, struct sy_wl *c, double y0);
+double sy_svg_whatif(struct sy_svg_text *t, const struct sy_wl *c,
+		     double y0);
 
 #endif

@@ -303,3 +303,23 @@ void sy_whatif_json(const struct sy_whatif *wi, FILE *f)
 	else
 		fputs("null}", f);
 }
+
+size_t sy_whatif_points(const struct sy_whatif *wi, struct sy_wi_point *p,
+			int *pick)
+{
+	size_t k;
+
+	*pick = -1;
+	if (!wi->windows || !wi->total[wi->nr_n])
+		return 0;
+	for (k = 0; k < wi->nr_n; k++)
+		p[k] = (struct sy_wi_point){
+			wi->n[k], sy_wi_overlap(wi, &wi->funcs, k),
+			sy_wi_overlap(wi, &wi->ctxs, k),
+			(double)wi->total[k] / (double)wi->total[wi->nr_n]
+		};
+	k = sy_wi_pick(wi);
+	if (k < wi->nr_n)
+		*pick = (int)k;
+	return wi->nr_n;
+}

@@ -65,6 +65,19 @@ void sy_whatif_free(struct sy_whatif *wi);
 int sy_whatif_add(struct sy_whatif *wi, const struct sy_window *w);
 void sy_whatif_text(const struct sy_whatif *wi, FILE *f);
 void sy_whatif_json(const struct sy_whatif *wi, FILE *f);
+/* One cut: its taken branches, the overlap of its profile with the whole
+ * windows' one per function and per context, and the share of the
+ * ranges it keeps (0 to 1). */
+struct sy_wi_point {
+	uint32_t n;
+	double func, ctx, kept;
+};
+/* The cuts into @p (SY_WI_MAX_N of them at most), for the picture.
+ * Returns how many, 0 when no ok window had a branch stack; @pick: the
+ * advised cut's index, or -1 when none is advised. */
+size_t sy_whatif_points(const struct sy_whatif *wi, struct sy_wi_point *p,
+			int *pick);
+
 /* windows_stats.c */
 void sy_wl_init(struct sy_wl *c);
 int sy_wl_add(struct sy_wl *c, const struct sy_window *w);
