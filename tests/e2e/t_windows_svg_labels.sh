@@ -3,7 +3,8 @@
 # legend's title), checked by tests/e2e/svg_labels.py with DejaVu Sans
 # metrics, rotated axis titles included; and every picture is well-formed
 # and renders with rsvg-convert to a non-empty PNG.  On every generated
-# fixture, with and without --what-if (its panel, its points the JSON's),
+# fixture (its timeline the JSON listing's windows: svg_timeline.py),
+# with and without --what-if (its panel, its points the JSON's),
 # and on the real dense ETE capture: as recorded, and repeated by
 # tests/tools/aux_repeat (windows of 24 and 920 instructions, p95 at the
 # right edge, next to the legend; --depth 64 marked on the branches).  Without ../shared the generated fixtures are still checked,
@@ -46,6 +47,10 @@ picture() {
 n=0
 for f in tests/fixtures/generated/*.data; do
 	picture "$f" . "$f"
+	# its timeline is the JSON listing's windows
+	"$SY" windows -q --json --symfs . "$f" >"$T/w.json" 2>/dev/null
+	python3 tests/e2e/svg_timeline.py "$T/h.svg" "$T/w.json" ||
+		fail "$f: the timeline is not the listing's windows"
 done
 for f in etm4-etr-basic ete-trbe-smp pt-basic etm4-etr-missed; do
 	picture "$f" . tests/fixtures/generated/$f.data --what-if=4,8,16,32

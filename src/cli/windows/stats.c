@@ -144,4 +144,5 @@ void sy_wl_fini(struct sy_wl *c)
 	for (size_t i = 0; (d = sy_wl_dist(c, i)); i++)
 		sy_dist_fini(d);
 	sy_dcheck_fini(&c->dc);
+	sy_tl_fini(&c->tl);
 }

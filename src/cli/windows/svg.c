@@ -198,6 +198,7 @@ int sy_wl_svg(struct sy_wl *c, const struct sy_session_summary *sum,
 	sy_svg_histogram(&t, c, sum, &h);
 	y = HIST_H;
 	y += sy_svg_branches(&t, c, y);
+	y += sy_svg_timeline(&t, c, y);
 	y += sy_svg_whatif(&t, c, y);
 	fputs("</svg>\n", af.f);
 	sy_svg_text_fini(&t);

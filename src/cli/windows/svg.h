@@ -44,7 +44,7 @@ void sy_svg_bars(struct sy_svg_text *t, const struct sy_svg_plot *p,
 void sy_svg_marker(struct sy_svg_text *t, const struct sy_svg_plot *p,
 		   double x, const char *colour, const char *label);
 /* The panel's title above it, the x axis title under it, the y axis title
- * left of it, and its frame lines. */
+ * left of it (NULL: none), and its frame lines. */
 void sy_svg_axes(struct sy_svg_text *t, const struct sy_svg_plot *p,
 		 const char *title, const char *xtitle, const char *ytitle);
 
@@ -52,6 +52,8 @@ void sy_svg_axes(struct sy_svg_text *t, const struct sy_svg_plot *p,
  * panel, returning the height it used (0: nothing drawn). */
 double sy_svg_panels_height(const struct sy_wl *c);
 double sy_svg_branches(struct sy_svg_text *t, struct sy_wl *c, double y0);
+double sy_svg_timeline(struct sy_svg_text *t, const struct sy_wl *c,
+		       double y0);
 double sy_svg_whatif(struct sy_svg_text *t, const struct sy_wl *c,
 		     double y0);
 

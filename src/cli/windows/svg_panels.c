@@ -1,7 +1,9 @@
 /* windows --svg: the panels under the length histogram, each answering
  * one question a person tuning the strobing asks (issue 24): how many
- * taken branches a window gives, against the branch stack's --depth; and
- * with --what-if, how much of the profile shorter windows would keep. */
+ * taken branches a window gives, against the branch stack's --depth;
+ * where in the recording, on which CPU or thread, windows were short or
+ * went wrong; and with --what-if, how much of the profile shorter
+ * windows would keep. */
 #include <inttypes.h>
 #include <math.h>
 
@@ -15,9 +17,156 @@ static int sy_svg_has_whatif(const struct sy_wl *c)
 	return c->whatif && sy_whatif_points(c->whatif, p, &pick);
 }
 
+/* Rows per CPU when the windows ran on more than one, else per thread
+ * (a per-thread recording on one CPU, or one CPU's trace). */
+static int sy_svg_tl_by(const struct sy_tl *tl)
+{
+	return tl->nr[0] + (size_t)tl->others[0] > 1 ? 0 : 1;
+}
+
+/* The timeline's rows and the height of its plot: a row each, or the
+ * legend's length when that is longer. */
+static double sy_svg_tl_body(const struct sy_tl *tl, size_t *rows)
+{
+	int by = sy_svg_tl_by(tl), keys = 0;
+
+	*rows = tl->nr[by] + (size_t)tl->others[by];
+	for (int st = 0; st < SY_ST_NR; st++)
+		keys += !!tl->seen[st];
+	return *rows * 36.0 > keys * 18.0 ? *rows * 36.0 : keys * 18.0;
+}
+
+static double sy_svg_tl_height(const struct sy_wl *c)
+{
+	size_t rows;
+	double body = sy_svg_tl_body(&c->tl, &rows);
+
+	return c->tl.cell && c->tl.cols && rows ? body + 120 : 0;
+}
+
+/* The points of one row: per time column and status, a bar from the
+ * shortest to the longest window that ended there. */
+static void sy_svg_tl_row(struct sy_svg_text *t, const struct sy_svg_plot *p,
+			  const struct sy_tl *tl, int by, size_t row,
+			  double bottom, uint64_t top)
+{
+	for (size_t col = 0; col < tl->cols; col++) {
+		const struct sy_tl_cell *cell = sy_tl_cell(tl, by, row, col);
+		double x = p->l + ((double)col + 0.5) * (p->r - p->l) /
+					  (double)tl->cols;
+
+		for (int st = 0; st < SY_ST_NR; st++) {
+			double y0, y1;
+
+			if (!cell[st].n)
+				continue;
+			y0 = bottom - (double)cell[st].min / (double)top * 30;
+			y1 = bottom - (double)cell[st].max / (double)top * 30;
+			fprintf(t->f, "<rect x=\"%.1f\" y=\"%.1f\" "
+				      "width=\"3\" height=\"%.1f\" fill=\"%s\">"
+				      "<title>%" PRIu64 " %s, %" PRIu64
+				      " .. %" PRIu64 " instructions</title>"
+				      "</rect>\n",
+				x - 1.5, y1 - 1.5, y0 - y1 + 3,
+				sy_svg_colour[st], cell[st].n,
+				sy_status_name(st), cell[st].min,
+				cell[st].max);
+		}
+	}
+}
+
+/* The unit of the time axis: the largest at or below the span. */
+static const char *sy_svg_tl_unit(double span, double *div)
+{
+	static const char *const name[] = { "ns", "µs", "ms", "s" };
+	int u = 0;
+
+	*div = 1;
+	while (u < 3 && span >= *div * 1000) {
+		*div *= 1000;
+		u++;
+	}
+	return name[u];
+}
+
+/* Time ticks under the plot, since the first column. */
+static void sy_svg_tl_ticks(struct sy_svg_text *t, const struct sy_svg_plot *p,
+			    const struct sy_tl *tl)
+{
+	double span = (double)tl->cols * (double)tl->width, div;
+	uint64_t step = sy_nice(span / 6);
+	char s[32];
+
+	sy_svg_tl_unit(span, &div);
+	for (uint64_t v = 0; (double)v <= span; v += step) {
+		snprintf(s, sizeof(s), "%g", (double)v / div);
+		sy_svg_label(t, &(struct sy_svg_label){
+				     p->l + (double)v / span * (p->r - p->l),
+				     p->b + 18, 10, SY_SVG_MIDDLE, 0, 0 },
+			     s);
+	}
+}
+
+/* Window length over time, a row per CPU or thread, coloured by status:
+ * where in the recording windows were cut short, lost or damaged. */
+double sy_svg_timeline(struct sy_svg_text *t, const struct sy_wl *c,
+		       double y0)
+{
+	const struct sy_tl *tl = &c->tl;
+	struct sy_svg_plot p = sy_svg_panel(y0);
+	int by = sy_svg_tl_by(tl), key = 0;
+	uint64_t top = c->insns.max ? c->insns.max : 1;
+	double div;
+	size_t rows;
+	char s[96];
+
+	if (!sy_svg_tl_height(c))
+		return 0;
+	p.b = p.t + sy_svg_tl_body(tl, &rows);
+	snprintf(s, sizeof(s), "window length over time, per %s (each row 0 "
+			       ".. %" PRIu64 " instructions)",
+		 by ? "thread" : "CPU", top);
+	sy_svg_axes(t, &p, s, NULL, NULL);
+	snprintf(s, sizeof(s), "time since the first window ended (%s)",
+		 sy_svg_tl_unit((double)tl->cols * (double)tl->width, &div));
+	sy_svg_label(t, &(struct sy_svg_label){ (p.l + p.r) / 2, p.b + 42, 12,
+						SY_SVG_MIDDLE, 0, 0 },
+		     s);
+	for (size_t row = 0; row < rows; row++) {
+		double bottom = p.t + 36.0 * (double)row + 33;
+
+		fprintf(t->f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+			      "y2=\"%.1f\" stroke=\"#e0e0e0\"/>\n",
+			p.l, bottom, p.r, bottom);
+		if (row == SY_TL_ROWS - 1)
+			snprintf(s, sizeof(s), "others");
+		else
+			snprintf(s, sizeof(s), "%s %" PRIu32, by ? "tid" : "cpu",
+				 tl->key[by][row]);
+		sy_svg_label(t, &(struct sy_svg_label){ p.l - 6, bottom, 10,
+							SY_SVG_END, 0, 0 },
+			     s);
+		sy_svg_tl_row(t, &p, tl, by, row, bottom, top);
+	}
+	sy_svg_tl_ticks(t, &p, tl);
+	for (int st = 0; st < SY_ST_NR; st++) {
+		if (!tl->seen[st])
+			continue;
+		fprintf(t->f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" "
+			      "height=\"12\" fill=\"%s\"/>\n",
+			p.r + 20, p.t + 18.0 * key + 2, sy_svg_colour[st]);
+		sy_svg_label(t, &(struct sy_svg_label){ p.r + 38,
+							p.t + 18.0 * key + 12,
+							11, SY_SVG_START, 0, 0 },
+			     sy_status_name(st));
+		key++;
+	}
+	return sy_svg_tl_height(c);
+}
+
 double sy_svg_panels_height(const struct sy_wl *c)
 {
-	return (c->branches.n ? SY_SVG_PANEL_H : 0) +
+	return (c->branches.n ? SY_SVG_PANEL_H : 0) + sy_svg_tl_height(c) +
 	       (sy_svg_has_whatif(c) ? SY_SVG_PANEL_H : 0);
 }
 

@@ -144,10 +144,13 @@ void sy_svg_axes(struct sy_svg_text *t, const struct sy_svg_plot *p,
 							p->t - 44, 13,
 							SY_SVG_MIDDLE, 1, 0 },
 			     title);
-	sy_svg_label(t, &(struct sy_svg_label){ (p->l + p->r) / 2, p->b + 42,
-						12, SY_SVG_MIDDLE, 0, 0 },
-		     xtitle);
-	sy_svg_vlabel(t, 22, (p->t + p->b) / 2, 12, ytitle);
+	if (xtitle)
+		sy_svg_label(t, &(struct sy_svg_label){ (p->l + p->r) / 2,
+							p->b + 42, 12,
+							SY_SVG_MIDDLE, 0, 0 },
+			     xtitle);
+	if (ytitle)
+		sy_svg_vlabel(t, 22, (p->t + p->b) / 2, 12, ytitle);
 	fprintf(t->f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
 		      "stroke=\"black\"/>\n<line x1=\"%.1f\" y1=\"%.1f\" "
 		      "x2=\"%.1f\" y2=\"%.1f\" stroke=\"black\"/>\n",

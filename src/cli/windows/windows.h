@@ -2,7 +2,7 @@
  * the session and parses options; list.c writes the listing and the
  * summary (text or JSON); stats.c keeps the length distributions and
  * their histogram bins; svg.c, svg_panels.c and svg_text.c draw the
- * picture (svg.h); whatif.c cuts windows shorter; disasm.c prints
+ * picture (svg.h) and timeline.c keeps what it shows over time; whatif.c cuts windows shorter; disasm.c prints
  * symbols and the last instructions. */
 #ifndef SY_WINDOWS_H
 #define SY_WINDOWS_H
@@ -15,6 +15,32 @@
 #include "sy_dist.h"
 
 enum { SY_WL_MAX_CPU = 4096 };	/* CPUs counted for the per-CPU rates */
+
+/* timeline.c: window lengths over time per CPU and per thread, for the
+ * picture, in a fixed grid (SY_TL_ROWS rows of each, the last shared by
+ * those past it; SY_TL_COLS time columns, coarsened as the recording
+ * goes on). */
+enum { SY_TL_ROWS = 16, SY_TL_COLS = 160 };
+struct sy_tl_cell {
+	uint64_t min, max, n;	/* lengths in instructions, windows */
+};
+struct sy_tl {
+	uint64_t t0, width;	/* column k: [t0 + k width, t0 + (k+1) width) */
+	size_t cols;		/* columns in use */
+	uint32_t key[2][SY_TL_ROWS]; /* CPU, thread of each row */
+	size_t nr[2];
+	int others[2];		/* the last row holds the rest */
+	uint64_t seen[SY_ST_NR]; /* windows per status */
+	struct sy_tl_cell *cell; /* [2][rows][cols][status]; NULL: not kept */
+};
+int sy_tl_init(struct sy_tl *tl);	/* -SY_E_NOMEM */
+void sy_tl_fini(struct sy_tl *tl);
+void sy_tl_add(struct sy_tl *tl, const struct sy_window *w);
+/* The SY_ST_NR cells, one per status, of row @row, column @col of the
+ * rows per CPU (@by 0) or per thread (1). */
+const struct sy_tl_cell *sy_tl_cell(const struct sy_tl *tl, int by,
+				    size_t row, size_t col);
+
 
 struct sy_wl {
 	struct sy_cli_session cs;
@@ -37,6 +63,7 @@ struct sy_wl {
 	struct sy_dcheck dc;
 	const char *whatif_arg;	/* --what-if[=N,...]: "" for the defaults */
 	struct sy_whatif *whatif;
+	struct sy_tl tl;	/* over time, kept for --svg */
 	uint64_t listed;
 	uint64_t selected;	/* windows the selection options kept */
 	uint64_t by_status[SY_ST_NR]; /* of those */
