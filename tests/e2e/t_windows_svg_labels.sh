@@ -70,6 +70,10 @@ for c in json.load(open(sys.argv[2]))["what_if"]["cuts"]:
                  ("context overlap", "context_overlap"), ("kept", "kept")):
         want[(c["branches"], k)] = round(100 * c[j], 1)
 assert got and got == want, (got, want)
+# under each N, the window length W it means
+wi = json.load(open(sys.argv[2]))["what_if"]
+w = ["%.0f" % (wi["insns_per_branch"] * c["branches"]) for c in wi["cuts"]]
+assert re.findall(r">~(\d+)<", svg) == w, (re.findall(r">~(\d+)<", svg), w)
 PY
 done
 [ "$n" -gt 4 ] || fail "no generated fixtures"

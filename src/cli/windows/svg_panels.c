@@ -129,7 +129,7 @@ double sy_svg_timeline(struct sy_svg_text *t, const struct sy_wl *c,
 	sy_svg_axes(t, &p, s, NULL, NULL);
 	snprintf(s, sizeof(s), "time since the first window ended (%s)",
 		 sy_svg_tl_unit((double)tl->cols * (double)tl->width, &div));
-	sy_svg_label(t, &(struct sy_svg_label){ (p.l + p.r) / 2, p.b + 42, 12,
+	sy_svg_label(t, &(struct sy_svg_label){ (p.l + p.r) / 2, p.b + 48, 12,
 						SY_SVG_MIDDLE, 0, 0 },
 		     s);
 	for (size_t row = 0; row < rows; row++) {
@@ -286,17 +286,24 @@ double sy_svg_whatif(struct sy_svg_text *t, const struct sy_wl *c,
 		return 0;
 	sy_svg_axes(t, &p, "what-if: windows cut to their newest N taken "
 			   "branches",
-		    "N, taken branches kept per window (log scale)",
+		    "N taken branches kept per window (log scale); under it, "
+		    "W: about that many instructions",
 		    "% of the whole windows");
 	sy_svg_yaxis(t, &p, 100);
 	fprintf(t->f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
 		      "stroke=\"#d50000\" stroke-dasharray=\"2,3\"><title>95%% "
 		      "overlap</title></line>\n",
 		p.l, y95, p.r, y95);
+	/* each cut: N, and under it the window length W it means */
 	for (size_t k = 0; k < nr; k++) {
 		snprintf(s, sizeof(s), "%" PRIu32, pt[k].n);
 		sy_svg_label(t, &(struct sy_svg_label){
 				     sy_svg_cut_x(&p, pt, nr, k), p.b + 18, 10,
+				     SY_SVG_MIDDLE, 0, 0 },
+			     s);
+		snprintf(s, sizeof(s), "~%.0f", pt[k].insns);
+		sy_svg_label(t, &(struct sy_svg_label){
+				     sy_svg_cut_x(&p, pt, nr, k), p.b + 32, 10,
 				     SY_SVG_MIDDLE, 0, 0 },
 			     s);
 	}

@@ -146,7 +146,7 @@ void sy_svg_axes(struct sy_svg_text *t, const struct sy_svg_plot *p,
 			     title);
 	if (xtitle)
 		sy_svg_label(t, &(struct sy_svg_label){ (p->l + p->r) / 2,
-							p->b + 42, 12,
+							p->b + 48, 12,
 							SY_SVG_MIDDLE, 0, 0 },
 			     xtitle);
 	if (ytitle)

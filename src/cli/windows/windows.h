@@ -92,11 +92,13 @@ void sy_whatif_free(struct sy_whatif *wi);
 int sy_whatif_add(struct sy_whatif *wi, const struct sy_window *w);
 void sy_whatif_text(const struct sy_whatif *wi, FILE *f);
 void sy_whatif_json(const struct sy_whatif *wi, FILE *f);
-/* One cut: its taken branches, the overlap of its profile with the whole
- * windows' one per function and per context, and the share of the
- * ranges it keeps (0 to 1). */
+/* One cut: its taken branches and about how many instructions that is
+ * (at the observed instructions per branch), the overlap of its profile
+ * with the whole windows' one per function and per context, and the share
+ * of the ranges it keeps (0 to 1). */
 struct sy_wi_point {
 	uint32_t n;
+	double insns;
 	double func, ctx, kept;
 };
 /* The cuts into @p (SY_WI_MAX_N of them at most), for the picture.
