@@ -125,6 +125,8 @@ $(BUILD)/tests/%: $(BUILD)/tests/tools/%.o $(LIBSTROBE)
 # truth_check compares a recording with its generated sidecar: it reads the
 # sidecar with the fixture generator's library.
 $(BUILD)/tests/tools/truth_check.o: CPPFLAGS += -Itests/fixtures/gen
+# test_timeline compiles the CLI's timeline.c in (the CLI is no library)
+$(BUILD)/tests/unit/test_timeline.o: CPPFLAGS += -Isrc/cli
 $(BUILD)/tests/truth_check: $(BUILD)/tests/tools/truth_check.o $(LIBFXGEN) $(LIBSTROBE)
 	$(CC) $(ALL_LDFLAGS) -o $@ $< $(LIBFXGEN) $(LIBSTROBE) $(LIBS)
 

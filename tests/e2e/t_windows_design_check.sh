@@ -95,8 +95,9 @@ P = int(m.group(2))
 n = int(re.search(r"histogram \(the (\d+) windows? with trace; instructions, bins of (\d+)", txt).group(1))
 width = int(re.search(r"bins of (\d+)", txt).group(1))
 ys = [float(p.split(",")[1]) for p in m.group(1).split()]
-# the y axis: gridlines labelled with counts, linear
-grid = {int(t): float(y) for y, t in re.findall(r'<text x="[\d.]+" y="([\d.]+)"[^>]*text-anchor="end">(\d+)</text>', svg)}
+# the y axis: gridlines labelled with counts, linear (the histogram's:
+# the panels under it, from y 480 on, have their own)
+grid = {int(t): float(y) for y, t in re.findall(r'<text x="[\d.]+" y="([\d.]+)"[^>]*text-anchor="end">(\d+)</text>', svg) if float(y) < 480}
 (c0, y0), (c1, y1) = sorted(grid.items())[0], sorted(grid.items())[-1]
 want = n * width / P
 got = c0 + (ys[1] - (y0 - 4)) * (c1 - c0) / ((y1 - 4) - (y0 - 4))

@@ -1,62 +1,92 @@
 # windows --svg: no two labels of the picture overlap and every label is
-# inside it (issue 24: on dense real ETE "p95 920" covered the legend's
-# title).  Text boxes are estimated from the SVG's own coordinates: a
-# character 0.62 (bold 0.7) of the font size wide, 0.8 of it above the
-# baseline and 0.25 below; the rotated axis title is left out.  Checked on
-# the dense ETE capture repeated (tests/tools/aux_repeat: windows of 24
-# and 920 instructions, p95 at the right edge) and on every generated
-# fixture; each picture must render with rsvg-convert.
+# inside its viewBox (issue 24: on dense real ETE "p95 920" covered the
+# legend's title), checked by tests/e2e/svg_labels.py with DejaVu Sans
+# metrics, rotated axis titles included; and every picture is well-formed
+# and renders with rsvg-convert to a non-empty PNG.  On every generated
+# fixture (its timeline the JSON listing's windows: svg_timeline.py),
+# with and without --what-if (its panel, its points the JSON's),
+# and on the real dense ETE capture: as recorded, and repeated by
+# tests/tools/aux_repeat (windows of 24 and 920 instructions, p95 at the
+# right edge, next to the legend; --depth 64 marked on the branches).  Without ../shared the generated fixtures are still checked,
+# then the test skips (under CI=true it fails).
 . tests/e2e/lib.sh
 require_tool python3
 require_tool rsvg-convert
 R=$SHARED/fixtures/real/simpleperf-etm
-require_path "$R/orig/perf_with_unformatted_trace.data"
-REPEAT=$SY_BUILD/tests/aux_repeat
-[ -x "$REPEAT" ] || fail "$REPEAT not built (make tools)"
-"$REPEAT" -n 2000 "$R/orig/perf_with_unformatted_trace.data" "$T/ete.data" \
-	2>/dev/null || fail "aux_repeat failed"
+ETE=$R/orig/perf_with_unformatted_trace.data
 
-n=0
-for f in "$T/ete.data" tests/fixtures/generated/*.data; do
-	symfs=.
-	[ "$f" = "$T/ete.data" ] && symfs=$R/symfs
+# check NAME SVG: renders, is not empty, and its labels keep clear
+check() {
+	rsvg-convert -o "$T/h.png" "$2" 2>"$T/rerr" ||
+		{ cat "$T/rerr"; fail "$1: rsvg-convert cannot render the picture"; }
+	python3 - "$T/h.png" <<'PY' || fail "$1: the rendered picture is empty"
+import struct, sys
+b = open(sys.argv[1], "rb").read()
+assert b[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+w, h = struct.unpack(">II", b[16:24])
+assert w >= 320 and h >= 200, "%dx%d" % (w, h)
+PY
+	python3 tests/e2e/svg_labels.py "$2" ||
+		fail "$1: labels of the picture overlap or leave it"
+}
+
+# picture NAME SYMFS FILE [OPTIONS...]
+picture() {
+	p_name=$1 p_symfs=$2 p_in=$3
+	shift 3
 	rm -f "$T/h.svg"
 	# damaged fixtures exit 4 with their picture written
-	"$SY" windows --summary --svg "$T/h.svg" --symfs "$symfs" "$f" \
-		>/dev/null 2>"$T/err"
+	"$SY" windows -q --summary --svg "$T/h.svg" --symfs "$p_symfs" "$@" \
+		"$p_in" >/dev/null 2>"$T/err"
 	[ $? -le 4 ] && [ -s "$T/h.svg" ] ||
-		{ cat "$T/err"; fail "$f: windows --svg failed"; }
-	rsvg-convert -o "$T/h.png" "$T/h.svg" ||
-		fail "$f: rsvg-convert cannot render the picture"
-	python3 - "$T/h.svg" <<'PY' || fail "$f: labels of the picture overlap"
-import re, sys
-svg = open(sys.argv[1]).read()
-W, H = map(float, re.search(r'<svg[^>]* width="(\d+)" height="(\d+)"', svg).groups())
-boxes = []
-for m in re.finditer(r'<text ([^>]*)>([^<]*)</text>', svg):
-    attrs, s = m.groups()
-    if "transform=" in attrs:
-        continue
-    a = dict(re.findall(r'([a-z-]+)="([^"]*)"', attrs))
-    x, y, size = float(a["x"]), float(a["y"]), float(a["font-size"])
-    s = s.replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", '"')
-    w = len(s) * size * (0.7 if a.get("font-weight") == "bold" else 0.62)
-    x0 = {"start": x, "middle": x - w / 2, "end": x - w}[a["text-anchor"]]
-    boxes.append((x0, y - 0.8 * size, x0 + w, y + 0.25 * size, s))
-bad = []
-for i, b in enumerate(boxes):
-    if b[0] < 0 or b[1] < 0 or b[2] > W or b[3] > H:
-        bad.append("%r is outside the picture" % b[4])
-    for c in boxes[i + 1:]:
-        if b[0] < c[2] and c[0] < b[2] and b[1] < c[3] and c[1] < b[3]:
-            bad.append("%r overlaps %r" % (b[4], c[4]))
-for x in bad:
-    print(x, file=sys.stderr)
-sys.exit(1 if bad else 0)
-PY
-	# the dense capture's p95 is at the right edge, next to the legend
-	[ "$f" != "$T/ete.data" ] || grep -q '>p95 920<' "$T/h.svg" ||
-		fail "$f: p95 920 not marked (not the shape this test needs)"
+		{ cat "$T/err"; fail "$p_name: windows --svg $* failed"; }
+	check "$p_name $*" "$T/h.svg"
 	n=$((n + 1))
+}
+
+n=0
+for f in tests/fixtures/generated/*.data; do
+	picture "$f" . "$f"
+	# its timeline is the JSON listing's windows
+	"$SY" windows -q --json --symfs . "$f" >"$T/w.json" 2>/dev/null
+	python3 tests/e2e/svg_timeline.py "$T/h.svg" "$T/w.json" ||
+		fail "$f: the timeline is not the listing's windows"
 done
-echo "windows --svg: no overlapping labels in $n pictures"
+for f in etm4-etr-basic ete-trbe-smp pt-basic etm4-etr-missed; do
+	picture "$f" . tests/fixtures/generated/$f.data --what-if=4,8,16,32
+	grep -q '>what-if: windows cut to their newest N taken branches<' \
+		"$T/h.svg" || fail "$f: no what-if panel"
+	# its points are the JSON's cuts
+	"$SY" windows -q --json --what-if=4,8,16,32 --symfs . \
+		tests/fixtures/generated/$f.data >"$T/w.json" 2>/dev/null
+	python3 - "$T/h.svg" "$T/w.json" <<'PY' || fail "$f: the what-if curve is not the JSON's"
+import json, re, sys
+svg = open(sys.argv[1]).read()
+got = {(int(n), k): float(v) for n, k, v in re.findall(
+    r"<title>N = (\d+): (function overlap|context overlap|kept) ([\d.]+)%</title>", svg)}
+want = {}
+for c in json.load(open(sys.argv[2]))["what_if"]["cuts"]:
+    for k, j in (("function overlap", "function_overlap"),
+                 ("context overlap", "context_overlap"), ("kept", "kept")):
+        want[(c["branches"], k)] = round(100 * c[j], 1)
+assert got and got == want, (got, want)
+# under each N, the window length W it means
+wi = json.load(open(sys.argv[2]))["what_if"]
+w = ["%.0f" % (wi["insns_per_branch"] * c["branches"]) for c in wi["cuts"]]
+assert re.findall(r">~(\d+)<", svg) == w, (re.findall(r">~(\d+)<", svg), w)
+PY
+done
+[ "$n" -gt 4 ] || fail "no generated fixtures"
+[ -e "$ETE" ] || skip "checked $n pictures of generated fixtures; $ETE not found: the real dense ETE capture is not checked"
+
+REPEAT=$SY_BUILD/tests/aux_repeat
+[ -x "$REPEAT" ] || fail "$REPEAT not built (make tools)"
+"$REPEAT" -n 2000 "$ETE" "$T/ete.data" 2>/dev/null || fail "aux_repeat failed"
+picture "dense ETE" "$R/symfs" "$ETE"
+picture "dense ETE repeated" "$R/symfs" "$T/ete.data"
+# the shape this test needs: p95 at the right edge, next to the legend,
+# and the branch stack depth marked
+grep -q '>p95 920<' "$T/h.svg" && grep -q '>--depth 64<' "$T/h.svg" ||
+	fail "dense ETE: p95 920 or --depth 64 not marked (not the shape this test needs)"
+picture "dense ETE repeated, what-if" "$R/symfs" "$T/ete.data" --what-if
+echo "windows --svg: $n pictures render, none with overlapping labels"

@@ -67,6 +67,7 @@ static int sy_windows_cb(void *ctx, const struct sy_window *w)
 	if (sy_wl_add(c, w) || sy_dcheck_add(&c->dc, w) ||
 	    (c->whatif && sy_whatif_add(c->whatif, w)))
 		return -SY_E_NOMEM;
+	sy_tl_add(&c->tl, w);
 	sy_wl_window(c, w);
 	return 0;
 }
@@ -208,6 +209,10 @@ static int sy_windows_open(struct sy_wl *c, struct sy_session **s)
 			sy_msg_error("windows: %s", sy_errstr(err));
 			return SY_EXIT_FAILURE;
 		}
+	}
+	if (c->svg && sy_tl_init(&c->tl)) {
+		sy_msg_error("windows: %s", sy_errstr(-SY_E_NOMEM));
+		return SY_EXIT_FAILURE;
 	}
 	if (c->disasm)
 		c->cs_ok = cs_open(c->kind == SY_TRACE_ETM ? CS_ARCH_ARM64 :

@@ -91,7 +91,7 @@ static void sy_histogram(struct sy_wl *c, FILE *f)
 		"##################################################";
 	struct sy_hist h;
 
-	if (sy_hist_make(&h, c) || !h.nr)
+	if (sy_hist_make(&h, &c->insns, c->len_by) || !h.nr)
 		return;
 	fprintf(f, "window length histogram (the %" PRIu64 " %s with trace; "
 		   "instructions, bins of %" PRIu64 "%s):\n", c->insns.n,
@@ -320,7 +320,7 @@ static void sy_histogram_json(struct sy_wl *c, FILE *f)
 {
 	struct sy_hist h;
 
-	if (sy_hist_make(&h, c) || !h.nr) {
+	if (sy_hist_make(&h, &c->insns, c->len_by) || !h.nr) {
 		fputs(",\n  \"histogram\": null", f);
 		return;
 	}

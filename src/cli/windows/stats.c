@@ -95,18 +95,18 @@ uint64_t sy_nice(double x)
 }
 
 /* About the square root of the count of bins (at least 5, at most 40),
- * each a round width, from a round start below the shortest window.  Once
- * a status's lengths are binned (sy_dist.h), each of its bins counts at
- * its lower bound. */
-int sy_hist_make(struct sy_hist *h, struct sy_wl *c)
+ * each a round width, from a round start below the smallest value.  Once
+ * a distribution is binned (sy_dist.h), each of its bins counts at its
+ * lower bound. */
+int sy_hist_make(struct sy_hist *h, struct sy_dist *all, struct sy_dist *by)
 {
-	uint64_t v, k, min = c->insns.min, max = c->insns.max;
+	uint64_t v, k, min = all->min, max = all->max;
 	double want;
 
 	memset(h, 0, sizeof(*h));
-	if (!c->insns.n)
+	if (!all->n)
 		return 0;
-	want = ceil(sqrt((double)c->insns.n));
+	want = ceil(sqrt((double)all->n));
 	want = want < 5 ? 5 : want > 40 ? 40 : want;
 	h->width = sy_nice((double)(max - min + 1) / want);
 	h->lo = min / h->width * h->width;
@@ -117,9 +117,9 @@ int sy_hist_make(struct sy_hist *h, struct sy_wl *c)
 		sy_hist_fini(h);
 		return -SY_E_NOMEM;
 	}
-	for (int st = 0; st < SY_ST_NR; st++)
+	for (int st = 0; st < (by ? SY_ST_NR : 1); st++)
 		for (size_t pos = 0;
-		     sy_dist_next(&c->len_by[st], &pos, &v, &k);) {
+		     sy_dist_next(by ? &by[st] : all, &pos, &v, &k);) {
 			size_t b = (size_t)((v - h->lo) / h->width);
 
 			h->count[b][st] += k;
@@ -144,4 +144,5 @@ void sy_wl_fini(struct sy_wl *c)
 	for (size_t i = 0; (d = sy_wl_dist(c, i)); i++)
 		sy_dist_fini(d);
 	sy_dcheck_fini(&c->dc);
+	sy_tl_fini(&c->tl);
 }

@@ -1,269 +1,183 @@
-/* strobe-synth windows --svg: the histogram of window lengths as a
- * picture for a person tuning R and P.  Linear bins chosen from the data
- * (the text histogram's), bars stacked by status, p5/p50/p95 marked, what
- * the strobing design predicts drawn over it, both axes labelled and
- * scaled, and the title counting what the text counts. */
+/* strobe-synth windows --svg: the window lengths as a picture for a
+ * person tuning R and P.  On top, the histogram of lengths in
+ * instructions: linear bins chosen from the data (the text histogram's),
+ * bars stacked by status, p5/p50/p95 marked, what the strobing design
+ * predicts drawn over it, both axes labelled and scaled, and the title
+ * counting what the text counts.  Under it, the panels of svg_panels.c.
+ * Every label goes through svg_text.c, so none covers another. */
 #include <inttypes.h>
 #include <string.h>
 
 #include "sy_atomic_file.h"
-#include "windows.h"
+#include "svg.h"
 
 enum {
-	SVG_W = 900,
-	SVG_H = 480,
-	PLOT_L = 80,		/* plot area */
-	PLOT_R = SVG_W - 190,	/* the legend is right of it */
+	HIST_H = 480,		/* the histogram's part of the picture */
+	PLOT_L = SY_SVG_PLOT_L,	/* its plot area */
+	PLOT_R = SY_SVG_PLOT_R,
 	PLOT_T = 96,
-	PLOT_B = SVG_H - 70,
+	PLOT_B = HIST_H - 70,
 };
 
-/* One colour per status, in enum order. */
-static const char *const sy_colour[SY_ST_NR] = {
-	"#2e7d32", "#9e9e9e", "#cfcfcf", "#ef6c00", "#c62828", "#6a1b9a",
-	"#1565c0", "#00838f", "#6d4c41", "#f9a825", "#fdd835", "#afb42b",
-};
-
-/* File names go into the picture's title: & < > must not break it. */
-static void sy_xml_escape(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '&': fputs("&amp;", f); break;
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '"': fputs("&quot;", f); break;
-		default:
-			/* control bytes are not allowed in XML 1.0 */
-			fputc((unsigned char)*s < 0x20 ? '?' : *s, f);
-		}
-	}
-}
-
-static void sy_svg_text(FILE *f, double x, double y, int size,
-			const char *anchor, const char *extra, const char *s)
-{
-	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-family=\"sans-serif\" "
-		   "font-size=\"%d\" text-anchor=\"%s\"%s>%s</text>\n",
-		x, y, size, anchor, extra, s);
-}
-
-/* The y axis: a round step, gridlines and their counts. */
-static uint64_t sy_svg_yaxis(FILE *f, uint64_t top)
-{
-	uint64_t step = sy_nice((double)top / 6.0), ymax;
-	char n[32];
-
-	ymax = (top + step - 1) / step * step;
-	if (!ymax)
-		ymax = 1;
-	for (uint64_t v = 0; v <= ymax; v += step) {
-		double y = PLOT_B - (double)v * (PLOT_B - PLOT_T) / (double)ymax;
-
-		fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" "
-			   "stroke=\"#e0e0e0\"/>\n",
-			PLOT_L, y, PLOT_R, y);
-		snprintf(n, sizeof(n), "%" PRIu64, v);
-		sy_svg_text(f, PLOT_L - 6, y + 4, 11, "end", "", n);
-	}
-	return ymax;
-}
-
-static double sy_svg_x(const struct sy_hist *h, double v)
-{
-	return PLOT_L + (v - (double)h->lo) * (PLOT_R - PLOT_L) /
-				(double)(h->nr * h->width);
-}
-
-/* Bars stacked by status, each with a tooltip, and the x tick labels. */
-static void sy_svg_bars(FILE *f, const struct sy_hist *h, uint64_t ymax)
-{
-	double bw = (double)(PLOT_R - PLOT_L) / (double)h->nr;
-	size_t every = h->nr > 10 ? (h->nr + 9) / 10 : 1;
-	char n[32];
-
-	for (size_t b = 0; b < h->nr; b++) {
-		uint64_t lo = h->lo + b * h->width, below = 0;
-		double x = PLOT_L + bw * (double)b;
-
-		for (int st = 0; st < SY_ST_NR; st++) {
-			uint64_t k = h->count[b][st];
-			double y0, y1;
-
-			if (!k)
-				continue;
-			y0 = PLOT_B - (double)below * (PLOT_B - PLOT_T) /
-					      (double)ymax;
-			y1 = PLOT_B - (double)(below + k) * (PLOT_B - PLOT_T) /
-					      (double)ymax;
-			fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
-				   "height=\"%.1f\" fill=\"%s\"><title>%" PRIu64
-				   " %s</title></rect>\n",
-				x + 1, y1, bw - 2, y0 - y1, sy_colour[st], k,
-				sy_status_name(st));
-			below += k;
-		}
-		/* the whole bar's count, for a reader and for the tests */
-		fprintf(f, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" "
-			   "height=\"%d\" fill=\"none\" pointer-events=\"all\">"
-			   "<title>%" PRIu64 " .. %" PRIu64 ": %" PRIu64
-			   " windows</title></rect>\n",
-			x, PLOT_T, bw, PLOT_B - PLOT_T, lo, lo + h->width - 1,
-			h->total[b]);
-		if (b % every == 0) {
-			snprintf(n, sizeof(n), "%" PRIu64, lo);
-			sy_svg_text(f, x, PLOT_B + 16, 10, "middle", "", n);
-		}
-	}
-	snprintf(n, sizeof(n), "%" PRIu64, h->lo + h->nr * h->width);
-	sy_svg_text(f, PLOT_R, PLOT_B + 16, 10, "middle", "", n);
-}
-
-/* p5, p50, p95 as dashed lines, labelled at staggered heights. */
-static void sy_svg_percentiles(FILE *f, struct sy_wl *c,
+/* p5, p50, p95: dashed lines, each labelled in the first free row. */
+static void sy_svg_percentiles(struct sy_svg_text *t, struct sy_wl *c,
+			       const struct sy_svg_plot *p,
 			       const struct sy_hist *h)
 {
 	static const unsigned pct[] = { 5, 50, 95 };
 	char label[48];
-	int right;
 
 	for (size_t i = 0; i < 3; i++) {
 		uint64_t v = sy_dist_pct(&c->insns, pct[i]);
-		double x = sy_svg_x(h, (double)v + 0.5);
 
-		fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" "
-			   "stroke=\"black\" stroke-dasharray=\"5,3\"/>\n",
-			x, PLOT_T - 10 - 13 * (int)(2 - i), x, PLOT_B);
 		snprintf(label, sizeof(label), "p%u %" PRIu64, pct[i], v);
-		/* right of its line, unless it would run past the plot into
-		 * the legend: then left of it (7 px a bold character) */
-		right = x + 3 + 7.0 * (double)strlen(label) <= PLOT_R;
-		sy_svg_text(f, right ? x + 3 : x - 3,
-			    PLOT_T - 12 - 13.0 * (double)(2 - i), 11,
-			    right ? "start" : "end", " font-weight=\"bold\"",
-			    label);
+		sy_svg_marker(t, p, sy_svg_hx(p, h, (double)v + 0.5), "black",
+			      label);
 	}
 }
 
-/* What the design predicts, drawn over the observed bars where it is in
- * instructions (the pause event counts them): the RFC's designs, a spike
- * at the designed length; mainline pause/resume of one event (R > P),
- * lengths uniform over (0, P], so each bin expects its share of the
- * windows.  A pause event counting cycles has no scale in instructions:
- * nothing is drawn. */
+/* The strobing design predicts window lengths in instructions only when
+ * the pause event counts them (a cycles event has no scale here): the
+ * RFC's designs, a spike at the designed length; mainline pause/resume
+ * of one event (R > P), lengths uniform over (0, P]. */
+static int sy_svg_has_design(const struct sy_wl *c,
+			     const struct sy_session_summary *s)
+{
+	return s->pause_counts_insns && !s->periods_freq &&
+	       (c->dc.want || (s->design == SY_DESIGN_MAINLINE &&
+			       s->same_event &&
+			       s->resume_period > s->pause_period &&
+			       s->pause_period));
+}
+
+/* What the design predicts, drawn over the observed bars: a spike, or
+ * each bin's share of the windows under a uniform law. */
 static void sy_svg_design(FILE *f, const struct sy_wl *c,
 			  const struct sy_session_summary *s,
-			  const struct sy_hist *h, uint64_t ymax)
+			  const struct sy_svg_plot *p, const struct sy_hist *h,
+			  uint64_t ymax)
 {
-	double x, y;
+	double x, x0, y;
 
-	if (!s->pause_counts_insns || s->periods_freq)
+	if (!sy_svg_has_design(c, s))
 		return;
 	if (c->dc.want) {
-		x = sy_svg_x(h, (double)c->dc.want + 0.5);
-		if (x < PLOT_L || x > PLOT_R)
+		x = sy_svg_hx(p, h, (double)c->dc.want + 0.5);
+		if (x < p->l || x > p->r)
 			return;
-		fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" "
-			   "stroke=\"#d50000\" stroke-width=\"2\" "
+		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+			   "y2=\"%.1f\" stroke=\"#d50000\" stroke-width=\"2\" "
 			   "opacity=\"0.6\"><title>designed length %" PRIu64
 			   " instructions</title></line>\n",
-			x, PLOT_T, x, PLOT_B, c->dc.want);
+			x, p->t, x, p->b, c->dc.want);
 		return;
 	}
-	if (s->design != SY_DESIGN_MAINLINE || !s->same_event ||
-	    s->resume_period <= s->pause_period || !s->pause_period)
-		return;
 	/* expected windows per bin: n * width / P inside (0, P] */
 	y = (double)c->insns.n * (double)h->width / (double)s->pause_period;
-	y = PLOT_B - y * (PLOT_B - PLOT_T) / (double)ymax;
-	if (y < PLOT_T)
-		y = PLOT_T;
-	x = sy_svg_x(h, (double)s->pause_period + 1);
-	if (x > PLOT_R)
-		x = PLOT_R;
-	fprintf(f, "<polyline points=\"%.1f,%d %.1f,%.1f %.1f,%.1f %.1f,%d\" "
-		   "fill=\"none\" stroke=\"#d50000\" stroke-width=\"2\" "
-		   "opacity=\"0.6\"><title>predicted: uniform over (0, P = %"
-		   PRIu64 "]</title></polyline>\n",
-		sy_svg_x(h, 0) < PLOT_L ? (double)PLOT_L : sy_svg_x(h, 0), PLOT_B,
-		sy_svg_x(h, 0) < PLOT_L ? (double)PLOT_L : sy_svg_x(h, 0), y, x,
-		y, x, PLOT_B, s->pause_period);
+	y = sy_svg_y(p, y, ymax);
+	if (y < p->t)
+		y = p->t;
+	x = sy_svg_hx(p, h, (double)s->pause_period + 1);
+	if (x > p->r)
+		x = p->r;
+	x0 = sy_svg_hx(p, h, 0) < p->l ? p->l : sy_svg_hx(p, h, 0);
+	fprintf(f, "<polyline points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f "
+		   "%.1f,%.1f\" fill=\"none\" stroke=\"#d50000\" "
+		   "stroke-width=\"2\" opacity=\"0.6\"><title>predicted: "
+		   "uniform over (0, P = %" PRIu64 "]</title></polyline>\n",
+		x0, p->b, x0, y, x, y, x, p->b, s->pause_period);
 }
 
-static void sy_svg_legend(FILE *f, const struct sy_wl *c,
+static void sy_svg_legend(struct sy_svg_text *t, const struct sy_wl *c,
 			  const struct sy_session_summary *s)
 {
-	uint64_t n[SY_ST_NR] = { 0 };
 	char label[64];
-	int y = PLOT_T;
-	int design = s->pause_counts_insns && !s->periods_freq &&
-		     (c->dc.want || (s->design == SY_DESIGN_MAINLINE &&
-				     s->same_event &&
-				     s->resume_period > s->pause_period));
+	double y = PLOT_T;
 
-	for (int st = 0; st < SY_ST_NR; st++)
-		n[st] = c->len_by[st].n;
-	sy_svg_text(f, PLOT_R + 20, y, 12, "start", " font-weight=\"bold\"",
-		    "status");
+	sy_svg_label(t, &(struct sy_svg_label){ PLOT_R + 20, y, 12,
+						SY_SVG_START, 1, 0 },
+		     "status");
 	for (int st = 0; st < SY_ST_NR; st++) {
-		if (!n[st])
+		if (!c->len_by[st].n)
 			continue;
 		y += 18;
-		fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" "
-			   "fill=\"%s\"/>\n",
-			PLOT_R + 20, y - 10, sy_colour[st]);
+		fprintf(t->f, "<rect x=\"%d\" y=\"%.1f\" width=\"12\" "
+			      "height=\"12\" fill=\"%s\"/>\n",
+			PLOT_R + 20, y - 10, sy_svg_colour[st]);
 		snprintf(label, sizeof(label), "%s (%" PRIu64 ")",
-			 sy_status_name(st), n[st]);
-		sy_svg_text(f, PLOT_R + 38, y, 11, "start", "", label);
+			 sy_status_name(st), c->len_by[st].n);
+		sy_svg_label(t, &(struct sy_svg_label){ PLOT_R + 38, y, 11,
+							SY_SVG_START, 0, 0 },
+			     label);
 	}
-	if (!design)
+	if (!sy_svg_has_design(c, s))
 		return;
 	y += 24;
-	fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" "
-		   "stroke=\"#d50000\" stroke-width=\"2\" opacity=\"0.6\"/>\n",
+	fprintf(t->f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" "
+		      "stroke=\"#d50000\" stroke-width=\"2\" "
+		      "opacity=\"0.6\"/>\n",
 		PLOT_R + 20, y - 4, PLOT_R + 32, y - 4);
 	if (c->dc.want)
 		snprintf(label, sizeof(label), "design: %" PRIu64, c->dc.want);
 	else
 		snprintf(label, sizeof(label), "uniform (0, P]");
-	sy_svg_text(f, PLOT_R + 38, y, 11, "start", "", label);
+	sy_svg_label(t, &(struct sy_svg_label){ PLOT_R + 38, y, 11,
+						SY_SVG_START, 0, 0 },
+		     label);
 }
 
-static void sy_svg_frame(FILE *f, const struct sy_wl *c, uint64_t windows,
-			 const struct sy_hist *h)
+/* The picture's title: the base name (a long path would not fit) and
+ * what the text counts. */
+static void sy_svg_title(struct sy_svg_text *t, const struct sy_wl *c,
+			 uint64_t windows)
 {
 	const char *base = strrchr(c->input, '/');
-	char t[160];
+	char s[4200];
 
-	fprintf(f,
-		"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
-		"height=\"%d\" viewBox=\"0 0 %d %d\">\n"
-		"<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
-		"<text x=\"%d\" y=\"24\" font-family=\"sans-serif\" "
-		"font-size=\"15\" text-anchor=\"middle\">",
-		SVG_W, SVG_H, SVG_W, SVG_H, SVG_W / 2);
-	/* the base name: a long path would not fit */
-	sy_xml_escape(f, base && base[1] ? base + 1 : c->input);
-	fprintf(f, ": %" PRIu64 " of %" PRIu64 " %s carry trace</text>\n",
-		c->insns.n,
-		windows, windows == 1 ? "window" : "windows");
-	snprintf(t, sizeof(t), "window length in instructions (bins of %" PRIu64
-			       ")", h->width);
-	sy_svg_text(f, (PLOT_L + PLOT_R) / 2.0, SVG_H - 28, 12, "middle", "", t);
-	snprintf(t, sizeof(t), " transform=\"rotate(-90 22 %d)\"",
-		 (PLOT_T + PLOT_B) / 2);
-	sy_svg_text(f, 22, (PLOT_T + PLOT_B) / 2.0, 12, "middle", t, "windows");
+	snprintf(s, sizeof(s), "%s: %" PRIu64 " of %" PRIu64 " %s carry trace",
+		 base && base[1] ? base + 1 : c->input, c->insns.n, windows,
+		 windows == 1 ? "window" : "windows");
+	sy_svg_label(t, &(struct sy_svg_label){ SY_SVG_W / 2.0, 24, 15,
+						SY_SVG_MIDDLE, 0, 0 },
+		     s);
+}
+
+static void sy_svg_histogram(struct sy_svg_text *t, struct sy_wl *c,
+			     const struct sy_session_summary *sum,
+			     const struct sy_hist *h)
+{
+	struct sy_svg_plot p = { PLOT_L, PLOT_R, PLOT_T, PLOT_B };
+	uint64_t ymax;
+	char s[160];
+
+	snprintf(s, sizeof(s), "window length in instructions (bins of %"
+			       PRIu64 ")", h->width);
+	sy_svg_axes(t, &p, NULL, s, "windows");
+	if (!h->nr) {
+		sy_svg_label(t, &(struct sy_svg_label){ SY_SVG_W / 2.0,
+							HIST_H / 2.0, 14,
+							SY_SVG_MIDDLE, 0, 0 },
+			     "no window carries trace");
+		return;
+	}
+	/* the legend first: the percentile labels keep clear of it */
+	sy_svg_legend(t, c, sum);
+	ymax = sy_svg_yaxis(t, &p, h->top);
+	sy_svg_bars(t, &p, h, ymax, NULL);
+	sy_svg_design(t->f, c, sum, &p, h, ymax);
+	sy_svg_percentiles(t, c, &p, h);
 }
 
 int sy_wl_svg(struct sy_wl *c, const struct sy_session_summary *sum,
 	      struct sy_diag *d)
 {
 	struct sy_atomic_file af;
+	struct sy_svg_text t;
 	struct sy_hist h;
 	uint64_t windows = sy_cli_filtering(&c->cs) ? c->selected :
 						       sum->windows;
-	int err = sy_hist_make(&h, c);
+	int err = sy_hist_make(&h, &c->insns, c->len_by);
+	double y, hgt;
 
 	if (err)
 		return sy_diag_set_nooff(d, err, "%s: %s", c->svg,
@@ -272,22 +186,22 @@ int sy_wl_svg(struct sy_wl *c, const struct sy_session_summary *sum,
 		sy_hist_fini(&h);
 		return -1;
 	}
-	sy_svg_frame(af.f, c, windows, &h);
-	if (h.nr) {
-		uint64_t ymax = sy_svg_yaxis(af.f, h.top);
-
-		sy_svg_bars(af.f, &h, ymax);
-		sy_svg_design(af.f, c, sum, &h, ymax);
-		sy_svg_percentiles(af.f, c, &h);
-		sy_svg_legend(af.f, c, sum);
-	} else {
-		sy_svg_text(af.f, SVG_W / 2.0, SVG_H / 2.0, 14, "middle", "",
-			    "no window carries trace");
-	}
-	fprintf(af.f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" "
-		      "stroke=\"black\"/>\n<line x1=\"%d\" y1=\"%d\" x2=\"%d\" "
-		      "y2=\"%d\" stroke=\"black\"/>\n</svg>\n",
-		PLOT_L, PLOT_B, PLOT_R, PLOT_B, PLOT_L, PLOT_T, PLOT_L, PLOT_B);
+	hgt = HIST_H + sy_svg_panels_height(c);
+	fprintf(af.f,
+		"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
+		"height=\"%.0f\" viewBox=\"0 0 %d %.0f\">\n"
+		"<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
+		SY_SVG_W, hgt, SY_SVG_W, hgt);
+	sy_svg_text_init(&t, af.f, SY_SVG_W, hgt);
+	sy_svg_title(&t, c, windows);
+	sy_svg_histogram(&t, c, sum, &h);
+	y = HIST_H;
+	y += sy_svg_branches(&t, c, y);
+	y += sy_svg_timeline(&t, c, y);
+	y += sy_svg_whatif(&t, c, y);
+	fputs("</svg>\n", af.f);
+	sy_svg_text_fini(&t);
 	sy_hist_fini(&h);
 	return sy_atomic_commit(&af, 0, d) ? -1 : 0;
 }

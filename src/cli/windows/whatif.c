@@ -205,6 +205,13 @@ int sy_whatif_add(struct sy_whatif *wi, const struct sy_window *w)
 	return err;
 }
 
+/* Instructions per taken branch in the ok windows: what a cut of N
+ * branches is in window length. */
+static double sy_wi_per(const struct sy_whatif *wi)
+{
+	return wi->branches ? (double)wi->insns / (double)wi->branches : 0;
+}
+
 /* sum over keys of min(cut share, whole share) */
 static double sy_wi_overlap(const struct sy_whatif *wi,
 			    const struct sy_wi_tab *t, size_t k)
@@ -236,7 +243,7 @@ static size_t sy_wi_pick(const struct sy_whatif *wi)
 void sy_whatif_text(const struct sy_whatif *wi, FILE *f)
 {
 	const char *unit = wi->bytes ? "bytes" : "instructions";
-	double per = wi->branches ? (double)wi->insns / (double)wi->branches : 0;
+	double per = sy_wi_per(wi);
 	size_t pick;
 
 	if (!wi->windows || !wi->total[wi->nr_n]) {
@@ -281,7 +288,7 @@ void sy_whatif_text(const struct sy_whatif *wi, FILE *f)
 
 void sy_whatif_json(const struct sy_whatif *wi, FILE *f)
 {
-	double per = wi->branches ? (double)wi->insns / (double)wi->branches : 0;
+	double per = sy_wi_per(wi);
 	size_t pick = sy_wi_pick(wi);
 
 	fprintf(f, ",\n  \"what_if\": {\"windows\": %" PRIu64 ", \"unit\": "
@@ -302,4 +309,25 @@ void sy_whatif_json(const struct sy_whatif *wi, FILE *f)
 		fprintf(f, "%" PRIu32 "}", wi->n[pick]);
 	else
 		fputs("null}", f);
+}
+
+size_t sy_whatif_points(const struct sy_whatif *wi, struct sy_wi_point *p,
+			int *pick)
+{
+	size_t k;
+
+	*pick = -1;
+	if (!wi->windows || !wi->total[wi->nr_n])
+		return 0;
+	for (k = 0; k < wi->nr_n; k++)
+		p[k] = (struct sy_wi_point){
+			wi->n[k], sy_wi_per(wi) * wi->n[k],
+			sy_wi_overlap(wi, &wi->funcs, k),
+			sy_wi_overlap(wi, &wi->ctxs, k),
+			(double)wi->total[k] / (double)wi->total[wi->nr_n]
+		};
+	k = sy_wi_pick(wi);
+	if (k < wi->nr_n)
+		*pick = (int)k;
+	return wi->nr_n;
 }

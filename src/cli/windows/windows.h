@@ -1,8 +1,9 @@
 /* strobe-synth windows: the state its files share.  cmd_windows.c runs
- * the session and parses options; windows_list.c writes the listing and
- * the summary (text or JSON); windows_stats.c keeps the length
- * distributions and their histogram bins; windows_svg.c draws the
- * histogram; windows_disasm.c prints symbols and the last instructions. */
+ * the session and parses options; list.c writes the listing and the
+ * summary (text or JSON); stats.c keeps the length distributions and
+ * their histogram bins; svg.c, svg_panels.c and svg_text.c draw the
+ * picture (svg.h) and timeline.c keeps what it shows over time; whatif.c cuts windows shorter; disasm.c prints
+ * symbols and the last instructions. */
 #ifndef SY_WINDOWS_H
 #define SY_WINDOWS_H
 
@@ -14,6 +15,32 @@
 #include "sy_dist.h"
 
 enum { SY_WL_MAX_CPU = 4096 };	/* CPUs counted for the per-CPU rates */
+
+/* timeline.c: window lengths over time per CPU and per thread, for the
+ * picture, in a fixed grid (SY_TL_ROWS rows of each, the last shared by
+ * those past it; SY_TL_COLS time columns, coarsened as the recording
+ * goes on). */
+enum { SY_TL_ROWS = 16, SY_TL_COLS = 160 };
+struct sy_tl_cell {
+	uint64_t min, max, n;	/* lengths in instructions, windows */
+};
+struct sy_tl {
+	uint64_t t0, width;	/* column k: [t0 + k width, t0 + (k+1) width) */
+	size_t cols;		/* columns in use */
+	uint32_t key[2][SY_TL_ROWS]; /* CPU, thread of each row */
+	size_t nr[2];
+	int others[2];		/* the last row holds the rest */
+	uint64_t seen[SY_ST_NR]; /* windows per status */
+	struct sy_tl_cell *cell; /* [2][rows][cols][status]; NULL: not kept */
+};
+int sy_tl_init(struct sy_tl *tl);	/* -SY_E_NOMEM */
+void sy_tl_fini(struct sy_tl *tl);
+void sy_tl_add(struct sy_tl *tl, const struct sy_window *w);
+/* The SY_ST_NR cells, one per status, of row @row, column @col of the
+ * rows per CPU (@by 0) or per thread (1). */
+const struct sy_tl_cell *sy_tl_cell(const struct sy_tl *tl, int by,
+				    size_t row, size_t col);
+
 
 struct sy_wl {
 	struct sy_cli_session cs;
@@ -36,6 +63,7 @@ struct sy_wl {
 	struct sy_dcheck dc;
 	const char *whatif_arg;	/* --what-if[=N,...]: "" for the defaults */
 	struct sy_whatif *whatif;
+	struct sy_tl tl;	/* over time, kept for --svg */
 	uint64_t listed;
 	uint64_t selected;	/* windows the selection options kept */
 	uint64_t by_status[SY_ST_NR]; /* of those */
@@ -43,8 +71,9 @@ struct sy_wl {
 	int cs_ok;
 };
 
-/* Linear histogram bins over the lengths in instructions, chosen from
- * the data: @nr bins of @width from @lo, counts per bin and status. */
+/* Linear histogram bins over window lengths, chosen from the data: @nr
+ * bins of @width from @lo, counts per bin and status (without a split by
+ * status, all in the first). */
 struct sy_hist {
 	uint64_t lo, width;
 	size_t nr;
@@ -63,6 +92,20 @@ void sy_whatif_free(struct sy_whatif *wi);
 int sy_whatif_add(struct sy_whatif *wi, const struct sy_window *w);
 void sy_whatif_text(const struct sy_whatif *wi, FILE *f);
 void sy_whatif_json(const struct sy_whatif *wi, FILE *f);
+/* One cut: its taken branches and about how many instructions that is
+ * (at the observed instructions per branch), the overlap of its profile
+ * with the whole windows' one per function and per context, and the share
+ * of the ranges it keeps (0 to 1). */
+struct sy_wi_point {
+	uint32_t n;
+	double insns;
+	double func, ctx, kept;
+};
+/* The cuts into @p (SY_WI_MAX_N of them at most), for the picture.
+ * Returns how many, 0 when no ok window had a branch stack; @pick: the
+ * advised cut's index, or -1 when none is advised. */
+size_t sy_whatif_points(const struct sy_whatif *wi, struct sy_wi_point *p,
+			int *pick);
 
 /* windows_stats.c */
 void sy_wl_init(struct sy_wl *c);
@@ -71,7 +114,9 @@ int sy_wl_add(struct sy_wl *c, const struct sy_window *w);
 int sy_wl_exact(const struct sy_wl *c);
 /* The smallest 1, 2 or 5 times a power of ten at or above @x (>= 1). */
 uint64_t sy_nice(double x);
-int sy_hist_make(struct sy_hist *h, struct sy_wl *c);
+/* Bins over @all; @by: the same values split by status (SY_ST_NR
+ * distributions, as len_by) or NULL. */
+int sy_hist_make(struct sy_hist *h, struct sy_dist *all, struct sy_dist *by);
 void sy_hist_fini(struct sy_hist *h);
 void sy_wl_fini(struct sy_wl *c);
 
