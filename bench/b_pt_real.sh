@@ -14,6 +14,10 @@
 #                    (no image, no instruction decode: nothing that follows
 #                    the packets is faster); best of 3 in-process rounds,
 #                    decode alone
+#   floor-query      bench_pt_floor: libipt's query decoder (pt_qry_*) over
+#                    the same bytes, no image: the floor of a walk that takes
+#                    TNT bits, TIP targets, events and time from it, as
+#                    libipt's block decoder does; best of 3, decode alone
 #   convert -jN      strobe-synth convert --format lbr -o /dev/null
 #   convert full -jN the same with --decoder full (on PT today the option
 #                    selects nothing: the block decoder is the only one)
@@ -104,6 +108,8 @@ scaled() {	# SCENARIO
 	header
 	row floor-packets "$(fld 1 "$fl")" 0
 	fp=$(fld 1 "$fl")
+	row floor-query "$(fld 7 "$fl")" 0
+	fq=$(fld 7 "$fl")
 	one "convert -j1" "$SY" convert --format lbr -q -j1 --symfs "$ROOT" -o /dev/null "$f"
 	cj1=$LAST_W
 	one "convert -j2" "$SY" convert --format lbr -q -j2 --symfs "$ROOT" -o /dev/null "$f"
@@ -122,6 +128,8 @@ scaled() {	# SCENARIO
 	[ -n "$pi" ] && ratio "convert -j1 faster than perf --itrace=i100il64" "$pi" "$cj1"
 	[ -n "$pb" ] && ratio "convert -j1 faster than perf --itrace=b" "$pb" "$cj1"
 	ratio "convert -j1 (whole process) over the packet floor (decode alone)" "$cj1" "$fp"
+	ratio "convert -j1 (whole process) over the query floor (decode alone)" "$cj1" "$fq"
+	ratio "query floor over packet floor" "$fq" "$fp"
 	ratio "convert full -j1 over convert -j1" "$fj1" "$cj1"
 	ratio "convert -j2 faster than -j1" "$cj1" "$cj2"
 	rm -f "$f"
@@ -144,6 +152,10 @@ if [ -d "$QUIPPER/aux-extracted" ]; then
 	    -v br="$(fld 5 "$fl") $(fld 6 "$fl")" 'BEGIN { split(br, x, " ")
 		printf "  floor-packets      %7.3f s %9.1f trace MB/s %8.1f Mpackets/s %8.1f M taken TNT+TIP/s\n",
 		       s, b / 1e6 / s, p / 1e6 / s, (x[1] + x[2]) / 1e6 / s }'
+	awk -v s="$(fld 7 "$fl")" -v b="$(fld 2 "$fl")" -v f="$(fld 1 "$fl")" 'BEGIN {
+		if (s <= 0) s = 1e-9
+		printf "  floor-query        %7.3f s %9.1f trace MB/s (%.2fx the packet floor)\n",
+		       s, b / 1e6 / s, (f > 0 ? s / f : 0) }'
 else
 	echo "b_pt_real: quipper skipped: $QUIPPER not found (set STROBE_SHARED_DIR)"
 fi

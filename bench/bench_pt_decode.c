@@ -4,6 +4,9 @@
  * pt_blk_next, default flags) over the same bytes, the same windows and the
  * same read_mem callback, and the packet-only floor (pt_pkt_next over the
  * same bytes, no image: what a walk over a block cache is measured against).
+ * Two more floors: the block-decoder loop with our flags over the same code
+ * as a file in libipt's section cache, where libipt's own per-section block
+ * cache serves it, and libipt's query decoder alone (b_qry_floor).
  *
  * The trace: the recorded run of tests/fixtures/programs/bin/branchy-x86_64
  * (41256 instructions) encoded REPS times by tests/fixtures/gen/fx_pt.c as
@@ -48,6 +51,11 @@ struct b_img {
 	uint8_t *bytes;
 	size_t len;
 	uint64_t calls;
+	/* the same bytes as a file in libipt's section cache (b_isc_init),
+	 * for the block-cache floor */
+	struct pt_image_section_cache *isc;
+	int isid;
+	char path[64];
 };
 
 static size_t b_read_mem(void *ctx, uint32_t ctxid, uint64_t addr,
@@ -218,8 +226,13 @@ static uint64_t b_ours(const struct b_set *s, struct sy_decoder *d,
 	return insns;
 }
 
-/* The floor: what any user of libipt's block decoder does at least. */
-static uint64_t b_floor(const struct b_set *s, struct b_img *img, int flags)
+/* The floor: what any user of libipt's block decoder does at least.
+ * @flags: ours (end_on_call/jump, tick events); @cached: the code comes from
+ * a file section in libipt's section cache instead of the read callback,
+ * so libipt's own per-section block cache serves the walk (our decoder
+ * reads code through a callback: libipt keeps no block cache for that). */
+static uint64_t b_floor(const struct b_set *s, struct b_img *img, int flags,
+			int cached)
 {
 	struct pt_config cfg;
 	struct fx_pt_hw hw;
@@ -242,7 +255,16 @@ static uint64_t b_floor(const struct b_set *s, struct b_img *img, int flags)
 		dec = pt_blk_alloc_decoder(&cfg);
 		if (!dec)
 			return 0;
-		pt_image_set_callback(pt_blk_get_image(dec), b_ipt_read, img);
+		if (cached) {
+			if (pt_image_add_cached(pt_blk_get_image(dec),
+						img->isc, img->isid, NULL) < 0) {
+				pt_blk_free_decoder(dec);
+				return 0;
+			}
+		} else {
+			pt_image_set_callback(pt_blk_get_image(dec),
+					      b_ipt_read, img);
+		}
 		for (st = pt_blk_sync_forward(dec); st >= 0;) {
 			struct pt_block b;
 			struct pt_event ev;
@@ -296,7 +318,98 @@ static uint64_t b_pkt_floor(const struct b_set *s)
 	return packets;
 }
 
-#define B_NV 5
+/* The query-decoder floor: libipt's query decoder (pt_qry_*, what its block
+ * decoder asks for TNT bits, TIP targets, events and time) over the same
+ * byte ranges, no image.  Without code nothing says which query comes
+ * next: a TNT bit is asked for, and a TIP when the next packet is not a
+ * TNT (libipt answers -pte_bad_query without moving).  A walk of a block
+ * cache that takes the query decoder's answers (and so its offsets and
+ * time, as the block decoder's) cannot be faster.  Returns the answers
+ * (0 on failure). */
+static uint64_t b_qry_floor(const struct b_set *s)
+{
+	uint64_t answers = 0;
+	size_t i;
+
+	for (i = 0; i < s->nw * s->loops; i++) {
+		const struct b_win *w = &s->w[i % s->nw];
+		struct pt_query_decoder *dec;
+		struct pt_config cfg;
+		struct fx_pt_hw hw;
+		uint64_t ip;
+		int st;
+
+		pt_config_init(&cfg);
+		cfg.begin = s->trace.data + w->sync;
+		cfg.end = s->trace.data + w->end;
+		fx_pt_hw_init(&hw);
+		fx_pt_hw_pt_config(&hw, &cfg);
+		dec = pt_qry_alloc_decoder(&cfg);
+		if (!dec)
+			return 0;
+		for (st = pt_qry_sync_forward(dec, &ip); st >= 0;) {
+			struct pt_event ev;
+			int taken, q;
+
+			while (st >= 0 && (st & pts_event_pending)) {
+				st = pt_qry_event(dec, &ev, sizeof(ev));
+				answers++;
+			}
+			if (st < 0 || (st & pts_eos))
+				break;
+			q = pt_qry_cond_branch(dec, &taken);
+			if (q < 0)
+				q = pt_qry_indirect_branch(dec, &ip);
+			if (q < 0)
+				break;
+			answers++;
+			st = q;
+		}
+		pt_qry_free_decoder(dec);
+	}
+	return answers;
+}
+
+/* The image's bytes in a temporary file, added to a section cache of
+ * libipt's. Returns 0 or -1. */
+static int b_isc_init(struct b_img *img)
+{
+	const char *dir = getenv("TMPDIR");
+	FILE *f;
+	int fd;
+
+	snprintf(img->path, sizeof(img->path), "%s/sy-bench-pt-XXXXXX",
+		 dir && strlen(dir) < 40 ? dir : "/tmp");
+	fd = mkstemp(img->path);
+	if (fd < 0)
+		return -1;
+	f = fdopen(fd, "wb");
+	if (!f || fwrite(img->bytes, 1, img->len, f) != img->len) {
+		if (f)
+			fclose(f);
+		remove(img->path);
+		return -1;
+	}
+	if (fclose(f)) {
+		remove(img->path);
+		return -1;
+	}
+	img->isc = pt_iscache_alloc(NULL);
+	img->isid = img->isc ? pt_iscache_add_file(img->isc, img->path, 0,
+						   img->len, img->base) : -1;
+	if (img->isid < 0)
+		return -1;
+	return 0;
+}
+
+static void b_isc_fini(struct b_img *img)
+{
+	pt_iscache_free(img->isc);
+	if (img->path[0])
+		remove(img->path);
+}
+
+#define B_NV 7
 
 static const char *const b_name[B_NV] = {
 	"ours (sy_decoder, code cache)",
@@ -304,15 +417,17 @@ static const char *const b_name[B_NV] = {
 	"floor: bare pt_blk_next loop",
 	"floor + end_on_call/jump, tick events",
 	"floor: packets only (pt_pkt_next)",
+	"floor + libipt's block cache (file)",
+	"floor: query decoder only (pt_qry_*)",
 };
 
-/* Runs the five variants over @s ROUNDS times, interleaved; prints the
+/* Runs the seven variants over @s ROUNDS times, interleaved; prints the
  * best of each. */
 static int b_scenario(const char *title, const struct b_set *s,
 		      struct sy_decoder *d, struct b_img *img, int rounds,
 		      unsigned only)
 {
-	double best[B_NV] = { 1e30, 1e30, 1e30, 1e30, 1e30 };
+	double best[B_NV] = { 1e30, 1e30, 1e30, 1e30, 1e30, 1e30, 1e30 };
 	uint64_t win_insns = 0, walked = 0, calls[2] = { 0, 0 }, br = 0;
 	uint64_t packets = 0;
 	int r, v;
@@ -331,9 +446,13 @@ static int b_scenario(const char *title, const struct b_set *s,
 			if (v < 2)
 				n = b_ours(s, d, &b);
 			else if (v < 4)
-				n = b_floor(s, img, v == 3);
-			else
+				n = b_floor(s, img, v == 3, 0);
+			else if (v == 4)
 				n = b_pkt_floor(s);
+			else if (v == 5)
+				n = b_floor(s, img, 1, 1);
+			else
+				n = b_qry_floor(s);
 			t0 = b_now() - t0;
 			if (!n) {
 				fprintf(stderr, "bench_pt_decode: %s: variant "
@@ -379,6 +498,10 @@ static int b_scenario(const char *title, const struct b_set *s,
 	       100.0 * (1.0 - best[0] / best[1]));
 	printf("  ratio ours/packet-floor (time): %.2f; block-floor/"
 	       "packet-floor %.2f\n", best[0] / best[4], best[2] / best[4]);
+	printf("  ratio ours/block-floor with libipt's block cache (time): "
+	       "%.2f; that floor/packet-floor %.2f; query-floor/packet-floor "
+	       "%.2f\n", best[0] / best[5], best[5] / best[4],
+	       best[6] / best[4]);
 	return 0;
 }
 
@@ -425,6 +548,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench_pt_decode: cannot build the trace\n");
 		return 1;
 	}
+	if (b_isc_init(&img)) {
+		fprintf(stderr, "bench_pt_decode: cannot write the image "
+			"for libipt's section cache\n");
+		b_isc_fini(&img);
+		return 1;
+	}
 	b_params(&p, &img);
 	if (sy_decoder_alloc(&d, &p)) {
 		fprintf(stderr, "bench_pt_decode: decoder refused\n");
@@ -443,6 +572,7 @@ int main(int argc, char **argv)
 	fx_buf_fini(&resume.trace);
 	free(psb.w);
 	fx_buf_fini(&psb.trace);
+	b_isc_fini(&img);
 	free(img.bytes);
 	fx_truth_fini(&t);
 	return err ? 1 : 0;
