@@ -368,6 +368,13 @@ const struct sy_dec_stats *sy_decoder_stats(const struct sy_decoder *d);
  * then unknown, so nothing is reported until it says so again. */
 #define SY_DEC_ERR_DISAGREE 0x7f000001
 
+/* PT: a trace enable (TIP.PGE) between an earlier error and the next PSB,
+ * the first place libipt can decode from again.  Its code could be read,
+ * but the stretch it starts cannot be decoded without a sync point; @to
+ * is its IP.  (Where the code cannot be read either, the error is
+ * libipt's -pte_nomap, so that the binary is named.) */
+#define SY_DEC_ERR_LOST 0x7f000002
+
 /* "branch", "start", ... */
 const char *sy_dec_kind_name(enum sy_dec_kind kind);
 

@@ -48,6 +48,11 @@ const char *sy_dec_errstr(enum sy_trace_kind kind, int code, char *buf,
 
 	if (!len)
 		return "";
+	if (kind == SY_TRACE_PT && code == SY_DEC_ERR_LOST) {
+		snprintf(buf, len, "no sync after an earlier decode error: "
+			 "decoding starts again at the next PSB");
+		return buf;
+	}
 	if (kind == SY_TRACE_PT) {
 		s = pt_errstr((enum pt_error_code)(code < 0 ? -code : code));
 		snprintf(buf, len, "%s", s ? s : "unknown libipt error");

@@ -567,8 +567,8 @@ static void sy_pt_sync_context(struct sy_pt *pt, uint64_t off)
 /* A trace enable libipt skipped after an error, at @off (struct
  * sy_pt_gap): a stretch starts there whose trace cannot be decoded.  Its
  * thread, time and an ERROR: no code at its IP when none can be read
- * there (the binary is then named, as for libipt's own error), else no
- * sync (decoding starts again at the next PSB). */
+ * there (the binary is then named, as for libipt's own error), else
+ * SY_DEC_ERR_LOST (decoding starts again at the next PSB). */
 static void sy_pt_gap_enable(struct sy_pt *pt, uint64_t off)
 {
 	const struct sy_pt_gap *g = &pt->gap;
@@ -584,7 +584,7 @@ static void sy_pt_gap_enable(struct sy_pt *pt, uint64_t off)
 		sy_pt_time(pt, g->tsc, off);
 	nomap = g->have_ip && !sy_pt_code_read(pt, g->ip, &b, 1);
 	it = sy_pt_push(pt, SY_DEC_ERROR, off);
-	it->code = (uint32_t)(nomap ? pte_nomap : pte_nosync);
+	it->code = nomap ? (uint32_t)pte_nomap : SY_DEC_ERR_LOST;
 	it->to = g->have_ip ? g->ip : 0;
 }
 

@@ -47,13 +47,13 @@ enum sy_pt_phase {
  * processor sends one when tracing is enabled, when TSC packets are on). */
 struct sy_pt_gap {
 	struct pt_packet_decoder *pd;	/* NULL: no gap being walked */
-	uint64_t from, to;		/* enables in (from, to) */
+	uint64_t from, to;		/* enables in [from, to) */
 	uint64_t ip, tsc;		/* at the last enable */
 	int have_ip, have_tsc;
 	int st;				/* the resync's status, for after */
 };
 
-/* Walks @cfg's trace from the PSB at @psb for the enables in (@from,
+/* Walks @cfg's trace from the PSB at @psb for the enables in [@from,
  * @to).  Returns 0 or -SY_E_NOMEM. */
 int sy_pt_gap_open(struct sy_pt_gap *g, const struct pt_config *cfg,
 		   uint64_t psb, uint64_t from, uint64_t to);

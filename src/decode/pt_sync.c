@@ -184,7 +184,9 @@ int sy_pt_gap_next(struct sy_pt_gap *g, uint64_t *off)
 			break;
 		case ppt_tip_pge:
 			sy_pt_gap_ip(g, &pkt.payload.ip);
-			if (at > g->from) {
+			/* @from is where libipt's decoder stood when it
+			 * failed: the next packet it would have read */
+			if (at >= g->from) {
 				*off = at;
 				return 1;
 			}

@@ -2022,6 +2022,68 @@ Test(pt_decode, unconditional_branch_to_next_instruction)
 	sy_decoder_free(d);
 }
 
+/* After an error, libipt decodes again only from the next PSB: every
+ * trace enable before it starts a stretch that is reported as an error
+ * of its own, at its IP: SY_DEC_ERR_LOST where its code could be read,
+ * libipt's no-map where it could not (so the binary is named).  Before,
+ * the enables said nothing, and the windows they start came out empty. */
+Test(pt_decode, enables_after_an_error_until_the_next_psb)
+{
+	uint8_t trace[96];
+	struct pt_packet pk[5];
+	struct items got = { 0 };
+	struct sy_decoder *d;
+	size_t n, nerr = 0, k = 0;
+	uint64_t want_to[3] = { 0, 0x7002, 0x9100 };
+	uint32_t want_code[3] = { pte_nomap, SY_DEC_ERR_LOST, pte_nomap };
+
+	/* PSB+ to 0x7000: jmp *%rax to 0x9000, where nothing is mapped;
+	 * disabled, enabled at 0x7002 (readable), disabled, enabled at
+	 * 0x9100 (an IP compressed against the last: 16 bits) */
+	memset(pk, 0, sizeof(pk));
+	pk[0].type = ppt_tip;
+	pk[0].payload.ip.ipc = pt_ipc_sext_48;
+	pk[0].payload.ip.ip = 0x9000;
+	pk[1].type = ppt_tip_pgd;
+	pk[1].payload.ip.ipc = pt_ipc_suppressed;
+	pk[2].type = ppt_tip_pge;
+	pk[2].payload.ip.ipc = pt_ipc_sext_48;
+	pk[2].payload.ip.ip = 0x7002;
+	pk[3].type = ppt_tip_pgd;
+	pk[3].payload.ip.ipc = pt_ipc_suppressed;
+	pk[4].type = ppt_tip_pge;
+	pk[4].payload.ip.ipc = pt_ipc_update_16;
+	pk[4].payload.ip.ip = 0x9100;
+	n = t_hand_trace(trace, sizeof(trace), pk, 5);
+	d = t_hand_decode(trace, n, t_next_mem, NULL, &got);
+	for (size_t i = 0; i < got.n; i++) {
+		const struct sy_dec_item *it = &got.e[i];
+
+		if (it->kind != SY_DEC_ERROR)
+			continue;
+		cr_assert_lt(nerr, 3, "more than 3 errors");
+		cr_expect_eq(it->code, want_code[nerr], "error %zu: code %#x",
+			     nerr, it->code);
+		if (nerr)
+			cr_expect_eq(it->to, want_to[nerr],
+				     "error %zu at %#llx", nerr,
+				     (unsigned long long)it->to);
+		/* libipt's error is where its decoder stopped, which may be
+		 * the next enable's own packet; the enables are two packets
+		 * apart */
+		if (nerr < 2)
+			cr_expect_geq(it->offset, k, "errors in trace order");
+		else
+			cr_expect_gt(it->offset, k, "errors in trace order");
+		k = it->offset;
+		nerr++;
+	}
+	cr_expect_eq(nerr, 3);
+	check_sane(d, &got, n);
+	items_free(&got);
+	sy_decoder_free(d);
+}
+
 /* ------------------------------------------------------------------------
  * The real capture (Skylake, perf 4.14, user + kernel; binaries absent).
  * ---------------------------------------------------------------------- */
