@@ -39,13 +39,13 @@ static int sy_maptl_replaces(const struct sy_proc_table *t, uint32_t type,
 			     const struct sy_event *ev)
 {
 	const struct sy_ev_mmap *m = &ev->u.mmap;
+	const struct sy_aspace *as;
 	uint64_t hi;
 
-	if (type == SY_REC_COMM)
-		return ev->u.comm.exec &&
-		       sy_aspace_nr_maps(sy_proc_table_aspace(t, ev->u.comm.pid)
-				       ? sy_proc_table_aspace(t, ev->u.comm.pid)
-				       : NULL);
+	if (type == SY_REC_COMM) {
+		as = sy_proc_table_aspace(t, ev->u.comm.pid);
+		return ev->u.comm.exec && as && sy_aspace_nr_maps(as);
+	}
 	if (type != SY_REC_MMAP && type != SY_REC_MMAP2)
 		return 0;
 	if (!m->len)
