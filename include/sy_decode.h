@@ -368,6 +368,13 @@ const struct sy_dec_stats *sy_decoder_stats(const struct sy_decoder *d);
  * then unknown, so nothing is reported until it says so again. */
 #define SY_DEC_ERR_DISAGREE 0x7f000001
 
+/* ETM: the trace's packets come in an order no execution of the code
+ * gives (etm_agree.c): an address where the code took no indirect branch,
+ * an atom where an indirect branch's target was due, a sync's address away
+ * from the path.  Trace or binary is not what ran; the packet is dropped
+ * and decoding starts again at the next sync.  @to is 0. */
+#define SY_DEC_ERR_PATH 0x7f000003
+
 /* PT: a trace enable (TIP.PGE) between an earlier error and the next PSB,
  * the first place libipt can decode from again.  Its code could be read,
  * but the stretch it starts cannot be decoded without a sync point; @to

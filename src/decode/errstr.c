@@ -36,6 +36,10 @@ static const char *sy_etm_common(int code)
 	case SY_DEC_ERR_DISAGREE:
 		return "trace and code disagree: an unconditional branch not "
 		       "taken (damaged trace, or not the binary that ran)";
+	case SY_DEC_ERR_PATH:
+		return "trace and code disagree: the packets' order does not "
+		       "fit the code's branches (damaged trace, or not the "
+		       "binary that ran)";
 	default:
 		return NULL;
 	}

@@ -249,7 +249,7 @@ static void feed(struct etm_full *f)
 			 * and resynchronise both trees after it. */
 			f->dbg->cuts++;
 			sy_etm_conv_cut(f->cv, f->guard.cut_id[0], f->guard.cut[0],
-				     OCSD_ERR_BAD_PACKET_SEQ);
+				     f->guard.cut_code[0]);
 			restart_trees(f, 1);
 			return;
 		}

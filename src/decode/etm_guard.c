@@ -27,7 +27,8 @@
 #include "etm_guard.h"
 #include "etm_ocsd.h"
 
-static void add_cut(struct etm_guard *g, uint8_t id, uint64_t off)
+static void add_cut(struct etm_guard *g, uint8_t id, uint64_t off,
+		    uint32_t code)
 {
 	/* A full list only delays: the remaining packets are found again
 	 * when the guard rescans after the first cut. */
@@ -35,6 +36,7 @@ static void add_cut(struct etm_guard *g, uint8_t id, uint64_t off)
 		return;
 	g->cut[g->ncut] = off;
 	g->cut_id[g->ncut] = id;
+	g->cut_code[g->ncut] = code;
 	g->ncut++;
 }
 
@@ -48,9 +50,10 @@ static void drop(void *ctx, struct etm_src *src, uint64_t off,
 	(void)e;
 }
 
-/* Whether OpenCSD must not see packet @k of source @s. */
+/* Whether OpenCSD must not see packet @k of source @s; *@code: the
+ * ERROR item's. */
 static int verdict(struct etm_guard_src *s, ocsd_trc_index_t idx,
-		   const ocsd_etmv4_i_pkt *k)
+		   const ocsd_etmv4_i_pkt *k, uint32_t *code)
 {
 	int cut = sy_etm_verdict_packet(&s->v, k);
 	int risk = sy_etm_verdict_rs(&s->v, k);
@@ -59,7 +62,9 @@ static int verdict(struct etm_guard_src *s, ocsd_trc_index_t idx,
 	if (cut || !s->has_shadow || s->shadow.why)
 		return cut || risk;
 	why = sy_etm_walk_op(&s->shadow, OCSD_OP_DATA, idx, k);
-	if (why == ETM_WHY_GUARD)
+	if (why == ETM_WHY_DISAGREE)
+		*code = SY_DEC_ERR_PATH;
+	if (why == ETM_WHY_GUARD || why == ETM_WHY_DISAGREE)
 		return 1;
 	/* the walk gave up: the packet rule from here on */
 	return why ? risk : 0;
@@ -71,9 +76,10 @@ static ocsd_datapath_resp_t pkt_sink(const void *ctx,
 				     const void *pkt)
 {
 	struct etm_guard_src *s = (struct etm_guard_src *)(uintptr_t)ctx;
+	uint32_t code = OCSD_ERR_BAD_PACKET_SEQ;
 
-	if (op == OCSD_OP_DATA && pkt && verdict(s, idx, pkt))
-		add_cut(s->g, s->id, etm_offset_of(s->g->pos, idx));
+	if (op == OCSD_OP_DATA && pkt && verdict(s, idx, pkt, &code))
+		add_cut(s->g, s->id, etm_offset_of(s->g->pos, idx), code);
 	return OCSD_RESP_CONT;
 }
 
@@ -101,7 +107,7 @@ int sy_etm_guard_init(struct etm_guard *g, struct etm_conv *cv, int formatted,
 		sy_etm_ocsd_decoder_cfg(src[i], s->id, &c);
 		sy_etm_walk_cfg_from(&wc, &c);
 		sy_etm_verdict_init(&s->v, wc.max_spec != 0, wc.ret_stack);
-		s->has_shadow = wc.ret_stack && !wc.max_spec;
+		s->has_shadow = !wc.max_spec;
 		sy_etm_walk_init(&s->shadow, &cv->src[i], drop, NULL, &g->blocks,
 			      &g->pos, cv->ctxid, &wc);
 		g->nsrc++;
@@ -156,7 +162,8 @@ void sy_etm_guard_scan(struct etm_guard *g, const uint8_t *p, uint32_t n,
 		if (OCSD_DATA_RESP_IS_FATAL(r) || !used) {
 			/* The main tree will fail here too or soon after;
 			 * cut so that both restart at the same byte. */
-			add_cut(g, g->nsrc ? g->src[0].id : 0, off + used);
+			add_cut(g, g->nsrc ? g->src[0].id : 0, off + used,
+				OCSD_ERR_BAD_PACKET_SEQ);
 			break;
 		}
 		p += used;

@@ -24,9 +24,10 @@ struct etm_guard_src {
 	struct etm_guard *g;
 	uint8_t id;
 	struct etm_verdict v;
-	/* return stack on, no speculation: a walk of the same packets
-	 * (etm_walk.c) says which exceptions would pop an empty return
-	 * stack; while it follows (!shadow.why) */
+	/* no speculation: a walk of the same packets (etm_walk.c) says
+	 * where the trace contradicts the code (etm_agree.h) and, with the
+	 * return stack on, which exceptions would pop an empty return stack;
+	 * while it follows (!shadow.why) */
 	uint8_t has_shadow;
 	struct etm_walk shadow;
 };
@@ -41,6 +42,9 @@ struct etm_guard {
 	 * and the trace IDs they belong to */
 	uint64_t cut[ETM_GUARD_CUTS];
 	uint8_t cut_id[ETM_GUARD_CUTS];
+	/* the ERROR item's code: OCSD_ERR_BAD_PACKET_SEQ, or
+	 * SY_DEC_ERR_PATH where the trace contradicts the code */
+	uint32_t cut_code[ETM_GUARD_CUTS];
 	size_t ncut;
 };
 

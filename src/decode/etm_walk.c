@@ -119,6 +119,14 @@ static enum etm_why give_up(struct etm_walk *w, enum etm_why why)
 	return why;
 }
 
+/* The trace contradicts the walked path: the full decoder's guard cuts
+ * the packet (etm_guard.c), so the window goes to it. */
+static enum etm_why disagree(struct etm_walk *w, enum etm_disagree d)
+{
+	w->disagree = (uint8_t)d;
+	return ETM_WHY_DISAGREE;
+}
+
 /* ---- decoder state ---- */
 
 /* resetDecoder(): the instruction address and the return stack stay. */
@@ -136,6 +144,7 @@ static void reset_decoder(struct etm_walk *w)
 	w->commit = 0;
 	w->discard = 0;
 	w->ts_marker_seen = 0;
+	sy_etm_agree_reset(&w->agree);
 }
 
 /* handlePacketErr(): bad packets make the decoder start over. */
@@ -274,6 +283,7 @@ static enum etm_why process_atom(struct etm_walk *w, int taken, uint32_t idx)
 			rs_push(w, b->end, w->isa);
 	} else if (taken && b->type == OCSD_INSTR_BR_INDIRECT) {
 		w->need_addr = 1;
+		sy_etm_agree_indirect(&w->agree);
 		if (b->link)
 			rs_push(w, b->end, w->isa);
 		if (w->cfg.ret_stack)
@@ -312,8 +322,12 @@ static int commit_run(struct etm_walk *w, struct etm_p0 *p, unsigned n)
 		}
 	}
 	w->addr = run->end;
-	if (run->need_addr)
+	if (run->need_addr) {
 		w->need_addr = 1;
+		sy_etm_agree_indirect(&w->agree);
+		if (run->nr < n && sy_etm_agree_atom(&w->agree))
+			return -(int)disagree(w, ETM_AGREE_ATOM);
+	}
 	/* atoms after an indirect branch are committed without code */
 	p->bits = n < 32 ? p->bits >> n : 0;
 	p->natoms = (uint8_t)(p->natoms - n);
@@ -346,6 +360,8 @@ static enum etm_why commit_atoms(struct etm_walk *w, struct etm_p0 *p)
 		p->natoms--;
 		if ((why = rs_pop_pending(w)))
 			return why;
+		if (sy_etm_agree_atom(&w->agree))
+			return disagree(w, ETM_AGREE_ATOM);
 		if (!w->need_ctxt && !w->need_addr &&
 		    (why = process_atom(w, taken, p->idx)))
 			return why;
@@ -433,6 +449,7 @@ static enum etm_why commit_one(struct etm_walk *w, struct etm_p0 *p,
 
 	switch (p->kind) {
 	case P0_TRC_ON:
+		sy_etm_agree_addr(&w->agree);
 		e = out_add(w, OCSD_GEN_TRC_ELEM_TRACE_ON, p->idx);
 		if (!e)
 			return ETM_WHY_NOMEM;
@@ -442,6 +459,7 @@ static enum etm_why commit_one(struct etm_walk *w, struct etm_p0 *p,
 		rs_flush(w);
 		return ETM_WHY_NONE;
 	case P0_ADDR:
+		sy_etm_agree_addr(&w->agree);
 		w->rs_pop_pending = 0;
 		w->addr = p->val;
 		w->addr_known = 1;
@@ -459,6 +477,7 @@ static enum etm_why commit_one(struct etm_walk *w, struct etm_p0 *p,
 		*pop = p->natoms == 0;
 		return why;
 	case P0_EXCEP:
+		sy_etm_agree_addr(&w->agree);
 		if ((why = rs_pop_pending(w)) || (why = process_exception(w)))
 			return why;
 		w->commit--;
@@ -515,6 +534,7 @@ static enum etm_why discard_elements(struct etm_walk *w)
 	w->spec_depth = 0;
 	w->state = W_NO_SYNC;
 	w->unsync = w->prev_overflow ? UNSYNC_OVERFLOW : UNSYNC_DISCARD;
+	sy_etm_agree_reset(&w->agree);
 	w->need_ctxt = w->need_addr = 1;
 	w->pending_addr = 0;
 	return ETM_WHY_NONE;
@@ -800,10 +820,18 @@ static int packet_cut(struct etm_walk *w, const ocsd_etmv4_i_pkt *k)
 	return cut || (k->type == ETM4_PKT_I_EXCEPT && exception_pops_empty(w));
 }
 
+/* The walk follows the code: in sync, at a known address, in a known
+ * context. */
+static int follows(const struct etm_walk *w)
+{
+	return w->state == W_DECODE && w->addr_known && !w->need_ctxt;
+}
+
 enum etm_why sy_etm_walk_op(struct etm_walk *w, ocsd_datapath_op_t op,
 			 ocsd_trc_index_t idx, const ocsd_etmv4_i_pkt *pkt)
 {
 	enum etm_why why = ETM_WHY_NONE;
+	enum etm_disagree d;
 
 	if (op == OCSD_OP_RESET) {
 		reset_decoder(w);
@@ -813,6 +841,7 @@ enum etm_why sy_etm_walk_op(struct etm_walk *w, ocsd_datapath_op_t op,
 		w->why = ETM_WHY_NONE;
 		w->mark.open = 0;
 		w->packets = 0;
+		w->disagree = 0;
 		sy_etm_verdict_init(&w->verdict, w->cfg.max_spec != 0,
 				 w->cfg.ret_stack);
 		return ETM_WHY_NONE;
@@ -827,6 +856,9 @@ enum etm_why sy_etm_walk_op(struct etm_walk *w, ocsd_datapath_op_t op,
 		w->idx = idx;
 		if (packet_cut(w, pkt))
 			why = ETM_WHY_GUARD;
+		else if ((d = sy_etm_agree_packet(&w->agree, pkt, follows(w),
+						  w->addr, w->need_addr)))
+			why = disagree(w, d);
 		else
 			why = process_packet(w, pkt);
 		break;
@@ -854,6 +886,8 @@ int sy_etm_walk_init(struct etm_walk *w, struct etm_src *src,
 	w->cfg = *cfg;
 	w->unsync = UNSYNC_INIT_DECODER;
 	sy_etm_verdict_init(&w->verdict, cfg->max_spec != 0, cfg->ret_stack);
+	sy_etm_agree_init(&w->agree, cfg->max_spec, cfg->ret_stack,
+			  cfg->branch_broadcast);
 	reset_decoder(w);
 	return 0;
 }

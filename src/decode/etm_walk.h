@@ -15,6 +15,7 @@
 #include "etm_blocks.h"
 #include "etm_conv.h"
 #include "etm_runs.h"
+#include "etm_agree.h"
 #include "etm_verdict.h"
 
 /* Why the fast path gave a window up. */
@@ -29,6 +30,8 @@ enum etm_why {
 	ETM_WHY_SEQ,		/* a sequence OpenCSD reports as an error
 				 * inside a commit (exception without its
 				 * address, commit overrun, return stack) */
+	ETM_WHY_DISAGREE,	/* the trace contradicts the walked path
+				 * (etm_agree.h): the guard cuts the packet */
 	ETM_WHY_TREE,		/* the packet tree failed */
 	ETM_WHY_NOMEM,
 	ETM_WHY_NR
@@ -43,6 +46,7 @@ struct etm_walk_cfg {
 	uint8_t ete;		/* ETE (version 5 and later) */
 	uint8_t ts_marker;	/* timestamps wait for the first TS marker */
 	uint8_t ret_stack;	/* TRCCONFIGR.RS */
+	uint8_t branch_broadcast; /* TRCCONFIGR.BB */
 	uint8_t wfi_wfe;	/* WFI / WFE are waypoints */
 	uint8_t comm_trans_p0;	/* TSTART is a P0 element (TRCIDR0.COMMTRANS) */
 };
@@ -109,6 +113,9 @@ struct etm_walk {
 	 * packets tells where the full decoder takes a turn the walk does
 	 * not follow */
 	struct etm_verdict verdict;
+	/* the trace's order against the walked path; its last verdict */
+	struct etm_agree agree;
+	uint8_t disagree;	/* enum etm_disagree */
 
 	/* return stack (TrcAddrReturnStack) */
 	uint64_t rs_addr[16];

@@ -39,7 +39,7 @@ const char *sy_etm_why_name(enum etm_why why)
 		[ETM_WHY_GUARD] = "guard",
 		[ETM_WHY_Q] = "q",		 [ETM_WHY_ISA] = "a32-t32",
 		[ETM_WHY_SRC_ADDR] = "src-addr", [ETM_WHY_SEQ] = "sequence",
-		[ETM_WHY_TREE] = "tree",
+		[ETM_WHY_DISAGREE] = "disagree", [ETM_WHY_TREE] = "tree",
 		[ETM_WHY_NOMEM] = "nomem",
 	};
 
@@ -55,6 +55,7 @@ void sy_etm_walk_cfg_from(struct etm_walk_cfg *cfg, const ocsd_etmv4_cfg *c)
 	cfg->ete = maj >= 5;
 	cfg->ts_marker = full >= 0x51 && (c->reg_idr0 & 0x800000u);
 	cfg->ret_stack = (c->reg_configr & (1u << 12)) != 0;
+	cfg->branch_broadcast = (c->reg_configr & (1u << 3)) != 0;
 	cfg->wfi_wfe = (c->reg_idr2 & 0x80000000u) && full >= 0x43;
 	cfg->comm_trans_p0 = (c->reg_idr0 & 0x40000000u) == 0;
 }
