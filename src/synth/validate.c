@@ -391,7 +391,14 @@ void sy_validate(struct sy_validator *v, struct sy_win *w)
 		sy_check_no_trace(w);
 		return;
 	}
-	if (sy_check_data(w, &ev) || sy_check_ends(v, w, &ev) ||
+	if (sy_check_data(w, &ev)) {
+		/* the whole trace writes such a window's branches (as perf
+		 * script does): they get the checks all the same */
+		if (v->cfg->whole_trace && w->pub.status != SY_ST_EMPTY)
+			sy_check_plausible(v, w);
+		return;
+	}
+	if (sy_check_ends(v, w, &ev) ||
 	    sy_check_thread(w, &ev) || sy_check_bounds(v->cfg, w) ||
 	    sy_check_plausible(v, w))
 		return;
