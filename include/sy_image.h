@@ -71,6 +71,12 @@ size_t sy_image_read(const struct sy_image *img, uint64_t vaddr, uint8_t *buf,
 const uint8_t *sy_image_code(const struct sy_image *img, uint64_t vaddr,
 			     size_t *avail);
 
+/* The file bytes at link-time address @vaddr of a segment the program
+ * cannot write (a PT_LOAD without PF_W: code or read-only data, as the
+ * loader maps it), and in *avail how many follow in it; NULL elsewhere. */
+const uint8_t *sy_image_rodata(const struct sy_image *img, uint64_t vaddr,
+			       size_t *avail);
+
 /* The same by file offset (a mapping's pgoff plus its displacement). */
 const uint8_t *sy_image_code_off(const struct sy_image *img, uint64_t off,
 				 size_t *avail);

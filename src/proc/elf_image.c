@@ -51,6 +51,8 @@ struct sy_image {
 	uint8_t build_id[SY_BUILD_ID_MAX];
 	struct sy_image_seg *segs; /* executable PT_LOADs, by vaddr */
 	size_t nr_segs;
+	struct sy_image_seg *ro;   /* PT_LOADs without PF_W */
+	size_t nr_ro;
 	int has_text;		/* first executable PT_LOAD in header order */
 	uint64_t text_vaddr, text_offset;
 	struct sy_symtab *sym;
@@ -102,7 +104,8 @@ static int sy_image_load_segs(struct sy_image *img, struct sy_diag *diag)
 					 img->path, elf_errmsg(-1));
 	if (n) {
 		img->segs = calloc(n, sizeof(*img->segs));
-		if (!img->segs)
+		img->ro = calloc(n, sizeof(*img->ro));
+		if (!img->segs || !img->ro)
 			return -SY_E_NOMEM;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -113,7 +116,19 @@ static int sy_image_load_segs(struct sy_image *img, struct sy_diag *diag)
 			return sy_diag_set_nooff(diag, -SY_E_BAD_ELF,
 						 "%s: program header %zu: %s",
 						 img->path, i, elf_errmsg(-1));
-		if (ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
+		if (ph.p_type != PT_LOAD)
+			continue;
+		if (!(ph.p_flags & PF_W) && ph.p_offset <= img->raw_size &&
+		    ph.p_filesz <= img->raw_size - ph.p_offset &&
+		    ph.p_filesz <= ph.p_memsz) {
+			s = &img->ro[img->nr_ro++];
+			s->vaddr = ph.p_vaddr;
+			s->memsz = ph.p_memsz;
+			s->filesz = ph.p_filesz;
+			s->offset = ph.p_offset;
+			s->flags = ph.p_flags;
+		}
+		if (!(ph.p_flags & PF_X))
 			continue;
 		if (ph.p_offset > img->raw_size ||
 		    ph.p_filesz > img->raw_size - ph.p_offset)
@@ -244,6 +259,7 @@ void sy_image_close(struct sy_image *img)
 	if (img->elf)
 		elf_end(img->elf);
 	free(img->segs);
+	free(img->ro);
 	free(img->copy);
 	free(img->path);
 	free(img);
@@ -292,6 +308,23 @@ const uint8_t *sy_image_code(const struct sy_image *img, uint64_t vaddr,
 	/* A few segments at most: a linear scan beats anything clever. */
 	for (size_t i = 0; i < img->nr_segs; i++) {
 		const struct sy_image_seg *s = &img->segs[i];
+
+		if (vaddr >= s->vaddr && vaddr - s->vaddr < s->filesz) {
+			uint64_t d = vaddr - s->vaddr;
+
+			*avail = (size_t)(s->filesz - d);
+			return img->raw + s->offset + d;
+		}
+	}
+	*avail = 0;
+	return NULL;
+}
+
+const uint8_t *sy_image_rodata(const struct sy_image *img, uint64_t vaddr,
+			       size_t *avail)
+{
+	for (size_t i = 0; i < img->nr_ro; i++) {
+		const struct sy_image_seg *s = &img->ro[i];
 
 		if (vaddr >= s->vaddr && vaddr - s->vaddr < s->filesz) {
 			uint64_t d = vaddr - s->vaddr;

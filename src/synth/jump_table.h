@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "insn.h"
 #include "sy_branch.h"
 
 struct sy_jt_code {
@@ -37,5 +38,17 @@ int sy_jt_range(const struct sy_jt_code *k, const struct sy_br *b,
  * fixed (sy_jt_code.fixed). */
 int sy_jt_hit(const struct sy_jt_code *k, const struct sy_br *b,
 	      const struct sy_br *prev, const struct sy_br *p2);
+
+/* x86-64 (jump_table_x86.c): whether the table the indirect jump or call
+ * @b reads gives its target: 1 yes or not known, 0 no.  Known where the
+ * straight run from @run (the previous branch's target) to @b bounds the
+ * index itself (`cmp $N, I; ja`, or `and $M, I`), the table is fixed, and
+ * its entries are absolute (`jmp *TAB(,I,8)`, `call *TAB(,I,8)`) or
+ * relative to it (`lea TAB(%rip), B; movslq (B,I,4), D; add B, D; jmp *D`).
+ * Absolute entries are read only where the code runs at its link-time
+ * addresses (@linked): elsewhere an absolute table address may be another
+ * object's.  @d decodes (capstone, x86-64, with details). */
+int sy_jt_x86_hit(const struct sy_jt_code *k, struct sy_insn_decoder *d,
+		  const struct sy_br *b, uint64_t run, int linked);
 
 #endif

@@ -26,6 +26,8 @@ enum sy_pl_memo_type {
 	SY_PL_M_RANGE,		/* the straight run [a, a + b] */
 	SY_PL_M_TARGET,		/* what an indirect branch finds at a */
 	SY_PL_M_FOREIGN,	/* a jump from b (in img2) to a */
+	SY_PL_M_XTABLE,		/* x86: the table jump or call at a, its run
+				 * b & 0x7ff bytes long, to b >> 11 in img2 */
 };
 
 /* Verdicts. */
@@ -715,6 +717,81 @@ static int sy_pl_jt_fixed(void *ctx, uint64_t addr, uint64_t len)
 	       addr + len <= m->end;
 }
 
+/* x86 tables are read from the file of the code that reads them, in its
+ * segments the program cannot write (read-only data is not in the
+ * recording's maps: perf records executable mappings). */
+struct sy_pl_ro {
+	const struct sy_image *img;
+	uint64_t bias;		/* link-time address - runtime address */
+};
+
+static int sy_pl_ro_read(void *ctx, uint64_t addr, uint8_t *buf, size_t n)
+{
+	const struct sy_pl_ro *r = ctx;
+
+	while (n) {
+		size_t avail, k;
+		const uint8_t *p = sy_image_rodata(r->img, addr + r->bias,
+						   &avail);
+
+		if (!p)
+			return 0;
+		k = avail < n ? avail : n;
+		memcpy(buf, p, k);
+		buf += k;
+		addr += k;
+		n -= k;
+	}
+	return 1;
+}
+
+static int sy_pl_ro_fixed(void *ctx, uint64_t addr, uint64_t len)
+{
+	const struct sy_pl_ro *r = ctx;
+
+	while (len) {
+		size_t avail;
+
+		if (!sy_image_rodata(r->img, addr + r->bias, &avail))
+			return 0;
+		if (avail >= len)
+			return 1;
+		addr += avail;
+		len -= avail;
+	}
+	return 1;
+}
+
+/* Whether the x86 table the indexed jump or call @b reads gives its
+ * target (sy_jt_x86_hit): 1 yes or not known. */
+static int sy_pl_x86_table(struct sy_pl_ctx *c, const struct sy_br *b,
+			   uint64_t run)
+{
+	struct sy_loc l, lt;
+	struct sy_pl_ro r;
+	const struct sy_jt_code k = { sy_pl_ro_read, sy_pl_ro_fixed, &r };
+	struct sy_pl_key key = { .type = SY_PL_M_XTABLE };
+	const struct sy_pl_memo_ent *e;
+	int v;
+
+	/* (a run longer than the analysis reads is not known) */
+	if (b->from - run >= 0x800 || !sy_pl_locate(c, b->from, &l) ||
+	    (l.map->flags & SY_MAP_KERNEL) || !sy_pl_locate(c, b->to, &lt) ||
+	    lt.off >> 53)
+		return 1;
+	key.img = l.img;
+	key.img2 = lt.img;
+	key.a = l.off;
+	key.b = (b->from - run) | lt.off << 11;
+	if ((e = sy_pl_get(c->p, &key)))
+		return e->verdict == SY_PL_OK;
+	r.img = l.img;
+	r.bias = l.vaddr - b->from;
+	v = sy_jt_x86_hit(&k, &c->p->dec, b, run, r.bias == 0);
+	return sy_pl_put(c->p, &key, v ? SY_PL_OK : SY_PL_BAD, NULL) ==
+	       SY_PL_OK;
+}
+
 /* The checks of @b that read only the code: where its ends are, its
  * encoding, and the straight run from @prev's target to it.  Returns 1
  * with @why when one fails. */
@@ -724,7 +801,13 @@ static int sy_pl_code(struct sy_pl_ctx *c, const struct sy_br *b,
 {
 	int run = prev && c->p->arch == SY_TRACE_ETM &&
 		  prev->kind != SY_BR_SYSCALL && prev->kind != SY_BR_ERET;
-	uint64_t from = run ? prev->to : UINT64_MAX, lo, hi;
+	/* x86: an indexed jump or call reads its table's bound from its
+	 * straight run, which starts at the previous branch's target */
+	int xrun = prev && c->p->arch == SY_TRACE_PT &&
+		   (b->kind == SY_BR_IND_JUMP || b->kind == SY_BR_IND_CALL) &&
+		   prev->kind != SY_BR_SYSCALL && prev->kind != SY_BR_ERET &&
+		   prev->to <= b->from;
+	uint64_t from = run || xrun ? prev->to : UINT64_MAX, lo, hi;
 	const struct sy_jt_code jt = { sy_pl_jt_read, sy_pl_jt_fixed, c };
 	struct sy_pl_seen *e = &c->seen[(b->from ^ (b->to >> 2) ^ from) &
 					 (SY_PL_SEEN - 1)];
@@ -759,6 +842,11 @@ static int sy_pl_code(struct sy_pl_ctx *c, const struct sy_br *b,
 	    !sy_jt_hit(&jt, b, prev, c->prev2))
 		return SY_PL_WHY("indirect jump to no entry of its table: "
 				 "%#" PRIx64 " -> %#" PRIx64, b->from, b->to);
+	if (xrun && !sy_pl_x86_table(c, b, prev->to))
+		return SY_PL_WHY("indirect %s to no entry of its table: "
+				 "%#" PRIx64 " -> %#" PRIx64,
+				 b->kind == SY_BR_IND_JUMP ? "jump" : "call",
+				 b->from, b->to);
 	*e = key;
 	return 0;
 }

@@ -391,16 +391,28 @@ Test(plausible, x86_indirect_targets)
 
 	world_init(&w, SY_TRACE_PT, 0);
 	check(&w, turn, N(turn), 0x40164b, NULL, 0, NULL);
-	/* 0x4011b8 is the last byte of `xor $0x5a5a, %rax` at 0x4011b3 */
+	/* 0x4011b8 is the last byte of `xor $0x5a5a, %rax` at 0x4011b3,
+	 * and 0x401182 the nopw after the table jump: neither is one of
+	 * the 12 entries `cmp $0xb,%edi; ja` lets the jump read
+	 * (jump_table_x86.c), which decides first */
 	check(&w, damaged(turn, N(turn), 1, 0x40117b, 0x4011b8,
 			  SY_BR_IND_JUMP),
 	      N(turn), 0x40164b, NULL, 0,
-	      "indirect branch into an instruction");
-	/* 0x401182 is the nopw after the table jump: a no-op is a legal
-	 * target (returns and resume labels land on them) */
+	      "indirect jump to no entry of its table");
 	check(&w, damaged(turn, N(turn), 1, 0x40117b, 0x401182,
 			  SY_BR_IND_JUMP),
-	      N(turn), 0x40164b, NULL, 0, NULL);
+	      N(turn), 0x40164b, NULL, 0,
+	      "indirect jump to no entry of its table");
+	/* a return into the middle of prog_main's `add %rax,%r8` */
+	check(&w, damaged(turn, N(turn), 2, 0x4011a4, 0x40164c, SY_BR_RET),
+	      N(turn), 0x40164c, NULL, 0,
+	      "indirect branch into an instruction");
+	/* 0x4010cd is the nopl padding after a ret: a no-op is a legal
+	 * target (returns and resume labels land on them); after no call,
+	 * the return is suspect only */
+	check(&w, damaged(turn, N(turn), 2, 0x4011a4, 0x4010cd, SY_BR_RET),
+	      N(turn), 0x4010cd, NULL, 0, NULL);
+	cr_assert_eq(last_suspect, 1);
 	/* 0x40163c is prog_main's `lea`, after no call: suspect only */
 	check(&w, damaged(turn, N(turn), 2, 0x4011a4, 0x40163c, SY_BR_RET),
 	      N(turn), 0x40163c, NULL, 0, NULL);
