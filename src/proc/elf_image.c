@@ -302,12 +302,14 @@ const struct sy_image_seg *sy_image_segs(const struct sy_image *img)
 	return img->segs;
 }
 
-const uint8_t *sy_image_code(const struct sy_image *img, uint64_t vaddr,
-			     size_t *avail)
+/* The file bytes at @vaddr in one of the @n segments @segs. */
+static const uint8_t *sy_seg_bytes(const struct sy_image *img,
+				   const struct sy_image_seg *segs, size_t n,
+				   uint64_t vaddr, size_t *avail)
 {
 	/* A few segments at most: a linear scan beats anything clever. */
-	for (size_t i = 0; i < img->nr_segs; i++) {
-		const struct sy_image_seg *s = &img->segs[i];
+	for (size_t i = 0; i < n; i++) {
+		const struct sy_image_seg *s = &segs[i];
 
 		if (vaddr >= s->vaddr && vaddr - s->vaddr < s->filesz) {
 			uint64_t d = vaddr - s->vaddr;
@@ -320,21 +322,16 @@ const uint8_t *sy_image_code(const struct sy_image *img, uint64_t vaddr,
 	return NULL;
 }
 
+const uint8_t *sy_image_code(const struct sy_image *img, uint64_t vaddr,
+			     size_t *avail)
+{
+	return sy_seg_bytes(img, img->segs, img->nr_segs, vaddr, avail);
+}
+
 const uint8_t *sy_image_rodata(const struct sy_image *img, uint64_t vaddr,
 			       size_t *avail)
 {
-	for (size_t i = 0; i < img->nr_ro; i++) {
-		const struct sy_image_seg *s = &img->ro[i];
-
-		if (vaddr >= s->vaddr && vaddr - s->vaddr < s->filesz) {
-			uint64_t d = vaddr - s->vaddr;
-
-			*avail = (size_t)(s->filesz - d);
-			return img->raw + s->offset + d;
-		}
-	}
-	*avail = 0;
-	return NULL;
+	return sy_seg_bytes(img, img->ro, img->nr_ro, vaddr, avail);
 }
 
 const uint8_t *sy_image_code_off(const struct sy_image *img, uint64_t off,
