@@ -201,26 +201,27 @@ struct sy_pl_ctx {
 	 * id walks the snapshot's tries */
 	const struct sy_aspace *as, *kernel;
 	int proc_known;		/* the snapshot has the window's process */
-	/* calls of the current run whose returns are still to come (ras
-	 * last: the entries past nr_ras are never read, so a window's setup
-	 * clears only what comes before it) */
-	unsigned nr_ras;
-	int stack_ok;
-	/* what correct code may do but damage more often does */
-	uint32_t suspect;
-	/* the branch before the one before the branch checked (NULL: none
-	 * in this stretch): where the straight run to that one began */
-	const struct sy_br *prev2;
-	/* mappings, and contiguous code [lo, hi) with its location at lo */
-	const struct sy_map *maps[SY_PL_CACHE];
-	uint64_t lo[SY_PL_CACHE], hi[SY_PL_CACHE];
-	struct sy_loc at[SY_PL_CACHE];
-	unsigned next_map, next_code;
 	/* branches (with the straight run before them) whose places,
 	 * encoding and run passed: a loop repeats a few of them (the
 	 * validator's, kept while the snapshot and the thread are the
 	 * same: what passed depends on nothing else) */
 	struct sy_pl_seen *seen;
+	/* from here to at: cleared at a window's setup */
+	/* calls of the current run whose returns are still to come (ras
+	 * last: the entries past nr_ras are never read) */
+	unsigned nr_ras;
+	int stack_ok;
+	/* what correct code may do but damage more often does */
+	uint32_t suspect;
+	unsigned next_map, next_code;
+	/* the branch before the one before the branch checked (NULL: none
+	 * in this stretch): where the straight run to that one began */
+	const struct sy_br *prev2;
+	/* mappings, and contiguous code [lo, hi) with its location at lo
+	 * (an empty [lo, hi) is never read) */
+	const struct sy_map *maps[SY_PL_CACHE];
+	uint64_t lo[SY_PL_CACHE], hi[SY_PL_CACHE];
+	struct sy_loc at[SY_PL_CACHE];
 	uint64_t ras[SY_PL_STACK];
 };
 
@@ -823,17 +824,16 @@ static int sy_pl_sequence(struct sy_pl_ctx *c, const struct sy_br *seq,
 	const struct sy_proven_seq *s =
 		sy_proven_find(&c->p->proven, seq, n, nctx);
 	const struct sy_br *prev = nctx ? &seq[n] : NULL;
-	uint8_t land[SY_PROVEN_LEN];
-	uint32_t marks = 0;
+	uint8_t land[SY_PROVEN_LEN], flow[SY_PROVEN_LEN];
+	unsigned nflow = 0;
 
 	if (s) {
-		for (uint32_t m = s->marks; m;) {
-			unsigned k = 31u - (unsigned)__builtin_clz(m);
+		for (unsigned i = 0; i < s->nflow; i++) {
+			unsigned k = s->flow[i];
 			uint8_t l = s->land[k];
 
 			if (sy_pl_flow(c, &seq[k], &l, why, len))
 				return 1;
-			m &= ~(1u << k);
 		}
 		return 0;
 	}
@@ -842,11 +842,11 @@ static int sy_pl_sequence(struct sy_pl_ctx *c, const struct sy_br *seq,
 		if (sy_pl_branch(c, &seq[k], prev, &land[k], why, len))
 			return 1;
 		if (SY_PL_FLOW_KINDS >> (seq[k].kind & 31) & 1)
-			marks |= 1u << k;
+			flow[nflow++] = (uint8_t)k;
 		c->prev2 = prev;
 		prev = &seq[k];
 	}
-	sy_proven_put(&c->p->proven, seq, n, nctx, marks, land);
+	sy_proven_put(&c->p->proven, seq, n, nctx, flow, nflow, land);
 	return 0;
 }
 
@@ -905,14 +905,20 @@ int sy_plausible_window(struct sy_plausible *p, const struct sy_win *w,
 	*suspect = 0;
 	if (!w->snap)
 		return 0;
-	memset(&c, 0, offsetof(struct sy_pl_ctx, ras));
+	/* field by field: a memset of them all was a `rep stos`, slower
+	 * to start than the rest of a short window's setup */
+	c.nr_ras = 0;
+	c.stack_ok = 0;
+	c.suspect = 0;
+	c.next_map = c.next_code = 0;
+	c.prev2 = NULL;
+	memset(c.maps, 0, sizeof(c.maps));
+	memset(c.lo, 0, sizeof(c.lo));
+	memset(c.hi, 0, sizeof(c.hi));
 	c.p = p;
 	c.w = w;
 	c.snap = w->snap;
 	c.id = w->pub.tid;
-	c.as = sy_proc_snap_aspace(c.snap, c.id);
-	c.kernel = sy_proc_snap_kernel(c.snap);
-	c.proc_known = c.as != NULL;
 	c.seen = p->seen;
 	if (p->seen_serial != sy_proc_snap_serial(c.snap) ||
 	    p->seen_id != c.id) {
@@ -920,7 +926,14 @@ int sy_plausible_window(struct sy_plausible *p, const struct sy_win *w,
 		sy_proven_clear(&p->proven);
 		p->seen_serial = sy_proc_snap_serial(c.snap);
 		p->seen_id = c.id;
+		/* the same snapshot (no other has its serial) and thread:
+		 * the same spaces */
+		p->as = sy_proc_snap_aspace(c.snap, c.id);
+		p->kernel = sy_proc_snap_kernel(c.snap);
 	}
+	c.as = p->as;
+	c.kernel = p->kernel;
+	c.proc_known = c.as != NULL;
 	for (size_t i = 0; i < w->nr_st; i++) {
 		const struct sy_stretch *st = &w->st[i];
 

@@ -78,6 +78,8 @@ struct sy_plausible {
 	struct sy_pl_seen *seen;
 	uint64_t seen_serial;	/* 0: empty */
 	uint32_t seen_id;
+	/* that thread's space in that snapshot, and the kernel's */
+	const struct sy_aspace *as, *kernel;
 	/* sequences of such branches, kept and emptied with them: a loop's
 	 * path costs one compare per branch (proven.h) */
 	struct sy_proven proven;

@@ -51,17 +51,19 @@ void sy_proven_clear(struct sy_proven *p)
 		p->v[i].n = 0;
 }
 
-/* The place of a sequence (its two ways: even, and the odd after): from its newest and oldest branches and the
- * branch before it (a loop's sequences mostly differ only where a window
- * enters the loop), its length and context. */
+/* The place of a sequence (its two ways: even, and the odd after): from
+ * its newest and oldest branches and the branch before it (a loop's
+ * sequences mostly differ only where a window enters the loop), its
+ * length and context; Fibonacci hashing, the product's top bits. */
 static inline size_t sy_proven_slot(const struct sy_br *br, unsigned n,
 				    unsigned nctx)
 {
 	const struct sy_br *old = &br[n - 1];
-	uint64_t ctx = nctx ? br[n].to ^ br[n].from * SY_HASH_K2 : 0;
+	uint64_t ctx = nctx ? br[n].from : 0;
+	uint64_t x = (br->from ^ old->to) * SY_HASH_K2 ^ old->from ^ ctx ^
+		     (n << 2 | nctx);
 
-	return sy_hash_u64((br->from ^ old->to) * SY_HASH_GOLDEN ^ old->from ^
-			   ctx ^ (n << 2 | nctx)) &
+	return (size_t)((x * SY_HASH_GOLDEN) >> (64 - SY_PROVEN_SEQS_LOG2)) &
 	       (SY_PROVEN_SEQS - 2);
 }
 
@@ -123,7 +125,8 @@ const struct sy_proven_seq *sy_proven_find(struct sy_proven *p,
 }
 
 void sy_proven_put(struct sy_proven *p, const struct sy_br *br, unsigned n,
-		   unsigned nctx, uint32_t marks, const uint8_t *land)
+		   unsigned nctx, const uint8_t *flow, unsigned nflow,
+		   const uint8_t *land)
 {
 	struct sy_proven_seq *s = &p->v[sy_proven_slot(br, n, nctx)];
 
@@ -135,6 +138,7 @@ void sy_proven_put(struct sy_proven *p, const struct sy_br *br, unsigned n,
 		s->w[i] &= p->fields[i % 3];
 	s->n = (uint8_t)n;
 	s->nctx = (uint8_t)nctx;
-	s->marks = marks;
+	s->nflow = (uint8_t)nflow;
+	memcpy(s->flow, flow, nflow);
 	memcpy(s->land, land, n);
 }

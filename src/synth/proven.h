@@ -15,7 +15,7 @@
  * table when the snapshot or thread changes.
  *
  * What the checks carry from branch to branch (the open calls, the suspect
- * count) is not the sequence's to prove: it marks the branches that need
+ * count) is not the sequence's to prove: it lists the branches that need
  * it (calls, returns, indirect branches), with what their landing check
  * found, and the owner runs those again.
  *
@@ -30,10 +30,11 @@
 
 #include "sy_branch.h"
 
-#define SY_PROVEN_LEN 32u	/* most branches of a sequence (marks: 32) */
+#define SY_PROVEN_LEN 128u	/* most branches of a sequence (< 256) */
 #define SY_PROVEN_CTX 2u	/* the branches before it the checks read */
 #define SY_PROVEN_REC (SY_PROVEN_LEN + SY_PROVEN_CTX)
-#define SY_PROVEN_SEQS 256u	/* entries, a power of two */
+#define SY_PROVEN_SEQS_LOG2 7
+#define SY_PROVEN_SEQS (1u << SY_PROVEN_SEQS_LOG2)	/* entries */
 
 struct sy_proven_seq {
 	/* the records as a closed stretch's ring holds them, newest first:
@@ -42,7 +43,9 @@ struct sy_proven_seq {
 	 * are never compared) */
 	uint64_t w[3 * SY_PROVEN_REC] __attribute__((aligned(16)));
 	uint8_t n, nctx;		/* 0 n: empty */
-	uint32_t marks;			/* bit i: branch i needs the owner */
+	uint8_t nflow;
+	/* the branches that need the owner, oldest first */
+	uint8_t flow[SY_PROVEN_LEN];
 	uint8_t land[SY_PROVEN_LEN];	/* the owner's, for branch i */
 };
 
@@ -66,9 +69,11 @@ const struct sy_proven_seq *sy_proven_find(struct sy_proven *p,
 					   const struct sy_br *br, unsigned n,
 					   unsigned nctx);
 
-/* Keeps that sequence as proven, with the owner's @marks and @land (@n
- * values, for br[i]). */
+/* Keeps that sequence as proven, with the @nflow branches that need the
+ * owner (@flow: their indices in @br, oldest first) and the owner's @land
+ * (@n values, for br[i]). */
 void sy_proven_put(struct sy_proven *p, const struct sy_br *br, unsigned n,
-		   unsigned nctx, uint32_t marks, const uint8_t *land);
+		   unsigned nctx, const uint8_t *flow, unsigned nflow,
+		   const uint8_t *land);
 
 #endif

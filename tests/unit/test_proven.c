@@ -44,13 +44,14 @@ Test(proven, empty_table_has_nothing)
 }
 
 /* Every length and context, odd and even record counts: what was put is
- * found with its marks and landing verdicts; one field changed anywhere
+ * found with its flow branches and landing verdicts; one field changed anywhere
  * in the sequence or its context is not. */
 Test(proven, a_find_is_an_exact_match_of_every_field)
 {
 	struct sy_proven p;
 	struct sy_br br[SY_PROVEN_REC], q[SY_PROVEN_REC];
-	uint8_t land[SY_PROVEN_LEN];
+	uint8_t land[SY_PROVEN_LEN], flow[SY_PROVEN_LEN];
+	unsigned nflow;
 
 	cr_assert_eq(sy_proven_init(&p), 0);
 	for (unsigned n = 1; n <= SY_PROVEN_LEN; n++) {
@@ -62,11 +63,15 @@ Test(proven, a_find_is_an_exact_match_of_every_field)
 			fill(br, m, n * 3 + c, 0);
 			for (unsigned i = 0; i < n; i++)
 				land[i] = (uint8_t)(i * 7 + n);
-			sy_proven_put(&p, br, n, c, 0x5a5a5a5au >> (32 - n),
-				      land);
+			nflow = 0;
+			for (unsigned i = n; i-- > 0;)
+				if (i % 3 == 1)
+					flow[nflow++] = (uint8_t)i;
+			sy_proven_put(&p, br, n, c, flow, nflow, land);
 			s = sy_proven_find(&p, br, n, c);
 			cr_assert_not_null(s, "n %u ctx %u", n, c);
-			cr_assert_eq(s->marks, 0x5a5a5a5au >> (32 - n));
+			cr_assert_eq(s->nflow, nflow);
+			cr_assert_eq(memcmp(s->flow, flow, nflow), 0);
 			cr_assert_eq(memcmp(s->land, land, n), 0);
 			for (unsigned i = 0; i < m; i++) {
 				for (int f = 0; f < 3; f++) {
@@ -108,11 +113,11 @@ Test(proven, padding_bytes_never_decide)
 	cr_assert_eq(sy_proven_init(&p), 0);
 	fill(br, SY_PROVEN_REC, 5, 0x00);
 	fill(q, SY_PROVEN_REC, 5, 0xa5);
-	sy_proven_put(&p, br, SY_PROVEN_LEN, SY_PROVEN_CTX, 0, land);
+	sy_proven_put(&p, br, SY_PROVEN_LEN, SY_PROVEN_CTX, NULL, 0, land);
 	cr_assert_not_null(sy_proven_find(&p, q, SY_PROVEN_LEN,
 					  SY_PROVEN_CTX));
 	fill(q, 7, 9, 0xff);
-	sy_proven_put(&p, q, 6, 1, 0, land);
+	sy_proven_put(&p, q, 6, 1, NULL, 0, land);
 	fill(br, 7, 9, 0x11);
 	cr_assert_not_null(sy_proven_find(&p, br, 6, 1));
 	sy_proven_fini(&p);
@@ -126,7 +131,7 @@ Test(proven, clear_forgets)
 
 	cr_assert_eq(sy_proven_init(&p), 0);
 	fill(br, SY_PROVEN_REC, 1, 0);
-	sy_proven_put(&p, br, SY_PROVEN_LEN, SY_PROVEN_CTX, 0, land);
+	sy_proven_put(&p, br, SY_PROVEN_LEN, SY_PROVEN_CTX, NULL, 0, land);
 	cr_assert_not_null(sy_proven_find(&p, br, SY_PROVEN_LEN,
 					  SY_PROVEN_CTX));
 	sy_proven_clear(&p);
@@ -159,7 +164,7 @@ Test(proven, a_full_table_never_answers_for_another_sequence)
 		/* same ends and context, one branch inside changed */
 		if (n > 2)
 			br[1 + (unsigned)rand() % (n - 2)].to += 4 * (k + 1);
-		sy_proven_put(&p, br, n, SY_PROVEN_CTX, k, land);
+		sy_proven_put(&p, br, n, SY_PROVEN_CTX, NULL, 0, land);
 		cr_assert_not_null(sy_proven_find(&p, br, n, SY_PROVEN_CTX));
 	}
 	for (unsigned k = 0; k < NSEQ; k++) {

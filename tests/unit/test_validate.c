@@ -495,8 +495,8 @@ Test(plausible, handler_returns_to_the_sigreturn_trampoline)
  * validator (its table warm), gets the status, reason and suspect count a
  * fresh validator gives it, and each damaged one the reason of its
  * damage (the cases of a64_branch_checks, in the first, a middle and the
- * last turn of a loop of 12). */
-#define TURNS 12
+ * last turn of a loop long enough for three sequences). */
+#define TURNS ((int)(2 * SY_PROVEN_LEN / 6 + 3))	/* three sequences */
 
 static void loop_of_turns(struct sy_br *out)
 {
@@ -595,41 +595,50 @@ Test(plausible, proven_sequences_give_what_a_fresh_check_gives)
 /* A jump table's bound is read from the two branches before its `br`: a
  * sequence that starts at the `br` is kept with them.  Here the same 28
  * branches, the first the jump to 0x4002f0 (in the table's reach, no
- * entry gives it), follow two windows' first 32: in one after a return to
- * the `b.ls` itself (the straight run that holds the `cmp` is not in the
- * trace: no bound), in the other after the call before it (bound read: no
- * entry).  Kept from the first, it must still fail in the second. */
+ * entry gives it), follow two windows' first SY_PROVEN_LEN (a sequence of
+ * their own): in one after a return to the `b.ls` itself (the straight
+ * run that holds the `cmp` is not in the trace: no bound), in the other
+ * after the call before it (bound read: no entry).  Kept from the first,
+ * it must still fail in the second. */
+#define HEAD SY_PROVEN_LEN
+#define TAIL 28
+
+/* @out[0 .. @n): the last branches of a turn, then whole turns. */
+static void turns_ending(struct sy_br *out, uint32_t n)
+{
+	uint32_t k = 0, part = n % N(a64_turn);
+
+	memcpy(out, a64_turn + N(a64_turn) - part, part * sizeof(*out));
+	for (k = part; k < n; k += N(a64_turn))
+		memcpy(out + k, a64_turn, sizeof(a64_turn));
+}
+
 Test(plausible, a_proven_sequence_holds_only_after_the_same_branches)
 {
 	static const struct sy_br to_bls = { 0x4002c8, 0x4002bc, SY_BR_RET };
-	struct sy_br w1[60], w2[60], tail[28];
+	struct sy_br w1[HEAD + TAIL], w2[HEAD + TAIL], tail[TAIL];
 	struct world w;
-	uint32_t k = 0;
+	uint32_t k;
 
 	/* the 28: the jump, the rest of its turn, four turns */
 	memcpy(tail, damaged(a64_turn, N(a64_turn), 2, 0x4002e0, 0x4002f0,
 			     SY_BR_IND_JUMP) + 2, 4 * sizeof(*tail));
 	for (int t = 0; t < 4; t++)
 		memcpy(tail + 4 + t * 6, a64_turn, sizeof(a64_turn));
-	/* window 1: a turn's last two, four turns, a turn up to its ret,
-	 * which returns to the b.ls; the b.ls again; the 28 */
-	memcpy(w1 + k, a64_turn + 4, 2 * sizeof(*w1));
-	k += 2;
-	for (int t = 0; t < 4; t++, k += 6)
-		memcpy(w1 + k, a64_turn, sizeof(a64_turn));
+	/* window 1: turns, a turn up to its ret, which returns to the b.ls;
+	 * the b.ls again; the 28 */
+	k = HEAD - 6;
+	turns_ending(w1, k);
 	memcpy(w1 + k, a64_turn, 4 * sizeof(*w1));
 	k += 4;
 	w1[k++] = to_bls;
 	w1[k++] = a64_turn[1];
-	cr_assert_eq(k, 32);
 	memcpy(w1 + k, tail, sizeof(tail));
-	/* window 2: five turns, the call and the b.ls; the 28 */
-	k = 0;
-	for (int t = 0; t < 5; t++, k += 6)
-		memcpy(w2 + k, a64_turn, sizeof(a64_turn));
+	/* window 2: turns, the call and the b.ls; the 28 */
+	k = HEAD - 2;
+	turns_ending(w2, k);
 	w2[k++] = a64_turn[0];
 	w2[k++] = a64_turn[1];
-	cr_assert_eq(k, 32);
 	memcpy(w2 + k, tail, sizeof(tail));
 	world_init(&w, SY_TRACE_ETM, 0);
 	warm_and_fresh(&w, w1, N(w1), NULL);
