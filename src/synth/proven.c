@@ -12,8 +12,9 @@
 typedef uint64_t sy_proven_v __attribute__((vector_size(16)));
 
 _Static_assert(sizeof(struct sy_br) == 3 * sizeof(uint64_t) &&
-		       offsetof(struct sy_br, from) == 0,
-	       "a ring record is three words, its source the first");
+		       offsetof(struct sy_br, from) == 0 &&
+		       offsetof(struct sy_br, to) == 8,
+	       "a ring record is three words: source, target, then kind");
 
 /* The bytes of two records that are their fields, as words: what the
  * ring holds in the others (padding) is never compared. */
@@ -85,8 +86,8 @@ static inline uint64_t sy_proven_diff(const uint64_t *fields,
 		memcpy(&a, r, 16);
 		memcpy(&b, r + 16, 16);
 		memcpy(&c, r + 32, 16);
-		acc |= ((a & f[0]) ^ e[0]) | ((b & f[1]) ^ e[1]) |
-		       ((c & f[2]) ^ e[2]);
+		/* a is a source and a target: no padding to mask */
+		acc |= (a ^ e[0]) | ((b & f[1]) ^ e[1]) | ((c & f[2]) ^ e[2]);
 	}
 	if (k < m) {
 		uint64_t x[3];
