@@ -9,6 +9,13 @@
  * walk then sees such stretches only as flagged SY_SF_FINISHED, and puts
  * what the sink made in their place on the output list (walk.c), where
  * it is merged in window order.
+ *
+ * A stretch is finished as soon as the next one closes (it is then not
+ * the job's last): its ring was written and turned a moment before, and
+ * is still in the core's cache.  Finished after the whole job's decode,
+ * the rings of a 128 KiB piece of dense trace (megabytes) had left it,
+ * and the validator, the first to read them again, paid for it: on the
+ * bench's 64 MiB ETE repeat that was most of the checks' time (issue 27).
  */
 #ifndef SY_FINISH_H
 #define SY_FINISH_H
@@ -19,5 +26,11 @@
  * thread's.  Does nothing for a job sent without a sink; without memory
  * for the sink's context, leaves the job's windows to the walk. */
 void sy_finish_job(void *validator, struct sy_job *job);
+
+/* The jobs' hook as stretches close (sy_jobs_extra.finish_closed): the
+ * stretcher's @nr closed stretches @st, offsets not yet the AUX's.
+ * Finishes those that are not the first or the last so far. */
+void sy_finish_closed(void *validator, struct sy_job *job,
+		      struct sy_stretch *st, size_t nr);
 
 #endif

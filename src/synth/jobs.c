@@ -421,11 +421,11 @@ static int sy_decode_item(const struct sy_jobs *js, struct sy_job *j,
  * together in the decoder (sy_decoder_peek). */
 static int sy_decode_loop(const struct sy_jobs *js, struct sy_job *j,
 			  struct sy_decoder *d, struct sy_stretcher *st,
-			  const struct sy_jobmem *m)
+			  const struct sy_jobmem *m, void *extra)
 {
 	struct sy_dec_item *v;
 	struct sy_head head = { UINT64_MAX, 0 };
-	size_t n, k;
+	size_t n, k, closed = 0;
 	int err = 0, r = 0;
 
 	if (j->fresh) {
@@ -437,8 +437,15 @@ static int sy_decode_loop(const struct sy_jobs *js, struct sy_job *j,
 				       j->report_from);
 	}
 	while (!err && !r && (err = sy_decoder_peek(d, &v, &n)) == 0) {
-		for (k = 0; k < n && !r;)
+		for (k = 0; k < n && !r;) {
 			r = sy_decode_item(js, j, st, m, &v[k++], &head);
+			/* while their branches are in this core's cache */
+			if (st->nr != closed && js->extra.finish_closed) {
+				closed = st->nr;
+				js->extra.finish_closed(extra, j, st->v,
+							closed);
+			}
+		}
 		sy_decoder_advance(d, k);
 		if (r < 0)
 			err = r;
@@ -486,7 +493,7 @@ static void sy_job_run(void *ctx, struct sy_work *work)
 	m->threads = &j->threads;
 	m->tc = &j->tc;
 	sy_mem_reader_begin(m->mr, j->snap);
-	j->err = sy_decode_loop(c->js, j, d, st, m);
+	j->err = sy_decode_loop(c->js, j, d, st, m, c->extra);
 	sy_mem_reader_end(m->mr);
 	m->snap = NULL;
 	m->own = NULL;

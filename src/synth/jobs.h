@@ -153,6 +153,10 @@ struct sy_jobs_extra {
 	/* run on the decoding thread after each decode job, with that
 	 * thread's state (NULL: nothing) */
 	void (*finish)(void *ctx, struct sy_job *j);
+	/* and while it decodes, when stretches closed: the @nr closed so
+	 * far of the job (NULL: nothing) */
+	void (*finish_closed)(void *ctx, struct sy_job *j,
+			      struct sy_stretch *st, size_t nr);
 };
 
 struct sy_jobs {

@@ -82,9 +82,10 @@ int sy_plausible_init(struct sy_plausible *p, enum sy_trace_kind arch)
 	p->arch = arch;
 	p->memo = calloc(SY_PL_MEMO_CAP, sizeof(*p->memo));
 	p->seen = calloc(SY_PL_SEEN, sizeof(*p->seen));
-	if (!p->memo || !p->seen) {
+	if (!p->memo || !p->seen || sy_proven_init(&p->proven)) {
 		free(p->memo);
 		free(p->seen);
+		sy_proven_fini(&p->proven);
 		p->memo = NULL;
 		p->seen = NULL;
 		return -SY_E_NOMEM;
@@ -99,6 +100,7 @@ void sy_plausible_fini(struct sy_plausible *p)
 	sy_insn_decoder_fini(&p->dec);
 	free(p->memo);
 	free(p->seen);
+	sy_proven_fini(&p->proven);
 	p->memo = NULL;
 	p->seen = NULL;
 }
@@ -201,26 +203,27 @@ struct sy_pl_ctx {
 	 * id walks the snapshot's tries */
 	const struct sy_aspace *as, *kernel;
 	int proc_known;		/* the snapshot has the window's process */
-	/* calls of the current run whose returns are still to come (ras
-	 * last: the entries past nr_ras are never read, so a window's setup
-	 * clears only what comes before it) */
-	unsigned nr_ras;
-	int stack_ok;
-	/* what correct code may do but damage more often does */
-	uint32_t suspect;
-	/* the branch before the one before the branch checked (NULL: none
-	 * in this stretch): where the straight run to that one began */
-	const struct sy_br *prev2;
-	/* mappings, and contiguous code [lo, hi) with its location at lo */
-	const struct sy_map *maps[SY_PL_CACHE];
-	uint64_t lo[SY_PL_CACHE], hi[SY_PL_CACHE];
-	struct sy_loc at[SY_PL_CACHE];
-	unsigned next_map, next_code;
 	/* branches (with the straight run before them) whose places,
 	 * encoding and run passed: a loop repeats a few of them (the
 	 * validator's, kept while the snapshot and the thread are the
 	 * same: what passed depends on nothing else) */
 	struct sy_pl_seen *seen;
+	/* from here to at: cleared at a window's setup */
+	/* calls of the current run whose returns are still to come (ras
+	 * last: the entries past nr_ras are never read) */
+	unsigned nr_ras;
+	int stack_ok;
+	/* what correct code may do but damage more often does */
+	uint32_t suspect;
+	unsigned next_map, next_code;
+	/* the branch before the one before the branch checked (NULL: none
+	 * in this stretch): where the straight run to that one began */
+	const struct sy_br *prev2;
+	/* mappings, and contiguous code [lo, hi) with its location at lo
+	 * (an empty [lo, hi) is never read) */
+	const struct sy_map *maps[SY_PL_CACHE];
+	uint64_t lo[SY_PL_CACHE], hi[SY_PL_CACHE];
+	struct sy_loc at[SY_PL_CACHE];
 	uint64_t ras[SY_PL_STACK];
 };
 
@@ -679,21 +682,21 @@ static void sy_pl_resume(struct sy_pl_ctx *c, const struct sy_br *b)
  * (a context switch's resume label, a stripped binary's unnamed code) is
  * only suspect: symbols cannot tell damage from unusual code. */
 static int sy_pl_indirect(struct sy_pl_ctx *c, const struct sy_br *b,
-			  struct sy_pl_seen *seen, char *why, size_t len)
+			  uint8_t *land, char *why, size_t len)
 {
 	int v;
 
 	/* a branch the memo holds passed the target check before */
-	if (!seen->land && sy_pl_target(c, b->to) == SY_PL_MID)
+	if (!*land && sy_pl_target(c, b->to) == SY_PL_MID)
 		return SY_PL_WHY("indirect branch into an instruction: "
 				 "%#" PRIx64 " -> %#" PRIx64, b->from, b->to);
 	if (b->kind == SY_BR_RET) {
-		seen->land = 0xff;	/* checked; no landing verdict */
+		*land = 0xff;	/* checked; no landing verdict */
 		return 0;
 	}
-	if (!seen->land)
-		seen->land = (uint8_t)(sy_pl_landing(c, b->from, b->to) + 1);
-	v = seen->land - 1;
+	if (!*land)
+		*land = (uint8_t)(sy_pl_landing(c, b->from, b->to) + 1);
+	v = *land - 1;
 	if (v == SY_PL_INSIDE) {
 		c->suspect++;
 		if (b->kind == SY_BR_IND_JUMP)
@@ -851,26 +854,30 @@ static int sy_pl_code(struct sy_pl_ctx *c, const struct sy_br *b,
 	return 0;
 }
 
-static int sy_pl_branch(struct sy_pl_ctx *c, const struct sy_br *b,
-			const struct sy_br *prev, char *why, size_t len)
-{
-	struct sy_pl_seen *seen;
+/* The kinds of branch whose checks depend on the branches before them
+ * beyond the code (the open calls, the suspect count). */
+#define SY_PL_FLOW_KINDS                                                     \
+	(1u << SY_BR_CALL | 1u << SY_BR_IND_CALL | 1u << SY_BR_IND_JUMP |    \
+	 1u << SY_BR_RET)
 
-	if (sy_pl_code(c, b, prev, &seen, why, len))
-		return 1;
+/* The checks of @b that follow the calls: @land is its landing verdict
+ * (0: not found yet; then it is found and kept there). */
+static int sy_pl_flow(struct sy_pl_ctx *c, const struct sy_br *b,
+		      uint8_t *land, char *why, size_t len)
+{
 	switch (b->kind) {
 	case SY_BR_CALL:
 		sy_pl_call(c, b);
 		return 0;
 	case SY_BR_IND_CALL:
-		if (sy_pl_indirect(c, b, seen, why, len))
+		if (sy_pl_indirect(c, b, land, why, len))
 			return 1;
 		sy_pl_call(c, b);
 		return 0;
 	case SY_BR_IND_JUMP:
-		return sy_pl_indirect(c, b, seen, why, len);
+		return sy_pl_indirect(c, b, land, why, len);
 	case SY_BR_RET:
-		if (sy_pl_indirect(c, b, seen, why, len))
+		if (sy_pl_indirect(c, b, land, why, len))
 			return 1;
 		sy_pl_return(c, b);
 		return 0;
@@ -879,21 +886,72 @@ static int sy_pl_branch(struct sy_pl_ctx *c, const struct sy_br *b,
 	}
 }
 
-/* The branches of one stretch, oldest first. */
+/* Checks @b (after @prev); *@land is its landing verdict after. */
+static int sy_pl_branch(struct sy_pl_ctx *c, const struct sy_br *b,
+			const struct sy_br *prev, uint8_t *land, char *why,
+			size_t len)
+{
+	struct sy_pl_seen *seen;
+
+	if (sy_pl_code(c, b, prev, &seen, why, len) ||
+	    sy_pl_flow(c, b, &seen->land, why, len))
+		return 1;
+	*land = seen->land;
+	return 0;
+}
+
+/* The @n branches @seq (newest first, as the ring holds them, with the
+ * @nctx of the stretch before them at seq[n...]), oldest first.  A
+ * sequence kept as proven (proven.h) has every input of the code checks
+ * of each branch equal to one that passed them, so only its branches that
+ * follow the calls are checked, with the landing verdicts found then;
+ * another is checked branch by branch and, when it passes, kept. */
+static int sy_pl_sequence(struct sy_pl_ctx *c, const struct sy_br *seq,
+			  unsigned n, unsigned nctx, char *why, size_t len)
+{
+	const struct sy_proven_seq *s =
+		sy_proven_find(&c->p->proven, seq, n, nctx);
+	const struct sy_br *prev = nctx ? &seq[n] : NULL;
+	uint8_t land[SY_PROVEN_LEN], flow[SY_PROVEN_LEN];
+	unsigned nflow = 0;
+
+	if (s) {
+		for (unsigned i = 0; i < s->nflow; i++) {
+			unsigned k = s->flow[i];
+			uint8_t l = s->land[k];
+
+			if (sy_pl_flow(c, &seq[k], &l, why, len))
+				return 1;
+		}
+		return 0;
+	}
+	c->prev2 = nctx > 1 ? &seq[n + 1] : NULL;
+	for (unsigned k = n; k-- > 0;) {
+		if (sy_pl_branch(c, &seq[k], prev, &land[k], why, len))
+			return 1;
+		if (SY_PL_FLOW_KINDS >> (seq[k].kind & 31) & 1)
+			flow[nflow++] = (uint8_t)k;
+		c->prev2 = prev;
+		prev = &seq[k];
+	}
+	sy_proven_put(&c->p->proven, seq, n, nctx, flow, nflow, land);
+	return 0;
+}
+
+/* The branches of one stretch, oldest first, SY_PROVEN_LEN at a time. */
 static int sy_pl_stretch(struct sy_pl_ctx *c, const struct sy_stretch *st,
 			 char *why, size_t len)
 {
-	const struct sy_br *prev = NULL;
+	/* a closed stretch's ring is newest first: ring[i - 1] is the
+	 * oldest branch not checked yet */
+	for (uint32_t i = st->len; i > 0;) {
+		unsigned n = i < SY_PROVEN_LEN ? i : SY_PROVEN_LEN;
+		uint32_t before = st->len - i;
+		unsigned nctx = before < SY_PROVEN_CTX ? before : SY_PROVEN_CTX;
 
-	c->prev2 = NULL;
-	/* a closed stretch's ring is newest first */
-	for (uint32_t i = st->len; i-- > 0;) {
-		const struct sy_br *b = &st->ring[i];
-
-		if (sy_pl_branch(c, b, prev, why, len))
+		i -= n;
+		if (sy_pl_sequence(c, &st->ring[i], n, nctx, why, len))
 			return 1;
-		c->prev2 = prev;
-		prev = b;
 	}
 	return 0;
 }
@@ -935,21 +993,35 @@ int sy_plausible_window(struct sy_plausible *p, const struct sy_win *w,
 	*suspect = 0;
 	if (!w->snap)
 		return 0;
-	memset(&c, 0, offsetof(struct sy_pl_ctx, ras));
+	/* field by field: a memset of them all was a `rep stos`, slower
+	 * to start than the rest of a short window's setup */
+	c.nr_ras = 0;
+	c.stack_ok = 0;
+	c.suspect = 0;
+	c.next_map = c.next_code = 0;
+	c.prev2 = NULL;
+	memset(c.maps, 0, sizeof(c.maps));
+	memset(c.lo, 0, sizeof(c.lo));
+	memset(c.hi, 0, sizeof(c.hi));
 	c.p = p;
 	c.w = w;
 	c.snap = w->snap;
 	c.id = w->pub.tid;
-	c.as = sy_proc_snap_aspace(c.snap, c.id);
-	c.kernel = sy_proc_snap_kernel(c.snap);
-	c.proc_known = c.as != NULL;
 	c.seen = p->seen;
 	if (p->seen_serial != sy_proc_snap_serial(c.snap) ||
 	    p->seen_id != c.id) {
 		memset(p->seen, 0, SY_PL_SEEN * sizeof(*p->seen));
+		sy_proven_clear(&p->proven);
 		p->seen_serial = sy_proc_snap_serial(c.snap);
 		p->seen_id = c.id;
+		/* the same snapshot (no other has its serial) and thread:
+		 * the same spaces */
+		p->as = sy_proc_snap_aspace(c.snap, c.id);
+		p->kernel = sy_proc_snap_kernel(c.snap);
 	}
+	c.as = p->as;
+	c.kernel = p->kernel;
+	c.proc_known = c.as != NULL;
 	for (size_t i = 0; i < w->nr_st; i++) {
 		const struct sy_stretch *st = &w->st[i];
 

@@ -45,8 +45,13 @@
  * code for direct branches and straight runs).
  *
  * Cost: decoded instructions and verdicts are kept in a bounded table keyed
- * by (image, offset), so a branch the program makes again costs a lookup.
- * Used by the validator on the thread that validates windows.
+ * by (image, offset), so a branch the program makes again costs a lookup;
+ * a stretch's branches go SY_PROVEN_LEN at a time, and a sequence that
+ * passed before with the same branches before it is compared, not checked
+ * again (proven.h): only its calls, returns and indirect branches follow
+ * the calls.  Every cache is keyed by all a verdict reads, so the verdicts
+ * are the ones each branch's checks give.  Used by the validator on the
+ * thread that validates windows.
  */
 #ifndef SY_SYNTH_PLAUSIBLE_H
 #define SY_SYNTH_PLAUSIBLE_H
@@ -55,6 +60,7 @@
 #include <stdint.h>
 
 #include "insn.h"
+#include "proven.h"
 #include "window.h"
 
 struct sy_pl_memo_ent;
@@ -72,6 +78,11 @@ struct sy_plausible {
 	struct sy_pl_seen *seen;
 	uint64_t seen_serial;	/* 0: empty */
 	uint32_t seen_id;
+	/* that thread's space in that snapshot, and the kernel's */
+	const struct sy_aspace *as, *kernel;
+	/* sequences of such branches, kept and emptied with them: a loop's
+	 * path costs one compare per branch (proven.h) */
+	struct sy_proven proven;
 };
 
 /* Returns 0 or -SY_E_NOMEM.  Without capstone the checks that read code

@@ -309,7 +309,8 @@ int sy_session_run_sink(struct sy_session *s, sy_window_fn fn, void *ctx,
 				&(struct sy_jobs_extra){ sy_validator_new,
 							 sy_validator_free,
 							 &s->cfg,
-							 sy_finish_job })))
+							 sy_finish_job,
+							 sy_finish_closed })))
 		return err;
 	err = sy_session_walk(s);
 	sy_walk_progress(s, 0, 1);

@@ -47,6 +47,8 @@ struct sy_qjob {
 	const struct sy_window_sink *sink;
 	uint32_t cpu;		/* its queue's */
 	struct sy_finished *fin;
+	size_t fin_next;	/* stretches 1 .. fin_next - 1 are finished */
+	int fin_refused;	/* no memory for them: the walk's windows */
 };
 
 struct sy_session;

@@ -60,7 +60,7 @@ static void extra_finish(void *ctx, struct sy_job *j)
 }
 
 static const struct sy_jobs_extra extra = { extra_new, extra_free, NULL,
-					    extra_finish };
+					    extra_finish, NULL };
 
 /* Job @i: 5 + 37 i bytes of a fixed pseudo-random sequence. */
 static void make_job(struct run *r, size_t i)

@@ -501,6 +501,164 @@ Test(plausible, handler_returns_to_the_sigreturn_trampoline)
 	world_fini(&w);
 }
 
+/* Long windows go through the proven-sequence table (proven.h): a loop
+ * checked once is compared, not checked again.  What a window gets must
+ * not depend on it: each window below, validated after the others by one
+ * validator (its table warm), gets the status, reason and suspect count a
+ * fresh validator gives it, and each damaged one the reason of its
+ * damage (the cases of a64_branch_checks, in the first, a middle and the
+ * last turn of a loop long enough for three sequences). */
+#define TURNS ((int)(2 * SY_PROVEN_LEN / 6 + 3))	/* three sequences */
+
+static void loop_of_turns(struct sy_br *out)
+{
+	for (int t = 0; t < TURNS; t++)
+		memcpy(out + t * N(a64_turn), a64_turn, sizeof(a64_turn));
+}
+
+/* @br validated by @v: status, reason and suspects into @got. */
+static void validate_with(struct world *w, struct sy_validator *v,
+			  const struct sy_br *br, uint32_t n,
+			  struct sy_window *got)
+{
+	struct sy_win *win = window(w, br, n, 0x400850, NULL, 0);
+
+	sy_validate(v, win);
+	got->status = win->pub.status;
+	got->suspect = win->pub.suspect;
+	memcpy(got->reason, win->pub.reason, sizeof(got->reason));
+	sy_win_free(win);
+}
+
+/* @br by the world's validator (warm) and by a fresh one: the same. */
+static enum sy_status warm_and_fresh(struct world *w, const struct sy_br *br,
+				     uint32_t n, const char *want)
+{
+	struct sy_validator fresh;
+	struct sy_window a, b;
+
+	cr_assert_eq(sy_validator_init(&fresh, &w->cfg), 0);
+	validate_with(w, &w->v, br, n, &a);
+	validate_with(w, &fresh, br, n, &b);
+	sy_validator_fini(&fresh);
+	cr_assert_eq(a.status, b.status, "%s vs fresh %s: %s / %s",
+		     sy_status_name(a.status), sy_status_name(b.status),
+		     a.reason, b.reason);
+	cr_assert_str_eq(a.reason, b.reason);
+	cr_assert_eq(a.suspect, b.suspect);
+	if (want)
+		cr_assert(a.status == SY_ST_IMPLAUSIBLE &&
+				  !strncmp(a.reason, want, strlen(want)),
+			  "want '%s', got %s: %s", want,
+			  sy_status_name(a.status), a.reason);
+	else
+		cr_assert_eq(a.status, SY_ST_OK, "%s", a.reason);
+	return a.status;
+}
+
+Test(plausible, proven_sequences_give_what_a_fresh_check_gives)
+{
+	static const struct {
+		uint32_t i;
+		uint64_t from, to;
+		int kind;
+		const char *why;
+	} cases[] = {
+		{ 2, 0x4002e0, 0x4002ee, SY_BR_IND_JUMP, "misaligned branch" },
+		{ 2, 0x4002e0, 0x500000, SY_BR_IND_JUMP,
+		  "branch target outside executable mappings" },
+		{ 1, 0x4002bc, 0x4002d0, SY_BR_COND, "direct branch elsewhere" },
+		{ 2, 0x4002e0, 0x4002e4, SY_BR_IND_JUMP,
+		  "straight run crosses a branch" },
+		{ 2, 0x4002e0, 0x400748, SY_BR_IND_JUMP,
+		  "indirect jump outside its table's reach" },
+		{ 2, 0x4002e0, 0x4002f0, SY_BR_IND_JUMP,
+		  "indirect jump to no entry of its table" },
+		/* a return to after no call: suspect, counted, ok */
+		{ 4, 0x4002c8, 0x400874, SY_BR_RET, NULL },
+	};
+	static const int at[] = { 0, TURNS / 2, TURNS - 1 };
+	struct sy_br loop[TURNS * N(a64_turn)], bad[N(loop)];
+	struct world w;
+
+	world_init(&w, SY_TRACE_ETM, 0);
+	loop_of_turns(loop);
+	warm_and_fresh(&w, loop, N(loop), NULL);
+	warm_and_fresh(&w, loop, N(loop), NULL);
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		for (size_t t = 0; t < N(at); t++) {
+			uint32_t i = at[t] * N(a64_turn) + cases[k].i;
+
+			memcpy(bad, loop, sizeof(bad));
+			bad[i].from = cases[k].from;
+			bad[i].to = cases[k].to;
+			bad[i].kind = (uint8_t)cases[k].kind;
+			/* twice: the second finds what the first kept */
+			warm_and_fresh(&w, bad, N(bad), cases[k].why);
+			warm_and_fresh(&w, bad, N(bad), cases[k].why);
+			warm_and_fresh(&w, loop, N(loop), NULL);
+		}
+	}
+	/* the table was used, or this tested nothing */
+	cr_assert_gt(w.v.pl.proven.hits, 10);
+	world_fini(&w);
+}
+
+/* A jump table's bound is read from the two branches before its `br`: a
+ * sequence that starts at the `br` is kept with them.  Here the same 28
+ * branches, the first the jump to 0x4002f0 (in the table's reach, no
+ * entry gives it), follow two windows' first SY_PROVEN_LEN (a sequence of
+ * their own): in one after a return to the `b.ls` itself (the straight
+ * run that holds the `cmp` is not in the trace: no bound), in the other
+ * after the call before it (bound read: no entry).  Kept from the first,
+ * it must still fail in the second. */
+#define HEAD SY_PROVEN_LEN
+#define TAIL 28
+
+/* @out[0 .. @n): the last branches of a turn, then whole turns. */
+static void turns_ending(struct sy_br *out, uint32_t n)
+{
+	uint32_t k = 0, part = n % N(a64_turn);
+
+	memcpy(out, a64_turn + N(a64_turn) - part, part * sizeof(*out));
+	for (k = part; k < n; k += N(a64_turn))
+		memcpy(out + k, a64_turn, sizeof(a64_turn));
+}
+
+Test(plausible, a_proven_sequence_holds_only_after_the_same_branches)
+{
+	static const struct sy_br to_bls = { 0x4002c8, 0x4002bc, SY_BR_RET };
+	struct sy_br w1[HEAD + TAIL], w2[HEAD + TAIL], tail[TAIL];
+	struct world w;
+	uint32_t k;
+
+	/* the 28: the jump, the rest of its turn, four turns */
+	memcpy(tail, damaged(a64_turn, N(a64_turn), 2, 0x4002e0, 0x4002f0,
+			     SY_BR_IND_JUMP) + 2, 4 * sizeof(*tail));
+	for (int t = 0; t < 4; t++)
+		memcpy(tail + 4 + t * 6, a64_turn, sizeof(a64_turn));
+	/* window 1: turns, a turn up to its ret, which returns to the b.ls;
+	 * the b.ls again; the 28 */
+	k = HEAD - 6;
+	turns_ending(w1, k);
+	memcpy(w1 + k, a64_turn, 4 * sizeof(*w1));
+	k += 4;
+	w1[k++] = to_bls;
+	w1[k++] = a64_turn[1];
+	memcpy(w1 + k, tail, sizeof(tail));
+	/* window 2: turns, the call and the b.ls; the 28 */
+	k = HEAD - 2;
+	turns_ending(w2, k);
+	w2[k++] = a64_turn[0];
+	w2[k++] = a64_turn[1];
+	memcpy(w2 + k, tail, sizeof(tail));
+	world_init(&w, SY_TRACE_ETM, 0);
+	warm_and_fresh(&w, w1, N(w1), NULL);
+	warm_and_fresh(&w, w2, N(w2), "indirect jump to no entry of its table");
+	warm_and_fresh(&w, w1, N(w1), NULL);
+	world_fini(&w);
+}
+
 Test(insn, a64_classes_and_padding)
 {
 	/* words as the Arm ARM encodes them (little-endian) */

@@ -1,0 +1,79 @@
+/* Branch sequences whose code checks passed, for the plausibility checks
+ * (plausible.h): a loop's path is checked once, and each time it comes
+ * again costs one compare of its branches.
+ *
+ * What the checks that read only the code decide about a branch depends
+ * on the branch, the one before it and the one before that in its stretch
+ * (its straight run starts at the previous target; a jump table's bound is
+ * read from the two before its `br`; none before: no run, no bound), and
+ * on the process snapshot and thread they read code in.  So a sequence of
+ * branches that all passed, kept with the (up to SY_PROVEN_CTX) branches
+ * of the stretch before it, proves the same of any sequence equal to it,
+ * branch for branch (source, target, kind), with as many branches before
+ * it and those equal too, in the same snapshot and thread: every input of
+ * every check is equal, and so is every verdict.  The owner empties the
+ * table when the snapshot or thread changes.
+ *
+ * What the checks carry from branch to branch (the open calls, the suspect
+ * count) is not the sequence's to prove: it lists the branches that need
+ * it (calls, returns, indirect branches), with what their landing check
+ * found, and the owner runs those again.
+ *
+ * Direct-mapped, placed by the sequence's ends and context; a new sequence
+ * replaces the one in its place.  Only exact compares decide a hit: no
+ * hash ever stands for a branch. */
+#ifndef SY_SYNTH_PROVEN_H
+#define SY_SYNTH_PROVEN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sy_branch.h"
+
+#define SY_PROVEN_LEN 128u	/* most branches of a sequence (< 256) */
+#define SY_PROVEN_CTX 2u	/* the branches before it the checks read */
+#define SY_PROVEN_REC (SY_PROVEN_LEN + SY_PROVEN_CTX)
+#define SY_PROVEN_SEQS_LOG2 7
+#define SY_PROVEN_SEQS (1u << SY_PROVEN_SEQS_LOG2)	/* entries */
+
+struct sy_proven_seq {
+	/* the records as a closed stretch's ring holds them, newest first:
+	 * the sequence, then its context; a record's three words are its
+	 * source, target and kind (zero-extended: the ring's padding bytes
+	 * are never compared) */
+	uint64_t w[3 * SY_PROVEN_REC] __attribute__((aligned(16)));
+	uint8_t n, nctx;		/* 0 n: empty */
+	uint8_t nflow;
+	/* the branches that need the owner, oldest first */
+	uint8_t flow[SY_PROVEN_LEN];
+	uint8_t land[SY_PROVEN_LEN];	/* the owner's, for branch i */
+};
+
+struct sy_proven {
+	struct sy_proven_seq *v;	/* SY_PROVEN_SEQS */
+	/* the bytes of two ring records that are fields, as words */
+	uint64_t fields[6] __attribute__((aligned(16)));
+	uint64_t hits, misses;
+};
+
+/* Returns 0 or -SY_E_NOMEM. */
+int sy_proven_init(struct sy_proven *p);
+void sy_proven_fini(struct sy_proven *p);
+/* Forgets every sequence. */
+void sy_proven_clear(struct sy_proven *p);
+
+/* The kept sequence equal to the @n branches @br[0 .. @n) (1..
+ * SY_PROVEN_LEN, newest first) with the @nctx (0..SY_PROVEN_CTX) before
+ * them at @br[@n ...], or NULL. */
+const struct sy_proven_seq *sy_proven_find(struct sy_proven *p,
+					   const struct sy_br *br, unsigned n,
+					   unsigned nctx);
+
+/* Keeps that sequence as proven, with the @nflow branches that need the
+ * owner (@flow: their indices in @br, oldest first) and the owner's @land
+ * (@n values, for br[i]). */
+void sy_proven_put(struct sy_proven *p, const struct sy_br *br, unsigned n,
+		   unsigned nctx, const uint8_t *flow, unsigned nflow,
+		   const uint8_t *land);
+
+#endif

@@ -1,0 +1,189 @@
+/* The proven-sequence table (src/synth/proven.c): a find answers only for
+ * a sequence equal, field by field, to one put, with as many context
+ * branches and those equal too; the ring's padding bytes never decide. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "synth/proven.h"
+
+/* A ring-like array: n + nctx records, newest first, padding filled with
+ * @pad. */
+static void fill(struct sy_br *br, unsigned m, uint64_t seed, int pad)
+{
+	memset(br, pad, m * sizeof(*br));
+	for (unsigned i = 0; i < m; i++) {
+		br[i].from = 0x400000 + seed * 0x1000 + 8 * i;
+		br[i].to = 0x400800 + seed * 0x1000 + 4 * i;
+		br[i].kind = (uint8_t)(1 + (seed + i) % 6);
+	}
+}
+
+/* The test's own compare: the fields of @m records. */
+static int same(const struct sy_br *a, const struct sy_br *b, unsigned m)
+{
+	for (unsigned i = 0; i < m; i++)
+		if (a[i].from != b[i].from || a[i].to != b[i].to ||
+		    a[i].kind != b[i].kind)
+			return 0;
+	return 1;
+}
+
+Test(proven, empty_table_has_nothing)
+{
+	struct sy_proven p;
+	struct sy_br br[SY_PROVEN_REC];
+
+	cr_assert_eq(sy_proven_init(&p), 0);
+	/* all-zero branches: what a fresh (calloc'd) entry holds */
+	memset(br, 0, sizeof(br));
+	for (unsigned n = 1; n <= SY_PROVEN_LEN; n++)
+		for (unsigned c = 0; c <= SY_PROVEN_CTX; c++)
+			cr_assert_null(sy_proven_find(&p, br, n, c));
+	sy_proven_fini(&p);
+}
+
+/* Every length and context, odd and even record counts: what was put is
+ * found with its flow branches and landing verdicts; one field changed anywhere
+ * in the sequence or its context is not. */
+Test(proven, a_find_is_an_exact_match_of_every_field)
+{
+	struct sy_proven p;
+	struct sy_br br[SY_PROVEN_REC], q[SY_PROVEN_REC];
+	uint8_t land[SY_PROVEN_LEN], flow[SY_PROVEN_LEN];
+	unsigned nflow;
+
+	cr_assert_eq(sy_proven_init(&p), 0);
+	for (unsigned n = 1; n <= SY_PROVEN_LEN; n++) {
+		for (unsigned c = 0; c <= SY_PROVEN_CTX; c++) {
+			const struct sy_proven_seq *s;
+			unsigned m = n + c;
+
+			sy_proven_clear(&p);
+			fill(br, m, n * 3 + c, 0);
+			for (unsigned i = 0; i < n; i++)
+				land[i] = (uint8_t)(i * 7 + n);
+			nflow = 0;
+			for (unsigned i = n; i-- > 0;)
+				if (i % 3 == 1)
+					flow[nflow++] = (uint8_t)i;
+			sy_proven_put(&p, br, n, c, flow, nflow, land);
+			s = sy_proven_find(&p, br, n, c);
+			cr_assert_not_null(s, "n %u ctx %u", n, c);
+			cr_assert_eq(s->nflow, nflow);
+			cr_assert_eq(memcmp(s->flow, flow, nflow), 0);
+			cr_assert_eq(memcmp(s->land, land, n), 0);
+			for (unsigned i = 0; i < m; i++) {
+				for (int f = 0; f < 3; f++) {
+					memcpy(q, br, m * sizeof(*q));
+					if (f == 0)
+						q[i].from ^= 1ull << (i % 64);
+					else if (f == 1)
+						q[i].to ^= 1ull << ((i + 40) % 64);
+					else
+						q[i].kind ^= 0x80;
+					cr_assert_null(sy_proven_find(&p, q, n, c),
+						       "n %u ctx %u: record %u "
+						       "field %d changed", n,
+						       c, i, f);
+				}
+			}
+			/* the same records as another length or context */
+			if (c)
+				cr_assert_null(sy_proven_find(&p, br, n, c - 1));
+			if (c < SY_PROVEN_CTX && m < SY_PROVEN_REC)
+				cr_assert_null(sy_proven_find(&p, br, n, c + 1));
+			if (n > 1)
+				cr_assert_null(sy_proven_find(&p, br, n - 1,
+							      c + 1 <= SY_PROVEN_CTX ?
+								      c + 1 : c));
+		}
+	}
+	sy_proven_fini(&p);
+}
+
+/* The ring keeps no padding: equal fields with other padding bytes are
+ * the same sequence. */
+Test(proven, padding_bytes_never_decide)
+{
+	struct sy_proven p;
+	struct sy_br br[SY_PROVEN_REC], q[SY_PROVEN_REC];
+	uint8_t land[SY_PROVEN_LEN] = { 0 };
+
+	cr_assert_eq(sy_proven_init(&p), 0);
+	fill(br, SY_PROVEN_REC, 5, 0x00);
+	fill(q, SY_PROVEN_REC, 5, 0xa5);
+	sy_proven_put(&p, br, SY_PROVEN_LEN, SY_PROVEN_CTX, NULL, 0, land);
+	cr_assert_not_null(sy_proven_find(&p, q, SY_PROVEN_LEN,
+					  SY_PROVEN_CTX));
+	fill(q, 7, 9, 0xff);
+	sy_proven_put(&p, q, 6, 1, NULL, 0, land);
+	fill(br, 7, 9, 0x11);
+	cr_assert_not_null(sy_proven_find(&p, br, 6, 1));
+	sy_proven_fini(&p);
+}
+
+Test(proven, clear_forgets)
+{
+	struct sy_proven p;
+	struct sy_br br[SY_PROVEN_REC];
+	uint8_t land[SY_PROVEN_LEN] = { 0 };
+
+	cr_assert_eq(sy_proven_init(&p), 0);
+	fill(br, SY_PROVEN_REC, 1, 0);
+	sy_proven_put(&p, br, SY_PROVEN_LEN, SY_PROVEN_CTX, NULL, 0, land);
+	cr_assert_not_null(sy_proven_find(&p, br, SY_PROVEN_LEN,
+					  SY_PROVEN_CTX));
+	sy_proven_clear(&p);
+	cr_assert_null(sy_proven_find(&p, br, SY_PROVEN_LEN, SY_PROVEN_CTX));
+	sy_proven_fini(&p);
+}
+
+/* Many sequences, some sharing their ends (a loop entered at different
+ * places), more than the table holds: whatever was replaced, a find
+ * returns nothing or the very sequence asked for, never another; and the
+ * last put is always found. */
+Test(proven, a_full_table_never_answers_for_another_sequence)
+{
+	enum { NSEQ = 3000 };
+	struct sy_proven p;
+	struct sy_br *all = calloc(NSEQ, SY_PROVEN_REC * sizeof(*all));
+	unsigned *len = calloc(NSEQ, sizeof(*len));
+	uint8_t land[SY_PROVEN_LEN] = { 0 };
+	unsigned found = 0;
+
+	cr_assert(all && len);
+	cr_assert_eq(sy_proven_init(&p), 0);
+	srand(27);
+	for (unsigned k = 0; k < NSEQ; k++) {
+		struct sy_br *br = &all[k * SY_PROVEN_REC];
+		unsigned n = 1 + (unsigned)rand() % SY_PROVEN_LEN;
+
+		len[k] = n;
+		fill(br, n + SY_PROVEN_CTX, (unsigned)rand() % 8, rand() & 0xff);
+		/* same ends and context, one branch inside changed */
+		if (n > 2)
+			br[1 + (unsigned)rand() % (n - 2)].to += 4 * (k + 1);
+		sy_proven_put(&p, br, n, SY_PROVEN_CTX, NULL, 0, land);
+		cr_assert_not_null(sy_proven_find(&p, br, n, SY_PROVEN_CTX));
+	}
+	for (unsigned k = 0; k < NSEQ; k++) {
+		const struct sy_br *br = &all[k * SY_PROVEN_REC];
+		const struct sy_proven_seq *s =
+			sy_proven_find(&p, br, len[k], SY_PROVEN_CTX);
+		struct sy_br got[SY_PROVEN_REC];
+
+		if (!s)
+			continue;
+		found++;
+		/* the entry's words are the records' bytes */
+		memcpy(got, s->w, (len[k] + SY_PROVEN_CTX) * sizeof(*got));
+		cr_assert(same(got, br, len[k] + SY_PROVEN_CTX),
+			  "sequence %u answered by another", k);
+		cr_assert_eq(s->n, len[k]);
+	}
+	cr_assert_gt(found, 0);
+	free(all);
+	free(len);
+	sy_proven_fini(&p);
+}
