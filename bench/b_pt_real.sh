@@ -18,9 +18,9 @@
 #                    the same bytes, no image: the floor of a walk that takes
 #                    TNT bits, TIP targets, events and time from it, as
 #                    libipt's block decoder does; best of 3, decode alone
-#   convert -jN      strobe-synth convert --format lbr -o /dev/null
-#   convert full -jN the same with --decoder full (on PT today the option
-#                    selects nothing: the block decoder is the only one)
+#   convert -jN      strobe-synth convert --format lbr -o /dev/null (the
+#                    PT fast path, src/decode/pt_walk.h)
+#   convert full -jN the same with --decoder full (libipt's block decoder)
 #   perf b           perf 6.1 script --itrace=b -F ip,addr
 #   perf i100il64    perf 6.1 script --itrace=i100il64 -F ip,brstack
 # Columns: wall seconds, peak anonymous RSS (the heap: ru_maxrss also counts
@@ -29,6 +29,8 @@
 # of taken branches per second.  Instructions and branches are convert's
 # own counts (--stats-json "instructions", "branches": what the windows
 # hold), the same numerators for every row so the rates compare as times.
+# Then the peak anonymous RSS of convert -j1 / -j2 on the same scenario at
+# half the size (memory must not grow with the input).
 # The libipt block-decoder floor is in bench_pt_decode (b_pt_decode.sh).
 set -u
 SY=$SY_BUILD/strobe-synth
@@ -116,6 +118,8 @@ scaled() {	# SCENARIO
 	cj2=$LAST_W
 	one "convert full -j1" "$SY" convert --decoder full --format lbr -q -j1 --symfs "$ROOT" -o /dev/null "$f"
 	fj1=$LAST_W
+	one "convert full -j2" "$SY" convert --decoder full --format lbr -q -j2 --symfs "$ROOT" -o /dev/null "$f"
+	fj2=$LAST_W
 	pb=
 	pi=
 	if [ -n "$PERF" ]; then
@@ -131,7 +135,17 @@ scaled() {	# SCENARIO
 	ratio "convert -j1 (whole process) over the query floor (decode alone)" "$cj1" "$fq"
 	ratio "query floor over packet floor" "$fq" "$fp"
 	ratio "convert full -j1 over convert -j1" "$fj1" "$cj1"
+	ratio "convert full -j2 over convert -j2" "$fj2" "$cj2"
 	ratio "convert -j2 faster than -j1" "$cj1" "$cj2"
+	ratio "convert full -j2 faster than full -j1" "$fj1" "$fj2"
+	rm -f "$f"
+	half=$((scale / 2))
+	[ "$half" -ge 1 ] || return 0
+	f=$(gen "$1" "$half") || return 1
+	for j in 1 2; do
+		m=$(measure "$SY" convert --format lbr -q -j$j --symfs "$ROOT" -o /dev/null "$f")
+		echo "  half size (x$half): convert -j$j peak anon RSS $(awk -v r="$(fld 2 "$m")" 'BEGIN { printf "%.1f", r / 1024 }') MB"
+	done
 	rm -f "$f"
 }
 
