@@ -319,9 +319,11 @@ static int sy_ptw_proceed_disabled(struct sy_ptw *w, struct pt_block *b)
 	return 1;
 }
 
-static int sy_ptw_proceed_exec_mode(struct sy_ptw *w, struct pt_block *b)
+/* To the IP of an event that binds to one, using trace on the way when
+ * needed (exec mode, async paging): 1 there, 0 not yet. */
+static int sy_ptw_proceed_to_ip_with_trace(struct sy_ptw *w,
+					   struct pt_block *b, uint64_t ip)
 {
-	uint64_t ip = w->ev.variant.exec_mode.ip;
 	struct sy_ptb_insn in;
 	int st;
 
@@ -368,7 +370,22 @@ static int sy_ptw_proceed_event(struct sy_ptw *w, struct pt_block *b)
 			return sy_ptw_doubt(w);
 		break;
 	case ptev_exec_mode:
-		st = sy_ptw_proceed_exec_mode(w, b);
+		st = sy_ptw_proceed_to_ip_with_trace(
+			w, b, w->ev.variant.exec_mode.ip);
+		break;
+	case ptev_async_paging:
+		/* a PSB+'s PIP, or one bound to an interrupt's TIP */
+		st = sy_ptw_proceed_to_ip_with_trace(
+			w, b, w->ev.variant.async_paging.ip);
+		break;
+	case ptev_tsx:
+		/* transactions are followed (the flag is the block's), aborts
+		 * are not */
+		if (w->ev.variant.tsx.aborted)
+			return sy_ptw_doubt(w);
+		if (!w->ev.ip_suppressed)
+			st = sy_ptw_walk_to(w, b, 0, w->ev.variant.tsx.ip,
+					    &in);
 		break;
 	default:
 		return sy_ptw_doubt(w);
@@ -415,6 +432,17 @@ static int sy_ptw_trailing(struct sy_ptw *w)
 		if (!ev->ip_suppressed && w->ip != ev->variant.exec_mode.ip)
 			break;
 		return sy_ptw_status(w, pts_event_pending);
+	case ptev_async_paging:
+		if (!ev->ip_suppressed && w->ip != ev->variant.async_paging.ip)
+			break;
+		return sy_ptw_status(w, pts_event_pending);
+	case ptev_tsx:
+		/* an abort may need erratum BDM64's guess: not modelled */
+		if (ev->variant.tsx.aborted)
+			return sy_ptw_doubt(w);
+		if (!ev->ip_suppressed && w->ip != ev->variant.tsx.ip)
+			break;
+		return sy_ptw_status(w, pts_event_pending);
 	default:
 		return sy_ptw_doubt(w);
 	}
@@ -443,6 +471,7 @@ int sy_ptw_sync_forward(struct sy_ptw *w)
 	w->status = 0;
 	w->enabled = 0;
 	w->process_event = 0;
+	w->speculative = 0;
 	memset(&w->ev, 0, sizeof(w->ev));
 	w->rs_top = w->rs_bottom = 0;
 	st = pt_qry_sync_forward(w->q, &w->ip);
@@ -461,6 +490,7 @@ int sy_ptw_next(struct sy_ptw *w, struct pt_block *b)
 	memset(b, 0, sizeof(*b));
 	b->ip = w->ip;
 	b->mode = (enum pt_exec_mode)w->mode;
+	b->speculative = w->speculative ? 1 : 0;
 	st = sy_ptw_fetch_event(w);
 	if (st != 0)
 		return sy_ptw_ret(w, st < 0 ? st : sy_ptw_proceed_event(w, b));
@@ -503,14 +533,24 @@ static int sy_ptw_apply(struct sy_ptw *w, struct pt_event *ev)
 			return -pte_bad_context;
 		w->ip = ev->variant.async_branch.to;
 		break;
+	case ptev_async_paging:
+		if (!ev->ip_suppressed && w->ip != ev->variant.async_paging.ip)
+			return -pte_bad_query;
+		/* fall through */
 	case ptev_paging:
 		/* the address space is the caller's (read_mem) */
+		break;
+	case ptev_tsx:
+		if (!ev->ip_suppressed && w->ip != ev->variant.tsx.ip)
+			return -pte_bad_query;
+		w->speculative = ev->variant.tsx.speculative;
 		break;
 	case ptev_overflow:
 		if (ev->status_update)
 			return -pte_bad_context;
 		w->enabled = !ev->ip_suppressed;
 		w->ip = ev->ip_suppressed ? 0 : ev->variant.overflow.ip;
+		w->speculative = 0;
 		break;
 	case ptev_exec_mode:
 		if (!ev->ip_suppressed && w->ip != ev->variant.exec_mode.ip)

@@ -14,8 +14,10 @@
  *
  * What the walk does not model sets @doubt and fails the call: a doubtful
  * instruction (pt_blocks.h), every libipt error but the end of the trace
- * (-pte_eos), TSX, PTWRITE, power and MWAIT events, VMCS, paging events
- * while tracing, 16-bit and unknown modes.  pt.c then decodes the window
+ * (-pte_eos), TSX aborts (erratum BDM64 guesses there), PTWRITE, power and
+ * MWAIT events, VMCS, synchronous paging events while tracing (they bind to
+ * MOV CR3 or a far branch), 16-bit and unknown modes.  TSX transactions
+ * and the PSB+'s status updates (exec mode, paging, TSX) are followed.  pt.c then decodes the window
  * again with the block decoder (pt_ops.c). */
 #ifndef SY_PT_WALK_H
 #define SY_PT_WALK_H
@@ -39,6 +41,7 @@ struct sy_ptw {
 	int status;
 	int enabled;
 	int process_event;
+	int speculative;	/* inside a TSX transaction */
 	struct pt_event ev;
 	uint64_t rs[SY_PTW_RETSTACK + 1];	/* return compression */
 	uint8_t rs_top, rs_bottom;
