@@ -12,7 +12,12 @@
 GEN=${SY_BUILD}/sy-fixturegen
 [ -x "$GEN" ] || fail "$GEN not built (make tools)"
 Q=$SHARED/fixtures/real/quipper-intel-pt/perf.data.intel_pt-4.14
-require_path "$Q"
+real=$Q
+if [ ! -e "$Q" ]; then
+	[ "${CI:-}" = "true" ] && fail "$Q not found (CI=true forbids skipping)"
+	echo "SKIP (part): $Q not found; the real capture is not compared" >&2
+	real=
+fi
 for s in pt-basic pt-mt-smp; do
 	"$GEN" --scale 200 --no-truth -o "$T" tests/fixtures/scenarios/$s.scn \
 		2>"$T/gen.err" || { cat "$T/gen.err"; fail "fixture generation"; }
@@ -23,7 +28,7 @@ units() { python3 -c 'import json, sys; u = json.load(open(sys.argv[1]))["pt_uni
 
 n=0
 for f in "$T/pt-basic-x200.data" "$T/pt-mt-smp-x200.data" \
-	tests/fixtures/generated/pt-*.data "$Q"; do
+	tests/fixtures/generated/pt-*.data $real; do
 	symfs=.
 	fmts="perfscript lbr"
 	case $f in "$Q") symfs=/nonexistent fmts=lbr ;; esac
@@ -66,5 +71,5 @@ for f in "$T/pt-basic-x200.data" "$T/pt-mt-smp-x200.data" \
 	done
 	n=$((n + 1))
 done
-[ $n -ge 34 ] || fail "only $n recordings compared"
+[ $n -ge 33 ] || fail "only $n recordings compared"
 exit 0
