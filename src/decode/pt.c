@@ -1,5 +1,12 @@
 /* Intel PT window decoder: libipt 2.0.5's block decoder behind sy_decode.h.
  *
+ * Its calls go through pt_state.h's sy_pt_dec_*: to libipt's block decoder
+ * (--decoder full), or to the fast path (pt_walk.h, the default), which
+ * gives the same blocks, events, statuses and offsets from libipt's query
+ * decoder and a block cache, and hands the window back to the block
+ * decoder (pt_ops.c) where it does not model the trace.  Everything below
+ * holds for both.
+ *
  * What the items mean for PT
  * --------------------------
  * libipt is configured to end a block after every call and jump
