@@ -8,6 +8,8 @@
 
 #include "pt_x86.h"
 
+static void sy_ptb_cs_close(struct sy_ptb *b);
+
 int sy_ptb_init(struct sy_ptb *b, struct sy_code_cache *code)
 {
 	csh h64 = 0, h32 = 0;
@@ -29,14 +31,14 @@ int sy_ptb_init(struct sy_ptb *b, struct sy_code_cache *code)
 		b->csi32 = cs_malloc(h32);
 		b->cs_ok = b->csi64 && b->csi32;
 		if (!b->cs_ok)
-			sy_ptb_fini(b);
+			sy_ptb_cs_close(b);
 	} else if (h64) {
 		cs_close(&h64);
 	}
 	return 0;
 }
 
-void sy_ptb_fini(struct sy_ptb *b)
+static void sy_ptb_cs_close(struct sy_ptb *b)
 {
 	csh h;
 
@@ -55,6 +57,11 @@ void sy_ptb_fini(struct sy_ptb *b)
 	}
 	b->cs64 = b->cs32 = 0;
 	b->cs_ok = 0;
+}
+
+void sy_ptb_fini(struct sy_ptb *b)
+{
+	sy_ptb_cs_close(b);
 	free(b->v);
 	b->v = NULL;
 }
