@@ -18,9 +18,10 @@
 #                    the same bytes, no image: the floor of a walk that takes
 #                    TNT bits, TIP targets, events and time from it, as
 #                    libipt's block decoder does; best of 3, decode alone
-#   convert -jN      strobe-synth convert --format lbr -o /dev/null
-#   convert full -jN the same with --decoder full (on PT today the option
-#                    selects nothing: the block decoder is the only one)
+#   convert -jN      strobe-synth convert --format lbr -o /dev/null (the
+#                    PT fast path, src/decode/pt_walk.h); best of
+#                    PT_REAL_RUNS (default 3) runs, as every convert row
+#   convert full -jN the same with --decoder full (libipt's block decoder)
 #   perf b           perf 6.1 script --itrace=b -F ip,addr
 #   perf i100il64    perf 6.1 script --itrace=i100il64 -F ip,brstack
 # Columns: wall seconds, peak anonymous RSS (the heap: ru_maxrss also counts
@@ -29,6 +30,8 @@
 # of taken branches per second.  Instructions and branches are convert's
 # own counts (--stats-json "instructions", "branches": what the windows
 # hold), the same numerators for every row so the rates compare as times.
+# Then the peak anonymous RSS of convert -j1 / -j2 on the same scenario at
+# half the size (memory must not grow with the input).
 # The libipt block-decoder floor is in bench_pt_decode (b_pt_decode.sh).
 set -u
 SY=$SY_BUILD/strobe-synth
@@ -66,18 +69,26 @@ row() {
 		       b / 1e6 / s, i / 1e6 / s, br / 1e6 / s }'
 }
 
-# one NAME CMD...: measures CMD as row NAME; sets LAST_W
+# one NAME CMD...: measures CMD as row NAME (best wall of PT_REAL_RUNS,
+# default 1, and the largest RSS of them); sets LAST_W
 one() {
 	rname=$1
 	shift
-	m=$(measure "$@")
-	LAST_W=0
-	case "$(fld 4 "$m")" in
-	0) ;;
-	*) echo "  $rname: failed (status $(fld 4 "$m"))"; return ;;
-	esac
-	row "$rname" "$(fld 1 "$m")" "$(fld 2 "$m")"
-	LAST_W=$(fld 1 "$m")
+	best=
+	rss=0
+	k=0
+	while [ "$k" -lt "${RUNS:-1}" ]; do
+		m=$(measure "$@")
+		case "$(fld 4 "$m")" in
+		0) ;;
+		*) echo "  $rname: failed (status $(fld 4 "$m"))"; LAST_W=0; return ;;
+		esac
+		best=$(awk -v a="$best" -v b="$(fld 1 "$m")" 'BEGIN { print (a == "" || b < a) ? b : a }')
+		rss=$(awk -v a="$rss" -v b="$(fld 2 "$m")" 'BEGIN { print (b > a) ? b : a }')
+		k=$((k + 1))
+	done
+	row "$rname" "$best" "$rss"
+	LAST_W=$best
 }
 
 ratio() {	# TEXT A B: A / B
@@ -110,12 +121,16 @@ scaled() {	# SCENARIO
 	fp=$(fld 1 "$fl")
 	row floor-query "$(fld 7 "$fl")" 0
 	fq=$(fld 7 "$fl")
+	RUNS=${PT_REAL_RUNS:-3}
 	one "convert -j1" "$SY" convert --format lbr -q -j1 --symfs "$ROOT" -o /dev/null "$f"
 	cj1=$LAST_W
 	one "convert -j2" "$SY" convert --format lbr -q -j2 --symfs "$ROOT" -o /dev/null "$f"
 	cj2=$LAST_W
 	one "convert full -j1" "$SY" convert --decoder full --format lbr -q -j1 --symfs "$ROOT" -o /dev/null "$f"
 	fj1=$LAST_W
+	one "convert full -j2" "$SY" convert --decoder full --format lbr -q -j2 --symfs "$ROOT" -o /dev/null "$f"
+	fj2=$LAST_W
+	RUNS=1
 	pb=
 	pi=
 	if [ -n "$PERF" ]; then
@@ -131,7 +146,17 @@ scaled() {	# SCENARIO
 	ratio "convert -j1 (whole process) over the query floor (decode alone)" "$cj1" "$fq"
 	ratio "query floor over packet floor" "$fq" "$fp"
 	ratio "convert full -j1 over convert -j1" "$fj1" "$cj1"
+	ratio "convert full -j2 over convert -j2" "$fj2" "$cj2"
 	ratio "convert -j2 faster than -j1" "$cj1" "$cj2"
+	ratio "convert full -j2 faster than full -j1" "$fj1" "$fj2"
+	rm -f "$f"
+	half=$((scale / 2))
+	[ "$half" -ge 1 ] || return 0
+	f=$(gen "$1" "$half") || return 1
+	for j in 1 2; do
+		m=$(measure "$SY" convert --format lbr -q -j$j --symfs "$ROOT" -o /dev/null "$f")
+		echo "  half size (x$half): convert -j$j peak anon RSS $(awk -v r="$(fld 2 "$m")" 'BEGIN { printf "%.1f", r / 1024 }') MB"
+	done
 	rm -f "$f"
 }
 

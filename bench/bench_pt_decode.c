@@ -1,5 +1,7 @@
 /* Intel PT window decode throughput: strobe-synth's decoder (src/decode/pt.c
- * through sy_decoder_*) against a floor measured in the same run, a bare
+ * through sy_decoder_*: the fast path, src/decode/pt_walk.h, and with
+ * --decoder full libipt's block decoder) against a floor measured in the
+ * same run, a bare
  * libipt block-decoder loop (pt_blk_sync_forward / pt_blk_event /
  * pt_blk_next, default flags) over the same bytes, the same windows and the
  * same read_mem callback, and the packet-only floor (pt_pkt_next over the
@@ -409,7 +411,7 @@ static void b_isc_fini(struct b_img *img)
 		remove(img->path);
 }
 
-#define B_NV 7
+#define B_NV 8
 
 static const char *const b_name[B_NV] = {
 	"ours (sy_decoder, code cache)",
@@ -419,15 +421,18 @@ static const char *const b_name[B_NV] = {
 	"floor: packets only (pt_pkt_next)",
 	"floor + libipt's block cache (file)",
 	"floor: query decoder only (pt_qry_*)",
+	"ours, --decoder full (block decoder)",
 };
 
-/* Runs the seven variants over @s ROUNDS times, interleaved; prints the
- * best of each. */
+/* Runs the eight variants over @s ROUNDS times, interleaved; prints the
+ * best of each.  @d is the default decoder (the fast path), @dfull the
+ * block decoder's. */
 static int b_scenario(const char *title, const struct b_set *s,
-		      struct sy_decoder *d, struct b_img *img, int rounds,
-		      unsigned only)
+		      struct sy_decoder *d, struct sy_decoder *dfull,
+		      struct b_img *img, int rounds, unsigned only)
 {
-	double best[B_NV] = { 1e30, 1e30, 1e30, 1e30, 1e30, 1e30, 1e30 };
+	double best[B_NV] = { 1e30, 1e30, 1e30, 1e30,
+			      1e30, 1e30, 1e30, 1e30 };
 	uint64_t win_insns = 0, walked = 0, calls[2] = { 0, 0 }, br = 0;
 	uint64_t packets = 0;
 	int r, v;
@@ -451,8 +456,10 @@ static int b_scenario(const char *title, const struct b_set *s,
 				n = b_pkt_floor(s);
 			else if (v == 5)
 				n = b_floor(s, img, 1, 1);
-			else
+			else if (v == 6)
 				n = b_qry_floor(s);
+			else
+				n = b_ours(s, dfull, &b);
 			t0 = b_now() - t0;
 			if (!n) {
 				fprintf(stderr, "bench_pt_decode: %s: variant "
@@ -502,6 +509,8 @@ static int b_scenario(const char *title, const struct b_set *s,
 	       "%.2f; that floor/packet-floor %.2f; query-floor/packet-floor "
 	       "%.2f\n", best[0] / best[5], best[5] / best[4],
 	       best[6] / best[4]);
+	printf("  ratio ours/query-floor (time): %.2f; --decoder full/ours "
+	       "%.2f\n", best[0] / best[6], best[7] / best[0]);
 	return 0;
 }
 
@@ -517,7 +526,7 @@ int main(int argc, char **argv)
 	struct b_img img = { 0 };
 	struct b_set resume, psb;
 	struct sy_dec_params p;
-	struct sy_decoder *d;
+	struct sy_decoder *d, *dfull;
 	uint64_t lo = UINT64_MAX, hi = 0;
 	uint8_t c;
 	size_t i;
@@ -559,15 +568,21 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench_pt_decode: decoder refused\n");
 		return 1;
 	}
+	p.u.pt.decoder = SY_PT_DECODER_FULL;
+	if (sy_decoder_alloc(&dfull, &p)) {
+		fprintf(stderr, "bench_pt_decode: decoder refused\n");
+		return 1;
+	}
 	/* about as much work per round in both */
 	psb.loops = 10;
 	err = b_scenario("resumes without PSB (PSB every 4 KiB)", &resume, d,
-			 &img, rounds, only);
+			 dfull, &img, rounds, only);
 	if (!err)
-		err = b_scenario("every window with PSB", &psb, d, &img, rounds,
-				 only);
+		err = b_scenario("every window with PSB", &psb, d, dfull, &img,
+				 rounds, only);
 
 	sy_decoder_free(d);
+	sy_decoder_free(dfull);
 	free(resume.w);
 	fx_buf_fini(&resume.trace);
 	free(psb.w);

@@ -200,6 +200,17 @@ struct sy_etm_params {
 	enum sy_etm_decoder decoder;
 };
 
+/* How PT windows are decoded.  Both ways give the same items. */
+enum sy_pt_decoder {
+	/* The build's default: the fast path (src/decode/pt_walk.h:
+	 * libipt's query decoder walked over a block cache, libipt's block
+	 * decoder for a window holding what it does not model, from the
+	 * window's start; counted in sy_dec_stats) */
+	SY_PT_DECODER_AUTO = 0,
+	SY_PT_DECODER_FULL,	/* libipt's block decoder (--decoder full) */
+	SY_PT_DECODER_FAST,	/* the fast path (--decoder fast) */
+};
+
 struct sy_pt_params {
 	/* CPU identification for libipt's errata and packet decoding */
 	uint16_t family;
@@ -207,6 +218,7 @@ struct sy_pt_params {
 	uint8_t mtc_freq;	/* IA32_RTIT_CTL.MTCFreq */
 	uint8_t nom_freq;	/* max non-turbo ratio */
 	uint32_t cpuid_0x15_eax, cpuid_0x15_ebx; /* TSC/CTC ratio */
+	enum sy_pt_decoder decoder;
 };
 
 struct sy_dec_params {
@@ -234,9 +246,9 @@ struct sy_dec_stats {
 	uint64_t bytes;		/* trace bytes consumed */
 	uint64_t errors;	/* SY_DEC_ERROR items */
 	uint64_t overflows;
-	/* ETM decode units (a reset's window) finished by the fast path and
-	 * by OpenCSD's full decoder (SY_ETM_DECODER_FULL, or a fallback); set
-	 * when the unit's last item is out.  PT: both 0. */
+	/* Decode units (a reset's window) finished by the fast path and by
+	 * the full decoder (OpenCSD's or libipt's block decoder: --decoder
+	 * full, or a fallback); set when the unit's last item is out. */
 	uint64_t fast_units;
 	uint64_t full_units;
 	uint64_t fallbacks;	/* units the fast path handed over */

@@ -17,6 +17,12 @@ static struct sy_image_missing *sy_missing(struct sy_session *s, size_t *n)
 }
 
 /* --stats-json: the same counts for programs. */
+/* Intel PT's decode units are counted as pt_units, ETM's as etm_units. */
+static int sy_summary_pt(const struct sy_session_summary *sum)
+{
+	return sum->trace && !strcmp(sum->trace, "intel_pt");
+}
+
 static void sy_summary_json(struct sy_convert *c, struct sy_session *s,
 			    FILE *f)
 {
@@ -58,7 +64,7 @@ static void sy_summary_json(struct sy_convert *c, struct sy_session *s,
 		"  \"callchains_unmapped\": %" PRIu64 ",\n"
 		"  \"design\": \"%s\",\n"
 		"  \"design_window\": %" PRIu64 ",\n"
-		"  \"etm_units\": {\"fast\": %" PRIu64 ", \"full\": %" PRIu64
+		"  \"%s_units\": {\"fast\": %" PRIu64 ", \"full\": %" PRIu64
 		", \"fallbacks\": %" PRIu64 "},\n"
 		"  \"windows_in_jobs\": %" PRIu64 ",\n"
 		"  \"threads\": %u,\n  \"seconds\": %.3f,\n"
@@ -73,7 +79,8 @@ static void sy_summary_json(struct sy_convert *c, struct sy_session *s,
 		sum->bytes, sum->insns, sum->branches, sum->damage,
 		sy_summary_bogus_rate(sum), sum->suspect, sum->chain_unmapped,
 		sy_design_name(sum->design), sum->design_window,
-		sum->fast_units, sum->full_units, sum->fallbacks, sum->windows_in_jobs, sum->threads,
+		sy_summary_pt(sum) ? "pt" : "etm", sum->fast_units,
+		sum->full_units, sum->fallbacks, sum->windows_in_jobs, sum->threads,
 		sum->seconds);
 	for (size_t i = 0; i < nmiss; i++) {
 		fprintf(f, "%s\n    {\"path\": ", i ? "," : "");
@@ -304,11 +311,14 @@ void sy_convert_verbose(struct sy_convert *c, const struct sy_session *s)
 	const struct sy_session_summary *sum = sy_session_summary(s);
 
 	if (sum->fast_units || sum->full_units)
-		fprintf(stderr, "strobe-synth: %s: ETM decode units: %" PRIu64
-				" by the fast path, %" PRIu64 " by OpenCSD's full "
-				"decode (%" PRIu64 " handed over by the fast "
+		fprintf(stderr, "strobe-synth: %s: %s decode units: %" PRIu64
+				" by the fast path, %" PRIu64 " by %s "
+				"(%" PRIu64 " handed over by the fast "
 				"path)\n",
-			c->opt.input, sum->fast_units, sum->full_units,
+			c->opt.input, sy_summary_pt(sum) ? "PT" : "ETM",
+			sum->fast_units, sum->full_units,
+			sy_summary_pt(sum) ? "libipt's block decoder" :
+					     "OpenCSD's full decode",
 			sum->fallbacks);
 	for (size_t i = 0; i < c->nr_bins; i++)
 		fprintf(stderr, "strobe-synth: %s: binary %s: read from %s "

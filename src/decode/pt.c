@@ -1,5 +1,12 @@
 /* Intel PT window decoder: libipt 2.0.5's block decoder behind sy_decode.h.
  *
+ * Its calls go through pt_state.h's sy_pt_dec_*: to libipt's block decoder
+ * (--decoder full), or to the fast path (pt_walk.h, the default), which
+ * gives the same blocks, events, statuses and offsets from libipt's query
+ * decoder and a block cache, and hands the window back to the block
+ * decoder (pt_ops.c) where it does not model the trace.  Everything below
+ * holds for both.
+ *
  * What the items mean for PT
  * --------------------------
  * libipt is configured to end a block after every call and jump
@@ -132,7 +139,7 @@ static uint64_t sy_pt_offset(const struct sy_pt *pt)
 {
 	uint64_t off;
 
-	if (!pt->blk || pt_blk_get_offset(pt->blk, &off) < 0)
+	if (!sy_pt_have_dec(pt) || sy_pt_dec_offset(pt, &off) < 0)
 		return pt->report_from;
 	return off;
 }
@@ -235,6 +242,7 @@ static void sy_pt_context(struct sy_pt *pt, int have_time, uint64_t tsc,
 	if (p->code_at && have_time && p->code_at(p->mem_ctx, tsc)) {
 		sy_code_cache_clear(&pt->code);
 		sy_pt_cls_flush(pt);
+		sy_ptb_clear(&pt->walk.blocks);
 	}
 	if (!p->ctx_at || !have_time || !p->ctx_at(p->mem_ctx, tsc, &ctxid))
 		return;
@@ -600,10 +608,10 @@ static int sy_pt_resync(struct sy_pt *pt, int first, int *st,
 	uint64_t off;
 
 	if (!g->pd) {
-		*st = pt_blk_sync_forward(pt->blk);
+		*st = sy_pt_dec_sync_forward(pt);
 		*pos = pt->len;
-		if (*st != -pte_eos && pt_blk_get_sync_offset(pt->blk, pos) < 0 &&
-		    pt_blk_get_offset(pt->blk, pos) < 0)
+		if (*st != -pte_eos && sy_pt_dec_sync_offset(pt, pos) < 0 &&
+		    sy_pt_dec_offset(pt, pos) < 0)
 			return -1;
 		if (first || !pt->have_fail)
 			return 0;
@@ -691,7 +699,7 @@ static void sy_pt_time_check(struct sy_pt *pt, uint64_t off)
 {
 	uint64_t tsc;
 
-	if (pt_blk_time(pt->blk, &tsc, NULL, NULL) >= 0)
+	if (sy_pt_dec_time(pt, &tsc) >= 0)
 		sy_pt_time(pt, tsc, off);
 }
 
@@ -707,7 +715,7 @@ static void sy_pt_end(struct sy_pt *pt, uint64_t off)
 		/* libipt stops at the last instruction that consumed trace;
 		 * its successor is where the next block would start. */
 		memset(&b, 0, sizeof(b));
-		st = pt_blk_next(pt->blk, &b, sizeof(b));
+		st = sy_pt_dec_next(pt, &b);
 		(void)st;
 		if (b.ninsn) {
 			to = b.ip;
@@ -733,7 +741,7 @@ void sy_pt_run(struct sy_pt *pt)
 		pt->idle_insns = 0;
 	}
 	if (pt->status & pts_event_pending) {
-		st = pt_blk_event(pt->blk, &ev, sizeof(ev));
+		st = sy_pt_dec_event(pt, &ev);
 		if (st < 0) {
 			sy_pt_fail(pt, st);
 			return;
@@ -752,7 +760,7 @@ void sy_pt_run(struct sy_pt *pt)
 	}
 
 	memset(&b, 0, sizeof(b));
-	st = pt_blk_next(pt->blk, &b, sizeof(b));
+	st = sy_pt_dec_next(pt, &b);
 	if (st == -pte_eos) {
 		/* No pts_eos came first: treat the block as the unproven
 		 * tail it is in that case. */

@@ -8,6 +8,9 @@
 
 struct sy_decoder;
 
+/* Whether SY_PT_DECODER_AUTO is the fast path (pt_walk.h). */
+#define SY_PT_FAST_DEFAULT 1
+
 struct sy_pt_mem_stats {
 	uint64_t read_mem;	/* calls of the caller's read_mem */
 };

@@ -53,9 +53,15 @@ static int sy_pt_init(struct sy_decoder *d)
 		err = -SY_E_DECODE;
 		goto fail;
 	}
+	if (sy_ptw_init(&pt->walk, &pt->code, &d->ctxid))
+		goto fail;
+	pt->fast_ok = 1;
+	pt->use_fast = p->decoder == SY_PT_DECODER_FAST ||
+		       (p->decoder == SY_PT_DECODER_AUTO && SY_PT_FAST_DEFAULT);
 	d->impl = pt;
 	return 0;
 fail:
+	sy_ptw_fini(&pt->walk);
 	pt_image_free(pt->image);
 	free(pt->cls);
 	free(pt);
@@ -69,6 +75,7 @@ static void sy_pt_fini(struct sy_decoder *d)
 	if (!pt)
 		return;
 	pt_blk_free_decoder(pt->blk);
+	sy_ptw_fini(&pt->walk);
 	sy_pt_gap_close(&pt->gap);
 	pt_image_free(pt->image);
 	free(pt->cls);
@@ -121,11 +128,12 @@ static int sy_pt_scan_prefix(struct sy_pt *pt, const struct pt_config *cfg)
 	return 0;
 }
 
+static int sy_pt_begin(struct sy_pt *pt, int fast);
+
 static int sy_pt_reset(struct sy_decoder *d, const struct sy_dec_chunk *chunks,
 		       size_t nr_chunks, uint64_t report_from)
 {
 	struct sy_pt *pt = sy_pt_of(d);
-	struct pt_config cfg;
 	size_t i, len = 0;
 
 	pt_blk_free_decoder(pt->blk);
@@ -167,7 +175,39 @@ static int sy_pt_reset(struct sy_decoder *d, const struct sy_dec_chunk *chunks,
 	pt->len = len;
 
 	pt->report_from = report_from;
-	pt->reporting = report_from == 0;
+	pt->ctxid0 = d->ctxid;
+	pt->delivered = 0;
+	pt->skip = 0;
+	pt->counted = 0;
+	pt->npge = 0;
+	if (len && report_from) {
+		struct pt_config cfg = pt->cfg;
+		int err;
+
+		cfg.begin = (uint8_t *)(uintptr_t)pt->trace;
+		cfg.end = cfg.begin + len;
+		err = sy_pt_scan_prefix(pt, &cfg);
+		if (err)
+			return err;
+	}
+	return sy_pt_begin(pt, pt->use_fast && pt->fast_ok);
+}
+
+/* Starts decoding the window from its first byte, with the fast path or
+ * the block decoder. */
+static int sy_pt_begin(struct sy_pt *pt, int fast)
+{
+	struct sy_decoder *d = pt->d;
+	struct pt_config cfg;
+
+	pt_blk_free_decoder(pt->blk);
+	pt->blk = NULL;
+	pt->fast = fast;
+	pt->phase = SY_PT_DONE;
+	pt->qn = 0;
+	pt->qhead = 0;
+	d->ctxid = pt->ctxid0;
+	pt->reporting = pt->report_from == 0;
 	pt->status = 0;
 	pt->err_code = 0;
 	pt->have_sync_off = 0;
@@ -181,8 +221,8 @@ static int sy_pt_reset(struct sy_decoder *d, const struct sy_dec_chunk *chunks,
 	pt->have_last = 0;
 	pt->pending = 0;
 	pt->have_time = 0;
-	pt->npge = 0;
 	pt->pge_skip = 0;
+	pt->nomap_ip = 0;
 	memset(&pt->mem, 0, sizeof(pt->mem));
 	pt->cache_on = pt->cache_next;
 	pt->code.on = pt->cache_on;
@@ -193,16 +233,16 @@ static int sy_pt_reset(struct sy_decoder *d, const struct sy_dec_chunk *chunks,
 	sy_code_cache_clear(&pt->code);
 	sy_pt_cls_flush(pt);
 
-	if (!len)
+	if (!pt->len)
 		return 0;
 	cfg = pt->cfg;
 	cfg.begin = (uint8_t *)(uintptr_t)pt->trace;
-	cfg.end = cfg.begin + len;
-	if (report_from) {
-		int err = sy_pt_scan_prefix(pt, &cfg);
-
-		if (err)
-			return err;
+	cfg.end = cfg.begin + pt->len;
+	if (fast) {
+		if (sy_ptw_reset(&pt->walk, &cfg))
+			return -SY_E_NOMEM;
+		pt->phase = SY_PT_FIRST_SYNC;
+		return 0;
 	}
 	pt->blk = pt_blk_alloc_decoder(&cfg);
 	if (!pt->blk)
@@ -216,26 +256,52 @@ static int sy_pt_reset(struct sy_decoder *d, const struct sy_dec_chunk *chunks,
 	return 0;
 }
 
+/* The fast path doubts: the block decoder takes the window over from its
+ * start, its first @delivered items already out. */
+static int sy_pt_fall_back(struct sy_pt *pt)
+{
+	pt->d->stats.fallbacks++;
+	pt->skip = pt->delivered;
+	return sy_pt_begin(pt, 0);
+}
+
 static int sy_pt_next(struct sy_decoder *d, struct sy_dec_item *item)
 {
 	struct sy_pt *pt = sy_pt_of(d);
+	int err;
 
-	while (!pt->qn) {
-		switch (pt->phase) {
-		case SY_PT_FIRST_SYNC:
-		case SY_PT_RESYNC:
-			sy_pt_sync(pt);
-			break;
-		case SY_PT_RUN:
-			sy_pt_run(pt);
-			break;
-		default:
-			return -SY_E_EOS;
+	for (;;) {
+		while (!pt->qn) {
+			switch (pt->phase) {
+			case SY_PT_FIRST_SYNC:
+			case SY_PT_RESYNC:
+				sy_pt_sync(pt);
+				break;
+			case SY_PT_RUN:
+				sy_pt_run(pt);
+				break;
+			default:
+				if (!pt->counted && pt->len) {
+					pt->counted = 1;
+					if (pt->fast)
+						d->stats.fast_units++;
+					else
+						d->stats.full_units++;
+				}
+				return -SY_E_EOS;
+			}
+			if (pt->fast && pt->walk.doubt &&
+			    (err = sy_pt_fall_back(pt)))
+				return err;
 		}
+		*item = pt->q[pt->qhead];
+		pt->qhead = (pt->qhead + 1) % SY_PT_QUEUE;
+		pt->qn--;
+		if (!pt->skip)
+			break;
+		pt->skip--;
 	}
-	*item = pt->q[pt->qhead];
-	pt->qhead = (pt->qhead + 1) % SY_PT_QUEUE;
-	pt->qn--;
+	pt->delivered++;
 	return 0;
 }
 

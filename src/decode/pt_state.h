@@ -9,6 +9,7 @@
 #include "code_cache.h"
 #include "decoder_impl.h"
 #include "pt_impl.h"
+#include "pt_walk.h"
 #include "pt_x86.h"
 
 enum {
@@ -66,7 +67,19 @@ struct sy_pt {
 	struct sy_decoder *d;
 	struct pt_config cfg;		/* all but begin/end */
 	struct pt_image *image;		/* reads through @code */
-	struct pt_block_decoder *blk;	/* one per window */
+	struct pt_block_decoder *blk;	/* one per window, unless @fast */
+
+	/* The fast path (pt_walk.h) in place of @blk.  When it doubts, the
+	 * window is decoded again by the block decoder from its start, and
+	 * the @delivered items already handed out are skipped (@skip): the
+	 * two give the same items, so the caller sees one stream. */
+	int fast;
+	int use_fast;			/* for the next reset */
+	int fast_ok;			/* @walk could be made */
+	struct sy_ptw walk;
+	uint64_t delivered, skip;
+	uint32_t ctxid0;		/* the context at reset */
+	int counted;			/* the window's unit is counted */
 
 	/* The window. */
 	const uint8_t *trace;
@@ -123,6 +136,49 @@ struct sy_pt {
 static inline struct sy_pt *sy_pt_of(const struct sy_decoder *d)
 {
 	return d->impl;
+}
+
+/* The block decoder's calls pt.c makes, to libipt's or the fast path's. */
+static inline int sy_pt_have_dec(const struct sy_pt *pt)
+{
+	return pt->fast ? pt->walk.q != NULL : pt->blk != NULL;
+}
+
+static inline int sy_pt_dec_offset(const struct sy_pt *pt, uint64_t *off)
+{
+	return pt->fast ? sy_ptw_get_offset(&pt->walk, off) :
+			  pt_blk_get_offset(pt->blk, off);
+}
+
+static inline int sy_pt_dec_sync_offset(const struct sy_pt *pt,
+					uint64_t *off)
+{
+	return pt->fast ? sy_ptw_get_sync_offset(&pt->walk, off) :
+			  pt_blk_get_sync_offset(pt->blk, off);
+}
+
+static inline int sy_pt_dec_sync_forward(struct sy_pt *pt)
+{
+	return pt->fast ? sy_ptw_sync_forward(&pt->walk) :
+			  pt_blk_sync_forward(pt->blk);
+}
+
+static inline int sy_pt_dec_next(struct sy_pt *pt, struct pt_block *b)
+{
+	return pt->fast ? sy_ptw_next(&pt->walk, b) :
+			  pt_blk_next(pt->blk, b, sizeof(*b));
+}
+
+static inline int sy_pt_dec_event(struct sy_pt *pt, struct pt_event *ev)
+{
+	return pt->fast ? sy_ptw_event(&pt->walk, ev) :
+			  pt_blk_event(pt->blk, ev, sizeof(*ev));
+}
+
+static inline int sy_pt_dec_time(struct sy_pt *pt, uint64_t *tsc)
+{
+	return pt->fast ? sy_ptw_time(&pt->walk, tsc) :
+			  pt_blk_time(pt->blk, tsc, NULL, NULL);
 }
 
 /* pt.c: the code cache's classification slots emptied for the current

@@ -325,8 +325,15 @@ static int sy_pre_setup_queues(struct sy_session *s, const struct sy_prewalk *pw
 		q->dp.kind = s->cfg.kind;
 		q->dp.read_mem = sy_mem_read;
 		if (s->cfg.kind == SY_TRACE_PT)
+		{
 			sy_decparams_pt(&q->dp, &s->in.info.u.pt, sy_trace_attr(s),
 					pw->cpuid);
+			/* --decoder: one choice for both traces */
+			q->dp.u.pt.decoder =
+				s->cfg.etm_decoder == SY_ETM_DECODER_FULL ?
+					SY_PT_DECODER_FULL :
+					SY_PT_DECODER_AUTO;
+		}
 		else if ((err = sy_decparams_etm(&q->dp, &q->sources,
 						 &s->in.info.u.etm, &pw->hw,
 						 q->cpu, q->aux.raw,

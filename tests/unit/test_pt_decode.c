@@ -2436,3 +2436,107 @@ Test(pt_decode, x86_branches_vs_capstone)
 	cr_assert_gt(compared, 100000);
 	fx_classifier_free(cs);
 }
+
+/* ------------------------------------------------------------------------
+ * The fast path (src/decode/pt_walk.h) against libipt's block decoder.
+ * ---------------------------------------------------------------------- */
+
+static struct sy_decoder *new_decoder_as(struct mem *m,
+					 enum sy_pt_decoder which)
+{
+	struct sy_dec_params p;
+	struct sy_decoder *d;
+
+	pt_params(&p, m);
+	p.u.pt.decoder = which;
+	cr_assert_eq(sy_decoder_alloc(&d, &p), 0);
+	return d;
+}
+
+static void items_same(const struct items *a, const struct items *b,
+		       uint64_t seed, size_t win)
+{
+	cr_assert_eq(a->n, b->n, "seed %" PRIu64 " window %zu: %zu items fast, "
+		     "%zu full", seed, win, a->n, b->n);
+	for (size_t i = 0; i < a->n; i++) {
+		const struct sy_dec_item *x = &a->e[i], *y = &b->e[i];
+
+		cr_assert(x->kind == y->kind && x->br == y->br &&
+			  x->exc == y->exc && x->code == y->code &&
+			  x->from == y->from && x->to == y->to &&
+			  x->ninsn == y->ninsn && x->offset == y->offset &&
+			  (x->kind != SY_DEC_TIME || x->time == y->time),
+			  "seed %" PRIu64 " window %zu item %zu: kind %u/%u "
+			  "%#" PRIx64 "->%#" PRIx64 " / %#" PRIx64 "->%#"
+			  PRIx64 " off %" PRIu64 "/%" PRIu64, seed, win, i,
+			  x->kind, y->kind, x->from, x->to, y->from, y->to,
+			  x->offset, y->offset);
+	}
+}
+
+/* Every window of streams with every option (time with periodic TSCs, so
+ * libipt's tick events; CBR; overflows; windows that just stop; return and
+ * IP compression; TNT-64; PSB periods), decoded from its PSB as convert
+ * does, and also the whole stream in one: the fast path's items equal the
+ * block decoder's, field for field, and it decodes every window itself
+ * (the whole stream, whose gaps between windows errors mark, it may hand
+ * over). */
+Test(pt_decode, fast_path_equals_block_decoder, .timeout = 300)
+{
+	struct mem m = { 0 };
+	struct sy_decoder *fast = new_decoder_as(&m, SY_PT_DECODER_FAST);
+	struct sy_decoder *full = new_decoder_as(&m, SY_PT_DECODER_FULL);
+	uint64_t windows = 0, times = 0, fell = 0;
+
+	for (uint64_t seed = 2000; seed < 2024; seed++) {
+		struct knobs k = {
+			.ret_compress = (int)(seed & 1) || seed % 5 == 0,
+			.ip_compress = (int)((seed >> 1) & 1),
+			.tnt64 = (int)((seed >> 2) & 1),
+			.time = seed % 4 != 3,
+			.psb_bytes = seed % 3 == 0 ? 128 : 0,
+			.psb_insns = seed % 5 == 0 ? 11 : 0,
+			.p_nopsb = 60, .p_end_none = 15, .p_ovf = 15,
+			.max_len = 1 + (size_t)(seed % 4) * 700,
+			.max_gap = 150,
+		};
+		struct stream *st = malloc(sizeof(*st));
+		uint64_t rng = seed;
+
+		cr_assert_not_null(st);
+		stream_build(st, &k, seed);
+		for (size_t i = 0; i <= st->nw; i++) {
+			size_t b = i < st->nw ? st->info[i].begin : 0;
+			size_t e = i < st->nw ? st->info[i].end : st->buf.len;
+			uint64_t r2 = rng;
+			struct items a = { 0 }, c = { 0 };
+
+			decode_window(fast, st->buf.data, b, e, 1 + i % 3,
+				      &rng, &a);
+			decode_window(full, st->buf.data, b, e, 1 + i % 3,
+				      &r2, &c);
+			items_same(&a, &c, seed, i);
+			/* the whole stream runs through the gaps between
+			 * windows, which errors (handed over) may mark */
+			if (i < st->nw)
+				fell += sy_decoder_stats(fast)->fallbacks;
+			else if (sy_decoder_stats(fast)->fallbacks)
+				cr_assert_gt(sy_decoder_stats(full)->errors, 0);
+			for (size_t j = 0; j < a.n; j++)
+				times += a.e[j].kind == SY_DEC_TIME;
+			windows++;
+			items_free(&a);
+			items_free(&c);
+		}
+		fx_buf_fini(&st->buf);
+		free(st);
+	}
+	sy_decoder_free(fast);
+	sy_decoder_free(full);
+	cr_assert_gt(windows, 300u);
+	cr_assert_gt(times, 1000u);
+	/* the code is all there and the trace whole: nothing handed over */
+	cr_assert_eq(fell, 0, "%" PRIu64 " windows handed over", fell);
+	cr_log_info("%" PRIu64 " windows, %" PRIu64 " TIME items", windows,
+		    times);
+}

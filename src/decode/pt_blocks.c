@@ -1,0 +1,267 @@
+/* The Intel PT fast path's block cache; see pt_blocks.h. */
+#include "pt_blocks.h"
+
+#include <capstone/capstone.h>
+#include <intel-pt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pt_x86.h"
+
+static void sy_ptb_cs_close(struct sy_ptb *b);
+
+int sy_ptb_init(struct sy_ptb *b, struct sy_code_cache *code)
+{
+	csh h64 = 0, h32 = 0;
+
+	memset(b, 0, sizeof(*b));
+	b->code = code;
+	b->v = malloc(SY_PTB_RUNS * sizeof(*b->v));
+	if (!b->v)
+		return -SY_E_NOMEM;
+	for (size_t i = 0; i < SY_PTB_RUNS; i++)
+		b->v[i].ip = SY_PTB_EMPTY;
+	/* without capstone every instruction is doubtful: the block
+	 * decoder does it all */
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, &h64) == CS_ERR_OK &&
+	    cs_open(CS_ARCH_X86, CS_MODE_32, &h32) == CS_ERR_OK) {
+		b->cs64 = h64;
+		b->cs32 = h32;
+		b->csi64 = cs_malloc(h64);
+		b->csi32 = cs_malloc(h32);
+		b->cs_ok = b->csi64 && b->csi32;
+		if (!b->cs_ok)
+			sy_ptb_cs_close(b);
+	} else if (h64) {
+		cs_close(&h64);
+	}
+	return 0;
+}
+
+static void sy_ptb_cs_close(struct sy_ptb *b)
+{
+	csh h;
+
+	if (b->csi64)
+		cs_free(b->csi64, 1);
+	if (b->csi32)
+		cs_free(b->csi32, 1);
+	b->csi64 = b->csi32 = NULL;
+	if (b->cs64) {
+		h = b->cs64;
+		cs_close(&h);
+	}
+	if (b->cs32) {
+		h = b->cs32;
+		cs_close(&h);
+	}
+	b->cs64 = b->cs32 = 0;
+	b->cs_ok = 0;
+}
+
+void sy_ptb_fini(struct sy_ptb *b)
+{
+	sy_ptb_cs_close(b);
+	free(b->v);
+	b->v = NULL;
+}
+
+void sy_ptb_clear(struct sy_ptb *b)
+{
+	if (!b->v)
+		return;
+	if (b->nused <= SY_PTB_USED) {
+		for (uint32_t i = 0; i < b->nused; i++)
+			b->v[b->used[i]].ip = SY_PTB_EMPTY;
+	} else {
+		for (size_t i = 0; i < SY_PTB_RUNS; i++)
+			b->v[i].ip = SY_PTB_EMPTY;
+	}
+	b->nused = 0;
+}
+
+/* Where the opcode starts after the legacy (and, in 64-bit mode, REX)
+ * prefixes; whether 66h was among them in *@osz.  -1: no opcode within
+ * @n bytes. */
+static int sy_ptb_opcode_at(const uint8_t *p, size_t n, unsigned bits,
+			    int *osz)
+{
+	size_t i;
+
+	*osz = 0;
+	for (i = 0; i < n; i++) {
+		uint8_t c = p[i];
+
+		if (c == 0x66)
+			*osz = 1;
+		else if (c == 0x67 || c == 0x26 || c == 0x2e || c == 0x36 ||
+			 c == 0x3e || c == 0x64 || c == 0x65 || c == 0xf0 ||
+			 c == 0xf2 || c == 0xf3)
+			;
+		else if (bits == 64 && (c & 0xf0) == 0x40)
+			;
+		else
+			return (int)i;
+	}
+	return -1;
+}
+
+/* Opcodes whose libipt class our decoding may not match (pt_blocks.h). */
+static int sy_ptb_doubtful_op(const uint8_t *p, size_t n, size_t at)
+{
+	uint8_t op = p[at];
+
+	if (op == 0x9a || op == 0xea)
+		return 1;
+	if (op == 0xff) {
+		unsigned reg;
+
+		if (at + 1 >= n)
+			return 1;
+		reg = (p[at + 1] >> 3) & 7;
+		return reg == 3 || reg == 5;
+	}
+	if (op == 0x0f) {
+		if (at + 1 >= n)
+			return 1;
+		op = p[at + 1];
+		return op == 0x01 || op == 0x22 || op == 0xc7 || op == 0xae;
+	}
+	return 0;
+}
+
+static enum pt_insn_class sy_ptb_class(const struct sy_x86_branch *br)
+{
+	switch (br->kind) {
+	case SY_BR_COND:
+		return ptic_cond_jump;
+	case SY_BR_CALL:
+	case SY_BR_IND_CALL:
+		return ptic_call;
+	case SY_BR_JUMP:
+		return br->far ? ptic_far_jump : ptic_jump;
+	case SY_BR_IND_JUMP:
+		return ptic_jump;
+	case SY_BR_RET:
+		return ptic_return;
+	case SY_BR_SYSCALL:
+		return ptic_far_call;
+	case SY_BR_ERET:
+		return ptic_far_return;
+	default:
+		return ptic_other;
+	}
+}
+
+int sy_ptb_decode(struct sy_ptb *b, uint32_t ctxid, int mode, uint64_t ip,
+		  struct sy_ptb_insn *out)
+{
+	uint8_t buf[15];
+	const uint8_t *p = buf;
+	struct sy_x86_branch br;
+	unsigned bits;
+	uint64_t addr = ip;
+	size_t n, len;
+	cs_insn *ci;
+	int at, osz;
+
+	memset(out, 0, sizeof(*out));
+	out->ip = ip;
+	n = sy_code_cache_read(b->code, ctxid, ip, buf, sizeof(buf));
+	if (!n)
+		return -1;
+	if (mode == ptem_64bit)
+		bits = 64;
+	else if (mode == ptem_32bit)
+		bits = 32;
+	else
+		return 1;
+	if (!b->cs_ok)
+		return 1;
+	at = sy_ptb_opcode_at(buf, n, bits, &osz);
+	if (at < 0 || sy_ptb_doubtful_op(buf, n, (size_t)at))
+		return 1;
+	ci = bits == 64 ? b->csi64 : b->csi32;
+	len = n;
+	if (!cs_disasm_iter(bits == 64 ? b->cs64 : b->cs32, &p, &len, &addr,
+			    ci))
+		return 1;
+	out->size = (uint8_t)ci->size;
+	if (sy_x86_branch_decode(buf, n, bits, ip, &br) < 0)
+		return 1;
+	out->iclass = (uint8_t)sy_ptb_class(&br);
+	if (out->iclass == ptic_other)
+		return 0;
+	if (br.size != out->size)
+		return 1;
+	if (br.direct) {
+		int64_t d = (int64_t)(br.target - (ip + br.size));
+
+		/* libipt adds the displacement without truncating it to
+		 * the operand size: where that would differ, doubt */
+		if (bits == 32 && (osz || d > INT32_MAX || d < INT32_MIN))
+			return 1;
+		out->direct = out->iclass != ptic_cond_jump;
+		out->target = br.target;
+		out->zero_disp = br.target == ip + br.size;
+	}
+	return 0;
+}
+
+static unsigned sy_ptb_slot(uint64_t ip, uint32_t ctxid, int mode)
+{
+	return (unsigned)((ip ^ (ip >> 13) ^ 7ull * ctxid ^ (uint64_t)mode) &
+			  (SY_PTB_RUNS - 1));
+}
+
+static void sy_ptb_fill(struct sy_ptb *b, struct sy_ptb_run *r,
+			uint32_t ctxid, int mode, uint64_t ip)
+{
+	struct sy_ptb_insn in;
+	uint64_t at = ip;
+
+	r->ip = ip;
+	r->ctxid = ctxid;
+	r->mode = (uint8_t)mode;
+	r->ninsn = 0;
+	memset(&r->last, 0, sizeof(r->last));
+	for (;;) {
+		if (r->ninsn == SY_PTB_MAX_INSNS) {
+			r->end = SY_PTB_CAP;
+			r->next = at;
+			return;
+		}
+		if (sy_ptb_decode(b, ctxid, mode, at, &in)) {
+			r->end = SY_PTB_DOUBT;
+			r->next = at;
+			return;
+		}
+		r->ninsn++;
+		r->last = in;
+		if (in.iclass != ptic_other) {
+			r->end = SY_PTB_BRANCH;
+			r->next = at + in.size;
+			return;
+		}
+		at += in.size;
+	}
+}
+
+const struct sy_ptb_run *sy_ptb_run(struct sy_ptb *b, uint32_t ctxid, int mode,
+				    uint64_t ip)
+{
+	unsigned i = sy_ptb_slot(ip, ctxid, mode);
+	struct sy_ptb_run *r = &b->v[i];
+
+	if (r->ip == ip && r->ctxid == ctxid && r->mode == mode)
+		return r;
+	b->misses++;
+	if (r->ip == SY_PTB_EMPTY) {
+		if (b->nused < SY_PTB_USED)
+			b->used[b->nused] = (uint16_t)i;
+		if (b->nused <= SY_PTB_USED)
+			b->nused++;
+	}
+	sy_ptb_fill(b, r, ctxid, mode, ip);
+	return r;
+}
