@@ -8,12 +8,7 @@
 
 #include "jump_table.h"
 #include "sy_branch.h"
-#include "sy_hash.h"
 
-/* Decoded instructions and verdicts kept (a power of two); the table is
- * emptied when three quarters full, so memory stays bounded; no pointer
- * into it is kept across an insertion. */
-#define SY_PL_MEMO_CAP 32768u
 /* Calls followed within one run of joined stretches. */
 #define SY_PL_STACK 256
 /* Longest straight run (instructions) and function prefix (bytes) read. */
@@ -34,14 +29,6 @@ enum sy_pl_memo_type {
 enum { SY_PL_OK = 1, SY_PL_UNKNOWN, SY_PL_BAD, SY_PL_MID };
 /* Where an indirect branch lands, seen from the function it leaves. */
 enum { SY_PL_HOME = 1, SY_PL_ENTRY, SY_PL_RESUME, SY_PL_INSIDE };
-
-struct sy_pl_memo_ent {
-	const void *img, *img2;
-	uint64_t a, b;
-	uint8_t type;		/* 0: empty */
-	uint8_t verdict;
-	struct sy_insn insn;
-};
 
 /* A branch that passed the checks that depend only on the code, with the
  * target of the branch before it (its straight run's start) and, for an
@@ -80,13 +67,12 @@ int sy_plausible_init(struct sy_plausible *p, enum sy_trace_kind arch)
 {
 	memset(p, 0, sizeof(*p));
 	p->arch = arch;
-	p->memo = calloc(SY_PL_MEMO_CAP, sizeof(*p->memo));
+	sy_pl_memo_init(&p->memo);
 	p->seen = calloc(SY_PL_SEEN, sizeof(*p->seen));
-	if (!p->memo || !p->seen || sy_proven_init(&p->proven)) {
-		free(p->memo);
+	if (!p->memo.v || !p->seen || sy_proven_init(&p->proven)) {
+		sy_pl_memo_fini(&p->memo);
 		free(p->seen);
 		sy_proven_fini(&p->proven);
-		p->memo = NULL;
 		p->seen = NULL;
 		return -SY_E_NOMEM;
 	}
@@ -98,84 +84,10 @@ int sy_plausible_init(struct sy_plausible *p, enum sy_trace_kind arch)
 void sy_plausible_fini(struct sy_plausible *p)
 {
 	sy_insn_decoder_fini(&p->dec);
-	free(p->memo);
+	sy_pl_memo_fini(&p->memo);
 	free(p->seen);
 	sy_proven_fini(&p->proven);
-	p->memo = NULL;
 	p->seen = NULL;
-}
-
-/* --- memo ------------------------------------------------------------------ */
-
-static uint64_t sy_pl_hash(uint8_t type, const void *img, const void *img2,
-			   uint64_t a, uint64_t b)
-{
-	return sy_hash_u64((uint64_t)(uintptr_t)img ^
-			   ((uint64_t)(uintptr_t)img2 << 7) ^
-			   ((uint64_t)type << 56) ^ a * SY_HASH_GOLDEN ^
-			   b * SY_HASH_K2);
-}
-
-/* What a verdict is about. */
-struct sy_pl_key {
-	uint8_t type;
-	const void *img, *img2;
-	uint64_t a, b;
-};
-
-static size_t sy_pl_slot(const struct sy_plausible *p,
-			 const struct sy_pl_key *k)
-{
-	size_t mask = SY_PL_MEMO_CAP - 1;
-	size_t i = sy_pl_hash(k->type, k->img, k->img2, k->a, k->b) & mask;
-
-	for (;; i = (i + 1) & mask) {
-		const struct sy_pl_memo_ent *e = &p->memo[i];
-
-		if (!e->type ||
-		    (e->type == k->type && e->img == k->img &&
-		     e->img2 == k->img2 && e->a == k->a && e->b == k->b))
-			return i;
-	}
-}
-
-/* The entry kept for @k, or NULL.  Valid until the next put. */
-static const struct sy_pl_memo_ent *sy_pl_get(struct sy_plausible *p,
-					      const struct sy_pl_key *k)
-{
-	const struct sy_pl_memo_ent *e = &p->memo[sy_pl_slot(p, k)];
-
-	if (!e->type) {
-		p->memo_misses++;
-		return NULL;
-	}
-	p->memo_hits++;
-	return e;
-}
-
-/* Keeps @verdict (and @in) for @k; the table empties when three quarters
- * full (it never holds a pointer across a put). */
-static uint8_t sy_pl_put(struct sy_plausible *p, const struct sy_pl_key *k,
-			 int verdict, const struct sy_insn *in)
-{
-	struct sy_pl_memo_ent *e;
-
-	if (p->memo_used >= SY_PL_MEMO_CAP / 4 * 3) {
-		memset(p->memo, 0, SY_PL_MEMO_CAP * sizeof(*p->memo));
-		p->memo_used = 0;
-	}
-	e = &p->memo[sy_pl_slot(p, k)];
-	if (!e->type)
-		p->memo_used++;
-	e->type = k->type;
-	e->img = k->img;
-	e->img2 = k->img2;
-	e->a = k->a;
-	e->b = k->b;
-	e->verdict = (uint8_t)verdict;
-	if (in)
-		e->insn = *in;
-	return e->verdict;
 }
 
 /* --- the window's code ------------------------------------------------------ */
@@ -313,7 +225,7 @@ static int sy_pl_insn(struct sy_pl_ctx *c, uint64_t addr, struct sy_insn *in)
 		return 0;
 	k.img = l.img;
 	k.a = l.off;
-	e = sy_pl_get(c->p, &k);
+	e = sy_pl_memo_get(&c->p->memo, &k);
 	if (e) {
 		if (e->verdict != SY_PL_OK)
 			return 0;
@@ -334,7 +246,7 @@ static int sy_pl_insn(struct sy_pl_ctx *c, uint64_t addr, struct sy_insn *in)
 			    SY_PL_OK;
 		/* the target as a distance: the key is the image's */
 		in->target -= addr;
-		if (sy_pl_put(c->p, &k, v, in) != SY_PL_OK)
+		if (sy_pl_memo_put(&c->p->memo, &k, v, in) != SY_PL_OK)
 			return 0;
 	}
 	in->target += addr;
@@ -358,8 +270,8 @@ static int sy_pl_cached(struct sy_pl_ctx *c, uint8_t type, uint64_t addr,
 	k.img = l.img;
 	k.a = l.off;
 	k.b = n;
-	e = sy_pl_get(c->p, &k);
-	return e ? e->verdict : sy_pl_put(c->p, &k, fn(c, addr, &l, n), NULL);
+	e = sy_pl_memo_get(&c->p->memo, &k);
+	return e ? e->verdict : sy_pl_memo_put(&c->p->memo, &k, fn(c, addr, &l, n), NULL);
 }
 
 /* The function symbol at @l: its name and how far into it @l is. */
@@ -505,7 +417,7 @@ static int sy_pl_landing(struct sy_pl_ctx *c, uint64_t from, uint64_t to)
 	k.img2 = lf.img;
 	k.a = lt.off;
 	k.b = lf.off;
-	if ((e = sy_pl_get(c->p, &k)))
+	if ((e = sy_pl_memo_get(&c->p->memo, &k)))
 		return e->verdict;
 	if (!sy_pl_func(&lf, &nf, &inf) || !sy_pl_func(&lt, &nt, &intt) ||
 	    sy_pl_same_func(nf, nt))
@@ -515,7 +427,7 @@ static int sy_pl_landing(struct sy_pl_ctx *c, uint64_t from, uint64_t to)
 	else
 		v = sy_pl_after_call(c, to) == SY_PL_BAD ? SY_PL_INSIDE :
 							    SY_PL_RESUME;
-	return sy_pl_put(c->p, &k, v, NULL);
+	return sy_pl_memo_put(&c->p->memo, &k, v, NULL);
 }
 
 /* ETM: the straight run from @to (a branch target) to @from (the next
@@ -786,12 +698,12 @@ static int sy_pl_x86_table(struct sy_pl_ctx *c, const struct sy_br *b,
 	key.img2 = lt.img;
 	key.a = l.off;
 	key.b = (b->from - run) | lt.off << 11;
-	if ((e = sy_pl_get(c->p, &key)))
+	if ((e = sy_pl_memo_get(&c->p->memo, &key)))
 		return e->verdict == SY_PL_OK;
 	r.img = l.img;
 	r.bias = l.vaddr - b->from;
 	v = sy_jt_x86_hit(&k, &c->p->dec, b, run, r.bias == 0);
-	return sy_pl_put(c->p, &key, v ? SY_PL_OK : SY_PL_BAD, NULL) ==
+	return sy_pl_memo_put(&c->p->memo, &key, v ? SY_PL_OK : SY_PL_BAD, NULL) ==
 	       SY_PL_OK;
 }
 

@@ -60,18 +60,16 @@
 #include <stdint.h>
 
 #include "insn.h"
+#include "pl_memo.h"
 #include "proven.h"
 #include "window.h"
 
-struct sy_pl_memo_ent;
 struct sy_pl_seen;
 
 struct sy_plausible {
 	enum sy_trace_kind arch;
 	struct sy_insn_decoder dec;
-	struct sy_pl_memo_ent *memo;	/* open addressing, SY_PL_MEMO_CAP */
-	size_t memo_used;
-	uint64_t memo_hits, memo_misses;
+	struct sy_pl_memo memo;
 	/* branches whose code checks passed, kept from window to window
 	 * while the snapshot (its serial) and the thread are the same:
 	 * windows of a loop are short and make the same few branches */
