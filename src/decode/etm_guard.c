@@ -77,19 +77,31 @@ static ocsd_datapath_resp_t pkt_sink(const void *ctx,
 	return OCSD_RESP_CONT;
 }
 
+/* The packet tree of the sources g->src, configured as @src. */
+static int build_tree(struct etm_guard *g,
+		      const struct sy_etm_source *const *src)
+{
+	g->dt = sy_etm_ocsd_tree(g->formatted);
+	if (g->dt == C_API_INVALID_TREE_HANDLE)
+		return -SY_E_NOMEM;
+	for (size_t i = 0; i < g->nsrc; i++)
+		if (sy_etm_ocsd_add_pkt_proc(g->dt, src[i], g->src[i].id,
+					  pkt_sink, &g->src[i]) != OCSD_OK)
+			return -SY_E_DECODE;
+	return 0;
+}
+
 int sy_etm_guard_init(struct etm_guard *g, struct etm_conv *cv, int formatted,
 		   const struct sy_etm_source *const *src)
 {
 	int err;
 
 	g->dt = C_API_INVALID_TREE_HANDLE;
+	g->formatted = formatted;
 	g->nsrc = 0;
 	memset(&g->blocks, 0, sizeof(g->blocks));
 	g->src = calloc(cv->nsrc ? cv->nsrc : 1, sizeof(*g->src));
 	if (!g->src)
-		return -SY_E_NOMEM;
-	g->dt = sy_etm_ocsd_tree(formatted);
-	if (g->dt == C_API_INVALID_TREE_HANDLE)
 		return -SY_E_NOMEM;
 	for (size_t i = 0; i < cv->nsrc; i++) {
 		struct etm_guard_src *s = &g->src[i];
@@ -105,14 +117,20 @@ int sy_etm_guard_init(struct etm_guard *g, struct etm_conv *cv, int formatted,
 		sy_etm_walk_init(&s->shadow, &cv->src[i], drop, NULL, &g->blocks,
 			      &g->pos, cv->ctxid, &wc);
 		g->nsrc++;
-		if (sy_etm_ocsd_add_pkt_proc(g->dt, src[i], s->id, pkt_sink, s) !=
-		    OCSD_OK)
-			return -SY_E_DECODE;
 		if (s->has_shadow && !g->blocks.v &&
 		    (err = sy_etm_blocks_init(&g->blocks, cv->code)) < 0)
 			return err;
 	}
-	return 0;
+	return build_tree(g, src);
+}
+
+int sy_etm_guard_renew(struct etm_guard *g,
+		    const struct sy_etm_source *const *src)
+{
+	sy_etm_ocsd_tree_free(&g->dt);
+	for (size_t i = 0; i < g->nsrc; i++)
+		sy_etm_walk_renew(&g->src[i].shadow);
+	return build_tree(g, src);
 }
 
 void sy_etm_guard_fini(struct etm_guard *g)

@@ -858,6 +858,23 @@ int sy_etm_walk_init(struct etm_walk *w, struct etm_src *src,
 	return 0;
 }
 
+void sy_etm_walk_renew(struct etm_walk *w)
+{
+	struct etm_walk was = *w;
+
+	sy_etm_walk_init(w, was.src, was.emit, was.emit_ctx, was.blocks,
+		      was.pos, was.ctxid, &was.cfg);
+	/* the stacks' storage, empty (p0_n and nout are 0) */
+	w->p0 = was.p0;
+	w->p0_cap = was.p0_cap;
+	w->out = was.out;
+	w->out_idx = was.out_idx;
+	w->out_cap = was.out_cap;
+	w->runs = was.runs;
+	w->direct = was.direct;
+	w->fast = was.fast;
+}
+
 void sy_etm_walk_shortcuts(struct etm_walk *w, struct etm_runs *runs,
 			struct etm_conv *cv)
 {
