@@ -72,8 +72,11 @@ static ocsd_datapath_resp_t pkt_sink(const void *ctx,
 {
 	struct etm_guard_src *s = (struct etm_guard_src *)(uintptr_t)ctx;
 
-	if (op == OCSD_OP_DATA && pkt && verdict(s, idx, pkt))
+	if (op == OCSD_OP_DATA && pkt && verdict(s, idx, pkt)) {
 		add_cut(s->g, s->id, etm_offset_of(s->g->pos, idx));
+		/* The scan stops at the first cut (sy_etm_guard_scan). */
+		return OCSD_RESP_WAIT;
+	}
 	return OCSD_RESP_CONT;
 }
 
@@ -159,9 +162,18 @@ void sy_etm_guard_reset(struct etm_guard *g, uint64_t pos)
 	g->ncut = 0;
 }
 
+/* Only the first cut is ever used: the main tree is fed up to it, then
+ * both trees restart after it and the guard, reset, scans again from
+ * there (etm_full.c).  So the scan stops at the first cut, the packet
+ * sink asking OpenCSD to wait, and scans nothing more until that reset:
+ * what it would find is forgotten unused (a window's later cuts cost a
+ * scan of the rest of the window each, quadratic in the cuts of a
+ * damaged window).  g->pos stays where the scan stopped. */
 void sy_etm_guard_scan(struct etm_guard *g, const uint8_t *p, uint32_t n,
 		    uint64_t off)
 {
+	if (g->ncut)
+		return;
 	while (n) {
 		uint32_t used = 0;
 		ocsd_datapath_resp_t r;
@@ -171,6 +183,10 @@ void sy_etm_guard_scan(struct etm_guard *g, const uint8_t *p, uint32_t n,
 					 (ocsd_trc_index_t)off, n, p, &used);
 		if (used > n)
 			used = n;
+		if (g->ncut) {
+			g->pos = off + used;
+			return;
+		}
 		if (OCSD_DATA_RESP_IS_FATAL(r) || !used) {
 			/* The main tree will fail here too or soon after;
 			 * cut so that both restart at the same byte. */
