@@ -115,7 +115,7 @@ int sy_etm_guard_init(struct etm_guard *g, struct etm_conv *cv, int formatted,
 		s->id = cv->src[i].id;
 		sy_etm_ocsd_decoder_cfg(src[i], s->id, &c);
 		sy_etm_walk_cfg_from(&wc, &c);
-		sy_etm_verdict_init(&s->v, wc.max_spec != 0, wc.ret_stack);
+		sy_etm_verdict_init(&s->v, wc.max_spec, wc.ret_stack);
 		s->has_shadow = wc.ret_stack && !wc.max_spec;
 		sy_etm_walk_init(&s->shadow, &cv->src[i], drop, NULL, &g->blocks,
 			      &g->pos, cv->ctxid, &wc);
@@ -153,7 +153,7 @@ void sy_etm_guard_reset(struct etm_guard *g, uint64_t pos)
 	for (size_t i = 0; i < g->nsrc; i++) {
 		struct etm_guard_src *s = &g->src[i];
 
-		sy_etm_verdict_init(&s->v, s->v.spec, s->v.rs);
+		sy_etm_verdict_init(&s->v, s->v.max_spec, s->v.rs);
 		sy_etm_walk_op(&s->shadow, OCSD_OP_RESET, 0, NULL);
 	}
 	if (!pos && g->blocks.v)

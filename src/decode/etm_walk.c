@@ -813,7 +813,7 @@ enum etm_why sy_etm_walk_op(struct etm_walk *w, ocsd_datapath_op_t op,
 		w->why = ETM_WHY_NONE;
 		w->mark.open = 0;
 		w->packets = 0;
-		sy_etm_verdict_init(&w->verdict, w->cfg.max_spec != 0,
+		sy_etm_verdict_init(&w->verdict, w->cfg.max_spec,
 				 w->cfg.ret_stack);
 		return ETM_WHY_NONE;
 	}
@@ -853,7 +853,7 @@ int sy_etm_walk_init(struct etm_walk *w, struct etm_src *src,
 	w->ctxid = ctxid;
 	w->cfg = *cfg;
 	w->unsync = UNSYNC_INIT_DECODER;
-	sy_etm_verdict_init(&w->verdict, cfg->max_spec != 0, cfg->ret_stack);
+	sy_etm_verdict_init(&w->verdict, cfg->max_spec, cfg->ret_stack);
 	reset_decoder(w);
 	return 0;
 }
