@@ -43,7 +43,7 @@
 #include "fx_etm.h"
 #include "sy_decode.h"
 
-#define NPAIRS 150
+#define NPAIRS 100
 #define MAXITEMS (1u << 14)
 
 struct rng {
