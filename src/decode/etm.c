@@ -327,6 +327,31 @@ int sy_etm_set_mem_cache(struct sy_decoder *d, int on)
 	return 0;
 }
 
+int sy_etm_renew(struct sy_decoder *d)
+{
+	struct etm *e = etm_of(d);
+	const struct sy_etm_params *p;
+	const struct sy_etm_source *chosen[ETM_NR_IDS];
+	size_t first = 0, count = 0;
+	int err;
+
+	if (!e)
+		return -SY_E_INVALID;
+	p = &d->params.u.etm;
+	if ((err = pick_sources(p, &first, &count)) < 0)
+		return err;
+	for (size_t i = 0; i < count; i++)
+		chosen[i] = &p->sources[first + i];
+	e->done = 1;
+	e->chunks = NULL;
+	e->nchunks = 0;
+	/* the converter, the ring, the caches and the counters start afresh
+	 * at every reset already */
+	if ((err = sy_etm_full_renew(&e->full, chosen, count)) < 0)
+		return err;
+	return e->has_fast ? sy_etm_fast_renew(&e->fast, chosen, count) : 0;
+}
+
 const struct sy_etm_debug *sy_etm_debug(const struct sy_decoder *d)
 {
 	struct etm *e = etm_of(d);

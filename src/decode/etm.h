@@ -26,6 +26,18 @@ int sy_etm_set_ring(struct sy_decoder *d, size_t items);
  * Takes effect at the next reset.  Returns 0 or -SY_E_INVALID. */
 int sy_etm_set_mem_cache(struct sy_decoder *d, int on);
 
+/* Makes @d decode the next window as a decoder just allocated with the
+ * same params and knobs would.  A reset is not that: OpenCSD 1.3.3's
+ * decoder keeps the instruction address, the return stack and its
+ * elements' context across OCSD_OP_RESET, and the fast path's walk keeps
+ * them as it does (etm_walk.c).  So OpenCSD's trees are built anew and
+ * the walks forget; the buffers and caches are kept (the fuzz targets
+ * renew a decoder instead of making a new one: a new one's caches cost
+ * more than most windows).  Call sy_decoder_reset() next.  Returns 0,
+ * -SY_E_INVALID when @d is not an ETM decoder, -SY_E_NOMEM or
+ * -SY_E_DECODE; after a failure only sy_decoder_free() may be called. */
+int sy_etm_renew(struct sy_decoder *d);
+
 /* Counters since the last reset, or NULL when @d is not an ETM decoder. */
 const struct sy_etm_debug *sy_etm_debug(const struct sy_decoder *d);
 

@@ -73,6 +73,21 @@ static ocsd_datapath_resp_t sink(const void *ctx, const ocsd_datapath_op_t op,
 	return f->why ? OCSD_RESP_FATAL_SYS_ERR : OCSD_RESP_CONT;
 }
 
+/* The packet tree of the @n sources @src, whose walks are f->walk[0..n)
+ * (under the OpenCSD lock). */
+static int build_tree(struct etm_fast *f,
+		      const struct sy_etm_source *const *src, size_t n)
+{
+	f->dt = sy_etm_ocsd_tree(f->feed.formatted);
+	if (f->dt == C_API_INVALID_TREE_HANDLE)
+		return -SY_E_NOMEM;
+	for (size_t i = 0; i < n; i++)
+		if (sy_etm_ocsd_add_pkt_proc(f->dt, src[i], f->cv->src[i].id,
+					  sink, &f->walk[i]) != OCSD_OK)
+			return -SY_E_DECODE;
+	return 0;
+}
+
 int sy_etm_fast_init(struct etm_fast *f, struct etm_conv *cv,
 		  struct sy_etm_debug *dbg, uint64_t *bytes, int formatted,
 		  const struct sy_etm_source *const *src, size_t n)
@@ -93,12 +108,6 @@ int sy_etm_fast_init(struct etm_fast *f, struct etm_conv *cv,
 	f->mark_src = calloc(n ? n : 1, sizeof(*f->mark_src));
 	if (!f->walk || !f->mark_src)
 		return -SY_E_NOMEM;
-	sy_etm_ocsd_lock();
-	f->dt = sy_etm_ocsd_tree(formatted);
-	if (f->dt == C_API_INVALID_TREE_HANDLE) {
-		err = -SY_E_NOMEM;
-		goto out;
-	}
 	for (size_t i = 0; i < n; i++) {
 		struct etm_walk_cfg wc;
 		ocsd_etmv4_cfg c;
@@ -108,14 +117,25 @@ int sy_etm_fast_init(struct etm_fast *f, struct etm_conv *cv,
 		sy_etm_walk_init(&f->walk[i], &cv->src[i], convert, f, &f->blocks,
 			      &f->feed.pos, cv->ctxid, &wc);
 		sy_etm_walk_shortcuts(&f->walk[i], &f->runs, cv);
-		if (sy_etm_ocsd_add_pkt_proc(f->dt, src[i], cv->src[i].id, sink,
-					  &f->walk[i]) != OCSD_OK) {
-			err = -SY_E_DECODE;
-			goto out;
-		}
 	}
-out:
+	sy_etm_ocsd_lock();
+	err = build_tree(f, src, n);
 	sy_etm_ocsd_unlock();
+	return err;
+}
+
+int sy_etm_fast_renew(struct etm_fast *f,
+		   const struct sy_etm_source *const *src, size_t n)
+{
+	int err;
+
+	for (size_t i = 0; i < n; i++)
+		sy_etm_walk_renew(&f->walk[i]);
+	sy_etm_ocsd_lock();
+	sy_etm_ocsd_tree_free(&f->dt);
+	err = build_tree(f, src, n);
+	sy_etm_ocsd_unlock();
+	f->done = 1;
 	return err;
 }
 

@@ -47,6 +47,11 @@ int sy_etm_fast_init(struct etm_fast *f, struct etm_conv *cv,
 		  struct sy_etm_debug *dbg, uint64_t *bytes, int formatted,
 		  const struct sy_etm_source *const *src, size_t n);
 void sy_etm_fast_fini(struct etm_fast *f);
+/* Builds the packet tree anew and makes the walks as new, for the same
+ * sources (see sy_etm_full_renew).  Returns 0, -SY_E_NOMEM or
+ * -SY_E_DECODE; on failure call sy_etm_fast_fini(). */
+int sy_etm_fast_renew(struct etm_fast *f,
+		   const struct sy_etm_source *const *src, size_t n);
 
 /* Starts the window @chunks (the caller resets the converter and clears the
  * code cache). */

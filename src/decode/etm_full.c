@@ -103,11 +103,32 @@ static ocsd_datapath_resp_t elem_cb(const void *ctx,
 	return OCSD_RESP_CONT;
 }
 
+/* The decode tree of the @n sources @src (under the OpenCSD lock). */
+static int build_tree(struct etm_full *f,
+		      const struct sy_etm_source *const *src, size_t n)
+{
+	f->dt = sy_etm_ocsd_tree(f->feed.formatted);
+	if (f->dt == C_API_INVALID_TREE_HANDLE)
+		return -SY_E_NOMEM;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char csid = 0;
+
+		if (sy_etm_ocsd_add_decoder(f->dt, src[i], &csid) != OCSD_OK ||
+		    csid != f->cv->src[i].id)
+			return -SY_E_DECODE;
+	}
+	if (ocsd_dt_add_callback_trcid_mem_acc(f->dt, 0, ETM_MEM_TOP,
+					       OCSD_MEM_SPACE_ANY, mem_cb,
+					       f) != OCSD_OK ||
+	    ocsd_dt_set_gen_elem_outfn(f->dt, elem_cb, f) != OCSD_OK)
+		return -SY_E_DECODE;
+	return 0;
+}
+
 int sy_etm_full_init(struct etm_full *f, struct etm_conv *cv,
 		  struct sy_etm_debug *dbg, uint64_t *bytes, int formatted,
 		  const struct sy_etm_source *const *src, size_t n)
 {
-	uint8_t id[ETM_NR_IDS];
 	int err = 0;
 
 	memset(f, 0, sizeof(*f));
@@ -118,30 +139,23 @@ int sy_etm_full_init(struct etm_full *f, struct etm_conv *cv,
 	f->done = 1;
 	f->dt = f->guard.dt = C_API_INVALID_TREE_HANDLE;
 	sy_etm_ocsd_lock();
-	f->dt = sy_etm_ocsd_tree(formatted);
-	if (f->dt == C_API_INVALID_TREE_HANDLE) {
-		err = -SY_E_NOMEM;
-		goto out;
-	}
-	for (size_t i = 0; i < n; i++) {
-		unsigned char csid = 0;
-
-		id[i] = cv->src[i].id;
-		if (sy_etm_ocsd_add_decoder(f->dt, src[i], &csid) != OCSD_OK ||
-		    csid != id[i]) {
-			err = -SY_E_DECODE;
-			goto out;
-		}
-	}
-	if ((err = sy_etm_guard_init(&f->guard, cv, formatted, src)) < 0)
-		goto out;
-	if (ocsd_dt_add_callback_trcid_mem_acc(f->dt, 0, ETM_MEM_TOP,
-					       OCSD_MEM_SPACE_ANY, mem_cb,
-					       f) != OCSD_OK ||
-	    ocsd_dt_set_gen_elem_outfn(f->dt, elem_cb, f) != OCSD_OK)
-		err = -SY_E_DECODE;
-out:
+	if ((err = build_tree(f, src, n)) == 0)
+		err = sy_etm_guard_init(&f->guard, cv, formatted, src);
 	sy_etm_ocsd_unlock();
+	return err;
+}
+
+int sy_etm_full_renew(struct etm_full *f,
+		   const struct sy_etm_source *const *src, size_t n)
+{
+	int err;
+
+	sy_etm_ocsd_lock();
+	sy_etm_ocsd_tree_free(&f->dt);
+	if ((err = build_tree(f, src, n)) == 0)
+		err = sy_etm_guard_renew(&f->guard, src);
+	sy_etm_ocsd_unlock();
+	f->done = 1;
 	return err;
 }
 

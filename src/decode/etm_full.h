@@ -35,6 +35,12 @@ int sy_etm_full_init(struct etm_full *f, struct etm_conv *cv,
 		  struct sy_etm_debug *dbg, uint64_t *bytes, int formatted,
 		  const struct sy_etm_source *const *src, size_t n);
 void sy_etm_full_fini(struct etm_full *f);
+/* Builds both trees anew, for the same sources: OpenCSD keeps state
+ * across OCSD_OP_RESET (etm_walk.c says which), a new tree has none.
+ * Returns 0, -SY_E_NOMEM or -SY_E_DECODE; on failure call
+ * sy_etm_full_fini(). */
+int sy_etm_full_renew(struct etm_full *f,
+		   const struct sy_etm_source *const *src, size_t n);
 
 /* Starts the window @chunks from its first byte.  The converter is reset
  * by the caller. */

@@ -78,9 +78,26 @@ static ocsd_datapath_resp_t pkt_sink(const void *ctx,
 	struct etm_guard_src *s = (struct etm_guard_src *)(uintptr_t)ctx;
 	uint32_t code = OCSD_ERR_BAD_PACKET_SEQ;
 
-	if (op == OCSD_OP_DATA && pkt && verdict(s, idx, pkt, &code))
+	if (op == OCSD_OP_DATA && pkt && verdict(s, idx, pkt, &code)) {
 		add_cut(s->g, s->id, etm_offset_of(s->g->pos, idx), code);
+		/* The scan stops at the first cut (sy_etm_guard_scan). */
+		return OCSD_RESP_WAIT;
+	}
 	return OCSD_RESP_CONT;
+}
+
+/* The packet tree of the sources g->src, configured as @src. */
+static int build_tree(struct etm_guard *g,
+		      const struct sy_etm_source *const *src)
+{
+	g->dt = sy_etm_ocsd_tree(g->formatted);
+	if (g->dt == C_API_INVALID_TREE_HANDLE)
+		return -SY_E_NOMEM;
+	for (size_t i = 0; i < g->nsrc; i++)
+		if (sy_etm_ocsd_add_pkt_proc(g->dt, src[i], g->src[i].id,
+					  pkt_sink, &g->src[i]) != OCSD_OK)
+			return -SY_E_DECODE;
+	return 0;
 }
 
 int sy_etm_guard_init(struct etm_guard *g, struct etm_conv *cv, int formatted,
@@ -89,13 +106,11 @@ int sy_etm_guard_init(struct etm_guard *g, struct etm_conv *cv, int formatted,
 	int err;
 
 	g->dt = C_API_INVALID_TREE_HANDLE;
+	g->formatted = formatted;
 	g->nsrc = 0;
 	memset(&g->blocks, 0, sizeof(g->blocks));
 	g->src = calloc(cv->nsrc ? cv->nsrc : 1, sizeof(*g->src));
 	if (!g->src)
-		return -SY_E_NOMEM;
-	g->dt = sy_etm_ocsd_tree(formatted);
-	if (g->dt == C_API_INVALID_TREE_HANDLE)
 		return -SY_E_NOMEM;
 	for (size_t i = 0; i < cv->nsrc; i++) {
 		struct etm_guard_src *s = &g->src[i];
@@ -106,19 +121,25 @@ int sy_etm_guard_init(struct etm_guard *g, struct etm_conv *cv, int formatted,
 		s->id = cv->src[i].id;
 		sy_etm_ocsd_decoder_cfg(src[i], s->id, &c);
 		sy_etm_walk_cfg_from(&wc, &c);
-		sy_etm_verdict_init(&s->v, wc.max_spec != 0, wc.ret_stack);
+		sy_etm_verdict_init(&s->v, wc.max_spec, wc.ret_stack);
 		s->has_shadow = !wc.max_spec;
 		sy_etm_walk_init(&s->shadow, &cv->src[i], drop, NULL, &g->blocks,
 			      &g->pos, cv->ctxid, &wc);
 		g->nsrc++;
-		if (sy_etm_ocsd_add_pkt_proc(g->dt, src[i], s->id, pkt_sink, s) !=
-		    OCSD_OK)
-			return -SY_E_DECODE;
 		if (s->has_shadow && !g->blocks.v &&
 		    (err = sy_etm_blocks_init(&g->blocks, cv->code)) < 0)
 			return err;
 	}
-	return 0;
+	return build_tree(g, src);
+}
+
+int sy_etm_guard_renew(struct etm_guard *g,
+		    const struct sy_etm_source *const *src)
+{
+	sy_etm_ocsd_tree_free(&g->dt);
+	for (size_t i = 0; i < g->nsrc; i++)
+		sy_etm_walk_renew(&g->src[i].shadow);
+	return build_tree(g, src);
 }
 
 void sy_etm_guard_fini(struct etm_guard *g)
@@ -138,7 +159,7 @@ void sy_etm_guard_reset(struct etm_guard *g, uint64_t pos)
 	for (size_t i = 0; i < g->nsrc; i++) {
 		struct etm_guard_src *s = &g->src[i];
 
-		sy_etm_verdict_init(&s->v, s->v.spec, s->v.rs);
+		sy_etm_verdict_init(&s->v, s->v.max_spec, s->v.rs);
 		sy_etm_walk_op(&s->shadow, OCSD_OP_RESET, 0, NULL);
 	}
 	if (!pos && g->blocks.v)
@@ -147,9 +168,18 @@ void sy_etm_guard_reset(struct etm_guard *g, uint64_t pos)
 	g->ncut = 0;
 }
 
+/* Only the first cut is ever used: the main tree is fed up to it, then
+ * both trees restart after it and the guard, reset, scans again from
+ * there (etm_full.c).  So the scan stops at the first cut, the packet
+ * sink asking OpenCSD to wait, and scans nothing more until that reset:
+ * what it would find is forgotten unused (a window's later cuts cost a
+ * scan of the rest of the window each, quadratic in the cuts of a
+ * damaged window).  g->pos stays where the scan stopped. */
 void sy_etm_guard_scan(struct etm_guard *g, const uint8_t *p, uint32_t n,
 		    uint64_t off)
 {
+	if (g->ncut)
+		return;
 	while (n) {
 		uint32_t used = 0;
 		ocsd_datapath_resp_t r;
@@ -159,6 +189,10 @@ void sy_etm_guard_scan(struct etm_guard *g, const uint8_t *p, uint32_t n,
 					 (ocsd_trc_index_t)off, n, p, &used);
 		if (used > n)
 			used = n;
+		if (g->ncut) {
+			g->pos = off + used;
+			return;
+		}
 		if (OCSD_DATA_RESP_IS_FATAL(r) || !used) {
 			/* The main tree will fail here too or soon after;
 			 * cut so that both restart at the same byte. */

@@ -34,6 +34,7 @@ struct etm_guard_src {
 
 struct etm_guard {
 	dcd_tree_handle_t dt;
+	int formatted;
 	struct etm_guard_src *src;
 	size_t nsrc;
 	struct etm_blocks blocks;	/* the shadow walks' */
@@ -55,6 +56,11 @@ struct etm_guard {
 int sy_etm_guard_init(struct etm_guard *g, struct etm_conv *cv, int formatted,
 		   const struct sy_etm_source *const *src);
 void sy_etm_guard_fini(struct etm_guard *g);
+/* Builds the tree anew and makes the shadow walks as new, for the same
+ * sources (under sy_etm_ocsd_lock(); see sy_etm_full_renew).  Returns 0,
+ * -SY_E_NOMEM or -SY_E_DECODE; on failure call sy_etm_guard_fini(). */
+int sy_etm_guard_renew(struct etm_guard *g,
+		    const struct sy_etm_source *const *src);
 /* Forgets the scan: the guard restarts at window offset @pos. */
 void sy_etm_guard_reset(struct etm_guard *g, uint64_t pos);
 /* Scans the @n bytes at @p, window offset @off (== g->pos). */

@@ -53,6 +53,21 @@
  *    mispredictAtom() still walked a freed element.  Cutting them all
  *    loses nothing a correct trace holds.
  *
+ * 6. On a unit that speculates, a Trace Info whose speculation depth, or
+ *    a Commit or Cancel (format 1) whose count, is more than TRCIDR8.MAXSPEC
+ *    (the most elements that can be speculative at any time, so never
+ *    valid trace).  cancelElements() counts a Cancel down one element at
+ *    a time, past the element stack against the count of speculative
+ *    elements that came before the trace (m_unseen_spec_elem), which a
+ *    new 1.3.3 decoder reads uninitialised (valgrind): a damaged Cancel of
+ *    2,062,937,047 elements took 5 s under ASan, whose fresh memory makes
+ *    that count huge (20 s, libFuzzer's timeout, on a loaded machine;
+ *    found by fuzz_etm_fastpath once it ran 1,000 inputs a second), 1 s
+ *    with glibc's MALLOC_PERTURB_, and its items depended on the heap.
+ *    Bounded by MAXSPEC, a request ends after a few elements whatever that
+ *    count holds; a Commit's count and a Trace Info's depth get the same
+ *    bound.  Case 4 is this rule for Trace Info at MAXSPEC 0.
+ *
  * No option of 1.3.3 turns these paths off, so the decoder must never see
  * such a packet.  On a unit that does not speculate the rules cut only
  * packets that are never valid (cases 4 and 5).  On one that speculates
@@ -115,6 +130,24 @@ static int verdict_plain(const ocsd_etmv4_i_pkt *k)
 	       is_mispredict(t);
 }
 
+/* Case 6: more elements speculative, committed or cancelled at once than
+ * the unit can hold (TRCIDR8.MAXSPEC). */
+static int over_max_spec(const struct etm_verdict *g,
+			 const ocsd_etmv4_i_pkt *k)
+{
+	switch ((int)k->type) {
+	case ETM4_PKT_I_TRACE_INFO:
+		return k->curr_spec_depth > g->max_spec;
+	case ETM4_PKT_I_COMMIT:
+		return k->commit_elements > g->max_spec;
+	case ETM4_PKT_I_CANCEL_F1:
+	case ETM4_PKT_I_CANCEL_F1_MISPRED:
+		return k->cancel_elements > g->max_spec;
+	default:
+		return 0;
+	}
+}
+
 /* A unit that speculates: elements stay on the stack across atoms, but
  * mispredictAtom() only walks the elements newer than the newest atom,
  * and erasing the newest one is safe; it crashes on an address element
@@ -123,6 +156,8 @@ static int verdict_spec(struct etm_verdict *g, const ocsd_etmv4_i_pkt *k)
 {
 	int t = (int)k->type;
 
+	if (over_max_spec(g, k))
+		return 1;	/* case 6 */
 	if (t == ETM4_PKT_I_EXCEPT)
 		g->after_exc = 1;
 	else if (is_addr(t) || is_src_addr(t))
@@ -170,10 +205,11 @@ static int verdict_spec(struct etm_verdict *g, const ocsd_etmv4_i_pkt *k)
 	return 0;
 }
 
-void sy_etm_verdict_init(struct etm_verdict *v, int spec, int rs)
+void sy_etm_verdict_init(struct etm_verdict *v, uint32_t max_spec, int rs)
 {
 	memset(v, 0, sizeof(*v));
-	v->spec = spec != 0;
+	v->max_spec = max_spec;
+	v->spec = max_spec != 0;
 	v->rs = rs != 0;
 }
 

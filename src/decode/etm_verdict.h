@@ -13,7 +13,8 @@
 
 /* What the verdicts know of one source's element stack. */
 struct etm_verdict {
-	uint8_t spec;		/* the trace unit speculates (TRCIDR8.MAXSPEC) */
+	uint32_t max_spec;	/* TRCIDR8.MAXSPEC */
+	uint8_t spec;		/* the trace unit speculates (MAXSPEC > 0) */
 	uint8_t rs;		/* the return stack is on (TRCCONFIGR.RS) */
 	uint8_t after_exc;	/* speculating unit: an exception waits for
 				 * its address */
@@ -23,9 +24,9 @@ struct etm_verdict {
 	uint8_t rs_risk;	/* a return stack pop may be pending */
 };
 
-/* For a source that speculates (@spec) and has its return stack on (@rs);
- * also the reset. */
-void sy_etm_verdict_init(struct etm_verdict *v, int spec, int rs);
+/* For a source that speculates up to @max_spec elements (TRCIDR8.MAXSPEC)
+ * and has its return stack on (@rs); also the reset. */
+void sy_etm_verdict_init(struct etm_verdict *v, uint32_t max_spec, int rs);
 
 /* 1 when OpenCSD 1.3.3 must not see packet @k, the next of the source.
  * Call for every packet (it follows the element stack). */

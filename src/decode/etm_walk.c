@@ -842,7 +842,7 @@ enum etm_why sy_etm_walk_op(struct etm_walk *w, ocsd_datapath_op_t op,
 		w->mark.open = 0;
 		w->packets = 0;
 		w->disagree = 0;
-		sy_etm_verdict_init(&w->verdict, w->cfg.max_spec != 0,
+		sy_etm_verdict_init(&w->verdict, w->cfg.max_spec,
 				 w->cfg.ret_stack);
 		return ETM_WHY_NONE;
 	}
@@ -885,11 +885,28 @@ int sy_etm_walk_init(struct etm_walk *w, struct etm_src *src,
 	w->ctxid = ctxid;
 	w->cfg = *cfg;
 	w->unsync = UNSYNC_INIT_DECODER;
-	sy_etm_verdict_init(&w->verdict, cfg->max_spec != 0, cfg->ret_stack);
+	sy_etm_verdict_init(&w->verdict, cfg->max_spec, cfg->ret_stack);
 	sy_etm_agree_init(&w->agree, cfg->max_spec, cfg->ret_stack,
 			  cfg->branch_broadcast);
 	reset_decoder(w);
 	return 0;
+}
+
+void sy_etm_walk_renew(struct etm_walk *w)
+{
+	struct etm_walk was = *w;
+
+	sy_etm_walk_init(w, was.src, was.emit, was.emit_ctx, was.blocks,
+		      was.pos, was.ctxid, &was.cfg);
+	/* the stacks' storage, empty (p0_n and nout are 0) */
+	w->p0 = was.p0;
+	w->p0_cap = was.p0_cap;
+	w->out = was.out;
+	w->out_idx = was.out_idx;
+	w->out_cap = was.out_cap;
+	w->runs = was.runs;
+	w->direct = was.direct;
+	w->fast = was.fast;
 }
 
 void sy_etm_walk_shortcuts(struct etm_walk *w, struct etm_runs *runs,

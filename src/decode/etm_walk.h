@@ -153,6 +153,10 @@ int sy_etm_walk_init(struct etm_walk *w, struct etm_src *src,
 		  struct etm_blocks *blocks, const uint64_t *pos,
 		  const uint32_t *ctxid, const struct etm_walk_cfg *cfg);
 void sy_etm_walk_fini(struct etm_walk *w);
+/* @w as sy_etm_walk_init() made it, with its shortcuts, keeping its
+ * buffers: the history a reset keeps (the instruction address, the return
+ * stack, the elements' context) is forgotten too. */
+void sy_etm_walk_renew(struct etm_walk *w);
 
 /* The fast path's two shortcuts (etm_walk.c): atom runs from @runs (shared
  * by the walks of one decoder), and ranges converted as they are walked

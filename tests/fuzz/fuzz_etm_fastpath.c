@@ -7,16 +7,18 @@
  * before (the address its last window ended at, the context of its last
  * elements), and the fast path's full decoder has decoded other windows
  * than the other one; after a fallback both decoders of the configuration
- * are made anew so that their histories stay the same.  Anything else
- * traps.
+ * are renewed (sy_etm_renew: as new, OpenCSD's trees built again) so that
+ * their histories stay the same.  Anything else traps.
  *
- * The decoders made anew after a fallback outlive the input: libFuzzer's
- * per-input leak check would take each such input for a leak and scan the
- * whole heap (four fifths of this target's time), so tests/fuzz/run
- * checks its leaks at exit instead (SY_FUZZ_LEAKS_AT_EXIT).  Freeing only
- * the full decoder after a fallback is not enough: run at that speed,
- * the target traps within 30 s (the fast path's OpenCSD tree keeps
- * history too).
+ * A renewed decoder's new OpenCSD trees outlive the input: libFuzzer's
+ * per-input leak check would take each such input for a leak (OpenCSD
+ * leaks 32 bytes per tree) and scan the whole heap, so tests/fuzz/run
+ * checks its leaks at exit instead (SY_FUZZ_LEAKS_AT_EXIT).  Renewing
+ * only the full decoder after a fallback is not enough: run at that
+ * speed, the target traps within 30 s (the fast path's OpenCSD tree keeps
+ * history too).  Renewing rather than making the decoders anew keeps
+ * their caches: new ones cost more than most inputs (memset and page
+ * faults of their block caches under ASan).
  *
  * Byte 0 picks the configuration (decoders are kept per configuration, as
  * in fuzz_etm_decode.c: OpenCSD leaks 32 bytes per tree):
@@ -166,13 +168,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		 * decoders: OpenCSD's full decoder, reset with OCSD_OP_RESET
 		 * after a window the fast path gave up on, can decode the next
 		 * window otherwise than a new one (kept, this target traps
-		 * within a minute); freeing only one of the two does not help
-		 * (see the top).  Rebuilding costs the rest of this target's
-		 * time. */
-		for (int k = 0; k < 2; k++) {
-			sy_decoder_free(pair[k]);
-			pair[k] = NULL;
-		}
+		 * within a minute); renewing only one of the two does not
+		 * help (see the top). */
+		for (int k = 0; k < 2; k++)
+			if (sy_etm_renew(pair[k]) < 0)
+				abort();
 	} else {
 		if (got[0].n != got[1].n || sa->bytes != sb->bytes)
 			__builtin_trap();	/* one stream is longer */

@@ -2888,6 +2888,82 @@ Test(etm_bad, trace_info_spec_depth_without_speculation)
 	free(buf);
 }
 
+/* A unit that speculates at most 4 elements (TRCIDR8.MAXSPEC 4): a Trace
+ * Info of depth 5, a Commit or a Cancel of 2,062,937,047 elements (the
+ * count fuzz_etm_fastpath found) is never valid trace and is kept from
+ * OpenCSD (etm_verdict.c, case 6): an ERROR(BAD_PACKET_SEQ) at the packet.
+ * 1.3.3 counted such a Cancel down one element at a time against a count
+ * it never initialised: 1 s with glibc's MALLOC_PERTURB_, 5 s under ASan,
+ * and the items depended on the heap.  Depth 4 is valid: no error.  Both
+ * decoders, whole and a byte at a time. */
+Test(etm_bad, speculation_beyond_maxspec)
+{
+	/* A-Sync, Trace Info without sections, then the packet */
+	static const uint8_t sync[] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+					0x80, 0x01, 0x00 };
+	static const struct {
+		uint8_t pkt[8];
+		size_t len;
+		uint64_t at;	/* window offset of the bad packet */
+	} w[] = {
+		/* Cancel format 1 (0x2e), the count in 7-bit groups */
+		{ { 0x2e, 0xd7, 0xd7, 0xd7, 0xd7, 0x07 }, 6, 14 },
+		/* Commit (0x2d) */
+		{ { 0x2d, 0xd7, 0xd7, 0xd7, 0xd7, 0x07 }, 6, 14 },
+		/* a second Trace Info, its SPEC section only (0x04): 5 */
+		{ { 0x01, 0x04, 0x05 }, 3, 14 },
+		/* ... 4, the most the unit holds: valid */
+		{ { 0x01, 0x04, 0x04 }, 3, UINT64_MAX },
+	};
+	struct sy_etm_source src;
+	struct sy_dec_params p;
+
+	memset(&src, 0, sizeof(src));
+	src.trace_id = 0x10;
+	src.trcidr0 = 0x28000ea1;
+	src.trcidr1 = 0x4100f443;
+	src.trcidr2 = 0x488;
+	src.trcidr8 = 4;
+	memset(&p, 0, sizeof(p));
+	p.kind = SY_TRACE_ETM;
+	p.read_mem = no_mem;
+	p.u.etm.sources = &src;
+	p.u.etm.nr_sources = 1;
+	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++) {
+		uint8_t buf[sizeof(sync) + 8];
+		size_t len = sizeof(sync) + w[i].len;
+
+		memcpy(buf, sync, sizeof(sync));
+		memcpy(buf + sizeof(sync), w[i].pkt, w[i].len);
+		for (int k = 0; k < 2; k++) {
+			struct run_opts o = { 0 };
+			struct items got;
+			size_t cut = 0;
+
+			o.chunk = k;	/* 0: whole, 1: a byte at a time */
+			run_decoder(&p, buf, len, &o, &got, NULL);
+			for (size_t j = 0; j < got.n; j++) {
+				const struct sy_dec_item *it = &got.v[j];
+
+				cr_assert(it->kind == SY_DEC_ERROR,
+					  "window %zu: item %zu is a %s", i, j,
+					  sy_dec_kind_name(it->kind));
+				cut += it->code == OCSD_ERR_BAD_PACKET_SEQ &&
+				       it->offset == w[i].at;
+			}
+			if (w[i].at == UINT64_MAX)
+				cr_assert_eq(got.n, 0u, "window %zu: %zu items",
+					     i, got.n);
+			else
+				cr_assert_eq(cut, 1u,
+					     "window %zu: %zu items, no cut "
+					     "at %" PRIu64,
+					     i, got.n, w[i].at);
+			items_free(&got);
+		}
+	}
+}
+
 /* An ETE unit that does not speculate, and a Cancel packet after an
  * address and atoms at the end of the data: OpenCSD 1.3.3's
  * mispredictAtom() dereferenced a freed element (etm_verdict.c, case 5:
