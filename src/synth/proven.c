@@ -140,6 +140,9 @@ void sy_proven_put(struct sy_proven *p, const struct sy_br *br, unsigned n,
 	s->n = (uint8_t)n;
 	s->nctx = (uint8_t)nctx;
 	s->nflow = (uint8_t)nflow;
-	memcpy(s->flow, flow, nflow);
-	memcpy(s->land, land, n);
+	/* (memcpy's pointers must be valid even for no bytes) */
+	if (nflow)
+		memcpy(s->flow, flow, nflow);
+	if (n)
+		memcpy(s->land, land, n);
 }
