@@ -27,6 +27,7 @@
  * model.
  */
 #include "etm_agree.h"
+#include "etm_pkt.h"
 
 void sy_etm_agree_reset(struct etm_agree *a)
 {
@@ -42,33 +43,6 @@ void sy_etm_agree_init(struct etm_agree *a, uint32_t max_spec, int ret_stack,
 {
 	a->off = max_spec || ret_stack || branch_broadcast;
 	sy_etm_agree_reset(a);
-}
-
-static int is_addr(int t)
-{
-	switch (t) {
-	case ETM4_PKT_I_ADDR_CTXT_L_64IS0: case ETM4_PKT_I_ADDR_CTXT_L_64IS1:
-	case ETM4_PKT_I_ADDR_CTXT_L_32IS0: case ETM4_PKT_I_ADDR_CTXT_L_32IS1:
-	case ETM4_PKT_I_ADDR_MATCH:
-	case ETM4_PKT_I_ADDR_L_32IS0: case ETM4_PKT_I_ADDR_L_32IS1:
-	case ETM4_PKT_I_ADDR_L_64IS0: case ETM4_PKT_I_ADDR_L_64IS1:
-	case ETM4_PKT_I_ADDR_S_IS0: case ETM4_PKT_I_ADDR_S_IS1:
-		return 1;
-	default:
-		return 0;
-	}
-}
-
-static int is_atom(int t)
-{
-	switch (t) {
-	case ETM4_PKT_I_ATOM_F1: case ETM4_PKT_I_ATOM_F2:
-	case ETM4_PKT_I_ATOM_F3: case ETM4_PKT_I_ATOM_F4:
-	case ETM4_PKT_I_ATOM_F5: case ETM4_PKT_I_ATOM_F6:
-		return 1;
-	default:
-		return 0;
-	}
 }
 
 static enum etm_disagree address(struct etm_agree *a, uint64_t val, int on,
@@ -125,9 +99,9 @@ enum etm_disagree sy_etm_agree_packet(struct etm_agree *a,
 	int t = (int)k->type, on = follows && !a->off && !a->off_sync;
 	enum etm_disagree d = ETM_AGREE_OK;
 
-	if (is_addr(t))
+	if (etm_pkt_is_addr(t))
 		return address(a, k->v_addr.val, on, addr, need_addr);
-	if (is_atom(t)) {
+	if (etm_pkt_is_atom(t)) {
 		if (on && a->ind_wait && !a->addr_seen && !a->may_addr)
 			d = ETM_AGREE_ATOM;
 		/* these atoms are committed now (no speculation) */

@@ -80,31 +80,8 @@
  */
 #include <string.h>
 
+#include "etm_pkt.h"
 #include "etm_verdict.h"
-
-static int is_atom(int t)
-{
-	return t == ETM4_PKT_I_ATOM_F1 || t == ETM4_PKT_I_ATOM_F2 ||
-	       t == ETM4_PKT_I_ATOM_F3 || t == ETM4_PKT_I_ATOM_F4 ||
-	       t == ETM4_PKT_I_ATOM_F5 || t == ETM4_PKT_I_ATOM_F6;
-}
-
-/* Packets that push an address element (ETMv4 addresses, with or without
- * context; ETE source addresses push another kind). */
-static int is_addr(int t)
-{
-	switch (t) {
-	case ETM4_PKT_I_ADDR_CTXT_L_32IS0: case ETM4_PKT_I_ADDR_CTXT_L_32IS1:
-	case ETM4_PKT_I_ADDR_CTXT_L_64IS0: case ETM4_PKT_I_ADDR_CTXT_L_64IS1:
-	case ETM4_PKT_I_ADDR_MATCH: case ETM4_PKT_I_ADDR_S_IS0:
-	case ETM4_PKT_I_ADDR_S_IS1: case ETM4_PKT_I_ADDR_L_32IS0:
-	case ETM4_PKT_I_ADDR_L_32IS1: case ETM4_PKT_I_ADDR_L_64IS0:
-	case ETM4_PKT_I_ADDR_L_64IS1:
-		return 1;
-	default:
-		return 0;
-	}
-}
 
 static int is_src_addr(int t)
 {
@@ -160,7 +137,7 @@ static int verdict_spec(struct etm_verdict *g, const ocsd_etmv4_i_pkt *k)
 		return 1;	/* case 6 */
 	if (t == ETM4_PKT_I_EXCEPT)
 		g->after_exc = 1;
-	else if (is_addr(t) || is_src_addr(t))
+	else if (etm_pkt_is_addr(t) || is_src_addr(t))
 		g->after_exc = 0;
 	if (t == ETM4_PKT_I_COMMIT && g->after_exc) {
 		g->after_exc = 0;
@@ -193,9 +170,9 @@ static int verdict_spec(struct etm_verdict *g, const ocsd_etmv4_i_pkt *k)
 		g->addr_seen = g->addr_buried = 0;	/* the stack empties */
 		break;
 	default:
-		if (is_atom(t)) {
+		if (etm_pkt_is_atom(t)) {
 			g->addr_seen = g->addr_buried = 0;
-		} else if (is_addr(t)) {
+		} else if (etm_pkt_is_addr(t)) {
 			g->addr_seen = 1;
 		} else if (g->addr_seen) {
 			g->addr_buried = 1;
@@ -230,7 +207,7 @@ int sy_etm_verdict_rs(struct etm_verdict *v, const ocsd_etmv4_i_pkt *k)
 		v->rs_risk = 0;
 		return risk;
 	}
-	if (is_atom(t)) {
+	if (etm_pkt_is_atom(t)) {
 		/* A pop is left pending by a taken indirect branch: the
 		 * newest atom when the atoms commit in order; a speculating
 		 * unit may cancel or mispredict them later. */
@@ -240,7 +217,7 @@ int sy_etm_verdict_rs(struct etm_verdict *v, const ocsd_etmv4_i_pkt *k)
 	} else if (is_src_addr(t) || is_mispredict(t) ||
 		   t == ETM4_PKT_I_CANCEL_F1) {
 		v->rs_risk = 1;
-	} else if (is_addr(t) || t == ETM4_PKT_I_TRACE_ON) {
+	} else if (etm_pkt_is_addr(t) || t == ETM4_PKT_I_TRACE_ON) {
 		/* committed before the exception: an address takes the
 		 * pop's place, Trace On empties the return stack */
 		v->rs_risk = 0;
