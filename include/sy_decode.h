@@ -73,6 +73,11 @@ enum sy_dec_kind {
 	 * by one.  An item per branch was a third of the ETM fast path's
 	 * time on dense trace. */
 	SY_DEC_BRANCHES,
+	/* Processor cycles counted since the previous count, in @code: a
+	 * cycle-accurate ETM trace unit's (TRCCONFIGR.CCI) Cycle Count
+	 * packets, and the count its Timestamp packets carry (after the
+	 * TIME item).  A window's sum is its length in cycles. */
+	SY_DEC_CYCLES,
 };
 
 enum sy_stop_reason {

@@ -234,6 +234,7 @@ const char *sy_dec_kind_name(enum sy_dec_kind kind)
 	case SY_DEC_TIME: return "time";
 	case SY_DEC_CONTEXT: return "context";
 	case SY_DEC_BRANCHES: return "branches";
+	case SY_DEC_CYCLES: return "cycles";
 	default: return "?";
 	}
 }

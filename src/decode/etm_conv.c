@@ -122,6 +122,8 @@ void sy_etm_elem_from_ocsd(struct etm_elem *out, const ocsd_generic_trace_elem *
 		out->reason = 0;
 		break;
 	}
+	out->has_cc = (uint8_t)in->has_cc;
+	out->cc = in->has_cc ? in->cycle_count : 0;
 	out->ninsn = in->num_instr_range;
 	out->exc = in->exception_number;
 	out->context_id = in->context.context_id;
@@ -640,6 +642,18 @@ static void conv_trace_on(struct etm_conv *cv, struct etm_src *s, uint64_t off,
 	s->nacc_reported = 0;
 }
 
+/* CYCLES: held back as TIME is, so that a count follows the flow it
+ * came after. */
+static void conv_cycles(struct etm_conv *cv, struct etm_src *s, uint64_t off,
+			uint32_t cc)
+{
+	struct sy_dec_item it;
+
+	item_init(&it, SY_DEC_CYCLES, off);
+	it.code = cc;
+	emit_side(cv, s, &it);
+}
+
 static void conv_nacc(struct etm_conv *cv, struct etm_src *s, uint64_t off,
 		      const struct etm_elem *el)
 {
@@ -689,6 +703,12 @@ void sy_etm_conv_elem(struct etm_conv *cv, struct etm_src *s, uint64_t off,
 		item_init(&it, SY_DEC_TIME, off);
 		it.time = el->timestamp;
 		emit_side(cv, s, &it);
+		if (el->has_cc)
+			conv_cycles(cv, s, off, el->cc);
+		break;
+	case OCSD_GEN_TRC_ELEM_CYCLE_COUNT:
+		if (el->has_cc)
+			conv_cycles(cv, s, off, el->cc);
 		break;
 	case OCSD_GEN_TRC_ELEM_TRACE_ON:
 		conv_trace_on(cv, s, off, el);

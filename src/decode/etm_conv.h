@@ -34,6 +34,8 @@ struct etm_elem {
 	uint32_t context_id, vmid;
 	uint64_t st, en;	/* range [st, en), NACC address in st */
 	uint64_t timestamp;
+	uint32_t cc;		/* CYCLE_COUNT, TIMESTAMP: cycles counted */
+	uint8_t has_cc;		/* ... when it says */
 };
 
 /* Flow state of one trace source (one trace ID). */

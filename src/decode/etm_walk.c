@@ -188,8 +188,8 @@ static enum etm_why out_context(struct etm_walk *w, const struct etm_p0 *c,
 	return ETM_WHY_NONE;
 }
 
-/* processTS_CC_EventElem() and processMarkerElem(): only timestamps
- * become items (cycle counts, events and markers are ignored). */
+/* processTS_CC_EventElem() and processMarkerElem(): timestamps and cycle
+ * counts become items (events and markers are ignored). */
 static enum etm_why out_side(struct etm_walk *w, const struct etm_p0 *p)
 {
 	struct etm_elem *e;
@@ -199,12 +199,24 @@ static enum etm_why out_side(struct etm_walk *w, const struct etm_p0 *p)
 			w->ts_marker_seen = 1;
 		return ETM_WHY_NONE;
 	}
+	if (p->kind == P0_CC) {
+		e = out_add(w, OCSD_GEN_TRC_ELEM_CYCLE_COUNT, p->idx);
+		if (!e)
+			return ETM_WHY_NOMEM;
+		e->cc = (uint32_t)p->val;
+		e->has_cc = 1;
+		return ETM_WHY_NONE;
+	}
 	if (p->kind != P0_TS || (w->cfg.ts_marker && !w->ts_marker_seen))
 		return ETM_WHY_NONE;
 	e = out_add(w, OCSD_GEN_TRC_ELEM_TIMESTAMP, p->idx);
 	if (!e)
 		return ETM_WHY_NOMEM;
 	e->timestamp = p->val;
+	if (w->cfg.cci) {
+		e->cc = p->bits;
+		e->has_cc = 1;
+	}
 	return ETM_WHY_NONE;
 }
 
@@ -643,11 +655,15 @@ static enum etm_why stack_packet(struct etm_walk *w,
 		return push_param(w, P0_EVENT, k->event_val);
 	case ETM4_PKT_I_CCNT_F1: case ETM4_PKT_I_CCNT_F2:
 	case ETM4_PKT_I_CCNT_F3:
-		return push_param(w, P0_CC, 0);
+		return push_param(w, P0_CC, k->cycle_count);
 	case ETM4_PKT_I_TIMESTAMP:
-		return push_param(w, P0_TS,
-				  k->pkt_valid.bits.ts_valid ? k->ts.timestamp
-							     : 0);
+		if (!(p = p0_push(w, P0_TS)))
+			return ETM_WHY_NOMEM;
+		p->val = k->pkt_valid.bits.ts_valid ? k->ts.timestamp : 0;
+		/* P0_TS_CC: a cycle-accurate unit's timestamp carries the
+		 * packet's count */
+		p->bits = w->cfg.cci ? k->cycle_count : 0;
+		return ETM_WHY_NONE;
 	case ETE_PKT_I_TS_MARKER:
 		return push_param(w, P0_MARKER, 0);
 	case ETE_PKT_I_TRANS_ST:

@@ -49,6 +49,8 @@ struct etm_walk_cfg {
 	uint8_t branch_broadcast; /* TRCCONFIGR.BB */
 	uint8_t wfi_wfe;	/* WFI / WFE are waypoints */
 	uint8_t comm_trans_p0;	/* TSTART is a P0 element (TRCIDR0.COMMTRANS) */
+	uint8_t cci;		/* TRCCONFIGR.CCI: cycle counts, and in
+				 * timestamps too (OpenCSD's P0_TS_CC) */
 };
 
 /* Reads @c (an ETE source's as sy_etm_ocsd_decoder_cfg gives it) as
@@ -61,9 +63,10 @@ struct etm_p0 {
 	uint8_t is;		/* ADDR: instruction set bit; CTXT: IS */
 	uint8_t prev_same;	/* EXCEP: address is the previous target */
 	uint8_t natoms;		/* ATOM: atoms left */
-	uint32_t bits;		/* ATOM: E bits, oldest first; EXCEP: number */
+	uint32_t bits;		/* ATOM: E bits, oldest first; EXCEP: number;
+				 * TS: its cycle count (cfg.cci) */
 	uint32_t idx;		/* index of the packet that made it */
-	uint64_t val;		/* ADDR: address; TS: timestamp */
+	uint64_t val;		/* ADDR: address; TS: timestamp; CC: count */
 	etmv4_context_t ctxt;	/* CTXT */
 };
 

@@ -58,6 +58,7 @@ void sy_etm_walk_cfg_from(struct etm_walk_cfg *cfg, const ocsd_etmv4_cfg *c)
 	cfg->branch_broadcast = (c->reg_configr & (1u << 3)) != 0;
 	cfg->wfi_wfe = (c->reg_idr2 & 0x80000000u) && full >= 0x43;
 	cfg->comm_trans_p0 = (c->reg_idr0 & 0x40000000u) == 0;
+	cfg->cci = (c->reg_configr & (1u << 4)) != 0;
 }
 
 /* ---- the return stack ---- */

@@ -122,6 +122,8 @@ struct expect {
 	size_t nt, capt;
 	uint32_t *ctx;
 	size_t nc, capc;
+	uint32_t *cyc;		/* CYCLES items' counts, in order */
+	size_t ncy, capcy;
 };
 
 static void x_flow(struct expect *x, const struct flow *f)
@@ -154,11 +156,22 @@ static void x_ctx(struct expect *x, uint32_t c)
 	x->ctx[x->nc++] = c;
 }
 
+static void x_cyc(struct expect *x, uint32_t c)
+{
+	if (x->ncy == x->capcy) {
+		x->capcy = x->capcy ? 2 * x->capcy : 64;
+		x->cyc = realloc(x->cyc, x->capcy * sizeof(*x->cyc));
+		cr_assert_not_null(x->cyc);
+	}
+	x->cyc[x->ncy++] = c;
+}
+
 static void x_free(struct expect *x)
 {
 	free(x->f);
 	free(x->time);
 	free(x->ctx);
+	free(x->cyc);
 	memset(x, 0, sizeof(*x));
 }
 
@@ -180,6 +193,9 @@ static void to_expect(const struct items *l, struct expect *x)
 			continue;
 		case SY_DEC_CONTEXT:
 			x_ctx(x, it->code);
+			continue;
+		case SY_DEC_CYCLES:
+			x_cyc(x, it->code);
 			continue;
 		default:
 			break;
@@ -253,6 +269,17 @@ static int x_equal(const struct expect *got, const struct expect *want,
 		if (got->time[i] != want->time[i]) {
 			snprintf(why, wlen, "TIME %zu: 0x%" PRIx64 " want 0x%"
 				 PRIx64, i, got->time[i], want->time[i]);
+			return 0;
+		}
+	if (got->ncy != want->ncy) {
+		snprintf(why, wlen, "%zu CYCLES items, want %zu", got->ncy,
+			 want->ncy);
+		return 0;
+	}
+	for (size_t i = 0; i < got->ncy; i++)
+		if (got->cyc[i] != want->cyc[i]) {
+			snprintf(why, wlen, "CYCLES %zu: %u want %u", i,
+				 got->cyc[i], want->cyc[i]);
 			return 0;
 		}
 	if (got->nc != want->nc) {
@@ -377,7 +404,8 @@ static void decode_once(const struct sy_dec_params *p, const uint8_t *buf,
 	cr_assert_eq(sy_decoder_reset(d, ch, nch, o ? o->report_from : 0), 0);
 	while ((err = sy_decoder_next(d, &it)) == 0) {
 		cr_assert_lt(out->n, limit, "decoder does not stop");
-		cr_assert(it.kind >= SY_DEC_BRANCH && it.kind <= SY_DEC_CONTEXT,
+		cr_assert((it.kind >= SY_DEC_BRANCH &&
+			   it.kind <= SY_DEC_CONTEXT) || it.kind == SY_DEC_CYCLES,
 			  "bad item kind %u", it.kind);
 		cr_assert_leq(it.offset, len, "item offset %" PRIu64
 			      " beyond the window (%zu)", it.offset, len);
@@ -2230,6 +2258,69 @@ Test(etm_bad, packet_order_against_the_code, .timeout = 120)
 	fx_truth_fini(&t);
 }
 
+/* Cycle-accurate windows (TRCCONFIGR.CCI) of the fixture program, with
+ * timestamps, syscalls and periodic syncs: both decoders hand out the same
+ * items (run_decoder), the fast path without giving the window up, and
+ * their CYCLES items add up to the window's cycles: fx_etm counts
+ * cycles_per_insn for every traced instruction and all of it before the
+ * pause's IRQ, in Cycle Count packets and in the Timestamp packets' counts
+ * (test_fx_etm proves the encoding with trc_pkt_lister). */
+Test(etm_decode, cycle_accurate_counts, .timeout = 120)
+{
+	static const uint64_t cpi[] = { 1, 3, 2500 };
+	struct fx_truth t;
+	struct tmem mem = { 0 };
+	const size_t first = 3000, n = 1500;
+	size_t windows = 0, counts = 0;
+
+	load_truth(&t, "branchy-aarch64");
+	mem.t = &t;
+	for (int arch = FX_ETM_V4; arch <= FX_ETM_ETE; arch++)
+		for (size_t c = 0; c < 3; c++)
+			for (unsigned sync = 0; sync <= 7; sync += 7) {
+				struct fx_etm_config cfg;
+				struct fx_etm_window w;
+				struct sy_dec_params p;
+				struct sy_etm_debug g;
+				struct items got;
+				struct tsrc src;
+				uint64_t sum = 0;
+
+				fx_etm_config_init(&cfg);
+				cfg.arch = (enum fx_etm_arch)arch;
+				cfg.timestamps = 1;
+				cfg.context_id = 1;
+				cfg.cycle_accurate = 1;
+				fx_etm_window_init(&w);
+				w.end = FX_ETM_END_EXCEPTION;
+				w.end_ip = t.insns[first + n - 1].next;
+				w.cycles_per_insn = cpi[c];
+				w.ts0 = 1000;
+				w.resync_period = sync;
+				tsrc_init(&src, &cfg);
+				tsrc_window(&src, t.insns + first, n, &w);
+				params_init(&p, &mem, &src.s, 1, 0, 0);
+				run_decoder(&p, src.enc.out.data,
+					    src.enc.out.len, NULL, &got, &g);
+				cr_assert_eq(g.fallbacks, 0, "the walk gave up");
+				for (size_t k = 0; k < got.n; k++)
+					if (got.v[k].kind == SY_DEC_CYCLES) {
+						sum += got.v[k].code;
+						counts++;
+					}
+				cr_assert_eq(sum, n * cpi[c], "cpi %" PRIu64
+					     " sync %u: %" PRIu64 " cycles, "
+					     "want %" PRIu64, cpi[c], sync,
+					     sum, (uint64_t)(n * cpi[c]));
+				windows++;
+				items_free(&got);
+				tsrc_fini(&src);
+			}
+	cr_assert_eq(windows, 12);
+	cr_assert_gt(counts, windows * 20);
+	fx_truth_fini(&t);
+}
+
 /* One decoder per thread, several threads: OpenCSD 1.3.3's process-wide
  * state (tree list, error logger) must not be corrupted by concurrent
  * allocation, decoding of bad trace and freeing (src/decode/etm.c,
@@ -3275,14 +3366,14 @@ Test(etm_bad, bit_flips)
 
 enum lkind {
 	L_RANGE, L_EXC, L_TS, L_CTX, L_TRACE_ON, L_NO_SYNC, L_NACC, L_EOT,
-	L_OTHER,
+	L_CC, L_OTHER,
 };
 
 struct lel {
 	uint8_t kind, id;
 	uint8_t exec, dir, ind, link, ret, eret, cond, a64, br_tgt;
-	uint8_t has_ret, ctx_valid, ovf, bad;
-	uint32_t num, sz, exc, ctx;
+	uint8_t has_ret, ctx_valid, ovf, bad, has_cc;
+	uint32_t num, sz, exc, ctx, cc;
 	uint64_t st, en, addr, ts;
 };
 
@@ -3341,6 +3432,17 @@ static void lel_parse(const char *line, size_t len, struct llist *l)
 		q = strstr(p, "TS=0x");
 		cr_assert_not_null(q);
 		e.ts = strtoull(q + 5, NULL, 16);
+		q = strstr(p, "CC=");
+		if (q) {
+			e.has_cc = 1;
+			e.cc = (uint32_t)strtoul(q + 3, NULL, 10);
+		}
+	} else if (!strncmp(p, "CYCLE_COUNT(", 12)) {
+		e.kind = L_CC;
+		q = strstr(p, "[CC=");
+		cr_assert_not_null(q, "%s", buf);
+		e.has_cc = 1;
+		e.cc = (uint32_t)strtoul(q + 4, NULL, 10);
 	} else if (!strncmp(p, "PE_CONTEXT(", 11)) {
 		e.kind = L_CTX;
 		q = strstr(p, "CTXTID=0x");
@@ -3566,6 +3668,11 @@ static void listing_expect(const struct llist *l, uint8_t id, struct sy_snap *me
 			break;
 		case L_TS:
 			x_time(x, e->ts);
+			if (e->has_cc)
+				x_cyc(x, e->cc);
+			break;
+		case L_CC:
+			x_cyc(x, e->cc);
 			break;
 		case L_TRACE_ON:
 			if (e->ovf) {

@@ -450,6 +450,7 @@ enum pk {
 struct dec {
 	struct evlist ev[MAX_ID];	/* generic elements per trace ID */
 	uint32_t pk[MAX_ID][PK_NR];
+	uint64_t cycles[MAX_ID];	/* cycle counts (cycle-accurate) */
 	int fatal;
 };
 
@@ -542,6 +543,12 @@ static ocsd_datapath_resp_t elem_cb(const void *ctx,
 		break;
 	case OCSD_GEN_TRC_ELEM_TIMESTAMP:
 		ev_push(l, EV_TS, el->timestamp, 0, 0, 0);
+		if (el->has_cc)
+			d->cycles[id] += el->cycle_count;
+		break;
+	case OCSD_GEN_TRC_ELEM_CYCLE_COUNT:
+		/* summed apart: the models know no cycles */
+		d->cycles[id] += el->cycle_count;
 		break;
 	case OCSD_GEN_TRC_ELEM_PE_CONTEXT:
 		ev_push(l, EV_CTX, el->context.context_id, 0, 0,
@@ -2413,6 +2420,89 @@ Test(fx_snapshot, lister_raw, .init = snap_setup, .fini = snap_teardown)
 		dec_free(&d);
 		src_fini(&s);
 		run_free(&r);
+	}
+}
+
+/* The lister's cycle counts (CYCLE_COUNT elements and the counts of
+ * TIMESTAMP elements) summed. */
+static uint64_t lister_cycles(const char *out)
+{
+	uint64_t sum = 0;
+	const char *p;
+
+	for (p = strstr(out, "OCSD_GEN_TRC_ELEM_CYCLE_COUNT("); p;
+	     p = strstr(p + 1, "OCSD_GEN_TRC_ELEM_CYCLE_COUNT(")) {
+		const char *q = strstr(p, "[CC=");
+
+		cr_assert_not_null(q);
+		sum += strtoull(q + 4, NULL, 10);
+	}
+	for (p = strstr(out, "OCSD_GEN_TRC_ELEM_TIMESTAMP("); p;
+	     p = strstr(p + 1, "OCSD_GEN_TRC_ELEM_TIMESTAMP(")) {
+		const char *nl = strchr(p, '\n');
+		const char *q = strstr(p, "CC=");
+
+		if (q && (!nl || q < nl))
+			sum += strtoull(q + 3, NULL, 10);
+	}
+	return sum;
+}
+
+/* Cycle-accurate trace (cfg.cycle_accurate): OpenCSD's C API and
+ * trc_pkt_lister both read counts that add up to the window's cycles (its
+ * instructions times cycles_per_insn: it ends with an IRQ, before which
+ * everything pending is counted), counts past 12 bits split into several
+ * packets, with syscalls, timestamps and resyncs in the window. */
+Test(fx_snapshot, lister_cycle_accurate, .init = snap_setup,
+     .fini = snap_teardown)
+{
+	static const uint64_t cpi[] = { 3, 2500 };
+	const char *dir;
+
+	sy_test_require_tool("trc_pkt_lister");
+	dir = snap_mkdir();
+	for (int arch = FX_ETM_V4; arch <= FX_ETM_ETE; arch++) {
+		for (size_t c = 0; c < 2; c++) {
+			enum fx_etm_arch a = (enum fx_etm_arch)arch;
+			struct fx_etm_window w;
+			struct run r;
+			struct src s;
+			struct src *sp = &s;
+			struct dec d;
+			uint64_t entry, want;
+			struct prog *p = prog_syscalls(&entry);
+			char *out;
+
+			run_prog(&r, p, entry, MAX_INSNS);
+			src_init(&s, a, 0x10, 1, 1, 1);
+			fx_etm_fini(&s.enc);
+			s.cfg.cycle_accurate = 1;
+			cr_assert_eq(fx_etm_init(&s.enc, &s.cfg), 0);
+			win(&w, r.in, r.n, 1);
+			w.cycles_per_insn = cpi[c];
+			w.ts0 = 1u << 20;
+			w.resync_period = 7;
+			src_window(&s, &r, 0, r.n, &w);
+			want = (uint64_t)r.n * cpi[c];
+			cr_assert_gt(s.enc.stats.cycle_counts, c ? r.n / 2 : 3);
+			decode_raw(&s, &r, &d);
+			src_check(&s, &d, "cycle-accurate");
+			cr_assert_eq(d.cycles[0x10], want, "%s cpi %" PRIu64
+				     ": C API %" PRIu64 " cycles, want %" PRIu64,
+				     arch_name(a), cpi[c], d.cycles[0x10], want);
+			snap_write(dir, &sp, 1, &r, s.enc.out.data,
+				   s.enc.out.len, 0);
+			out = lister_run(dir);
+			lister_check(out, &s, &d);
+			cr_assert_eq(lister_cycles(out), want,
+				     "%s cpi %" PRIu64 ": lister %" PRIu64
+				     " cycles, want %" PRIu64, arch_name(a),
+				     cpi[c], lister_cycles(out), want);
+			free(out);
+			dec_free(&d);
+			src_fini(&s);
+			run_free(&r);
+		}
 	}
 }
 
