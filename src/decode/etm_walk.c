@@ -606,6 +606,13 @@ static enum etm_why push_param(struct etm_walk *w, uint8_t kind,
 	return ETM_WHY_NONE;
 }
 
+/* EtmV4ITrcPacket::getCC(): a packet's count only when it has one (a
+ * Timestamp packet without one leaves the field as it was). */
+static inline uint32_t pkt_cc(const ocsd_etmv4_i_pkt *k)
+{
+	return k->pkt_valid.bits.cc_valid ? k->cycle_count : 0;
+}
+
 /* decodePacket() for the packets that go on the P0 stack; *@is_addr:
  * an address packet.  Returns ETM_WHY_NR for a packet this does not
  * know. */
@@ -655,14 +662,14 @@ static enum etm_why stack_packet(struct etm_walk *w,
 		return push_param(w, P0_EVENT, k->event_val);
 	case ETM4_PKT_I_CCNT_F1: case ETM4_PKT_I_CCNT_F2:
 	case ETM4_PKT_I_CCNT_F3:
-		return push_param(w, P0_CC, k->cycle_count);
+		return push_param(w, P0_CC, pkt_cc(k));
 	case ETM4_PKT_I_TIMESTAMP:
 		if (!(p = p0_push(w, P0_TS)))
 			return ETM_WHY_NOMEM;
 		p->val = k->pkt_valid.bits.ts_valid ? k->ts.timestamp : 0;
 		/* P0_TS_CC: a cycle-accurate unit's timestamp carries the
 		 * packet's count */
-		p->bits = w->cfg.cci ? k->cycle_count : 0;
+		p->bits = w->cfg.cci ? pkt_cc(k) : 0;
 		return ETM_WHY_NONE;
 	case ETE_PKT_I_TS_MARKER:
 		return push_param(w, P0_MARKER, 0);

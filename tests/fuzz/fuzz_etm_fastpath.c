@@ -28,7 +28,9 @@
  *   bit 3  timestamps and context IDs in TRCCONFIGR
  *   bit 4  return stack (TRCCONFIGR.RS)
  *   bit 5  speculation depth 4 (TRCIDR8.MAXSPEC)
- *   bit 6  WFI / WFE traced as branches (TRCIDR2.WFXMODE)
+ *   bit 6  WFI / WFE traced as branches (TRCIDR2.WFXMODE); with bit 3,
+ *          cycle-accurate too (TRCCONFIGR.CCI: Cycle Count packets and
+ *          counts in timestamps, which both decoders hand out)
  *   bit 7  formatted: the data goes through the frame formatter as two
  *          interleaved trace IDs
  * Byte 1: bits 0-5 + 1 = chunk size, bit 6 splits the window into chunks
@@ -68,7 +70,8 @@ static struct sy_decoder **decoders(uint8_t mode)
 			s->trace_id = (uint8_t)(0x10 + k);
 			s->ete = (mode >> 1) & 1;
 			s->trcconfigr = ((mode & 8) ? (1u << 6 | 1u << 11) : 0) |
-					((mode & 0x10) ? 1u << 12 : 0);
+					((mode & 0x10) ? 1u << 12 : 0) |
+					((mode & 0x48) == 0x48 ? 1u << 4 : 0);
 			s->trcidr0 = 0x28000ea1;
 			s->trcidr1 = s->ete ? 0x4100fff0 : 0x4100f443;
 			s->trcidr2 = 0x488 | ((mode & 0x40) ? 0x80000000u : 0);

@@ -2321,6 +2321,84 @@ Test(etm_decode, cycle_accurate_counts, .timeout = 120)
 	fx_truth_fini(&t);
 }
 
+struct ts_fields {
+	size_t off[256], len[256], n;
+};
+
+static void ts_field(void *ctx, enum fx_etm_field kind, size_t off,
+		     size_t len, uint64_t value, int full)
+{
+	struct ts_fields *f = ctx;
+
+	(void)value;
+	(void)full;
+	if (kind == FX_ETM_FIELD_TS && f->n < 256) {
+		f->off[f->n] = off;
+		f->len[f->n++] = len;
+	}
+}
+
+/* A cycle-accurate unit's Timestamp packet without a count (N = 0) after
+ * Cycle Count packets: OpenCSD's getCC() gives 0 for it, the packet's
+ * count field still holding the last packet's count.  The fast path's walk
+ * read that field, so its TIME items came with another count than the
+ * full decoder's (fuzz_etm_fastpath found it within a minute of CCI being
+ * fuzzed).  Every timestamp of cycle-accurate windows made N = 0: both
+ * decoders give the same items (run_decoder). */
+Test(etm_decode, cycle_accurate_timestamp_without_count, .timeout = 60)
+{
+	struct fx_truth t;
+	struct tmem mem = { 0 };
+	const size_t first = 3000, n = 1500;
+
+	load_truth(&t, "branchy-aarch64");
+	mem.t = &t;
+	for (int arch = FX_ETM_V4; arch <= FX_ETM_ETE; arch++) {
+		struct fx_etm_config cfg;
+		struct fx_etm_window w;
+		struct sy_dec_params p;
+		struct ts_fields tf = { .n = 0 };
+		struct items got;
+		struct tsrc src;
+		struct fx_buf *o;
+		size_t patched = 0;
+
+		fx_etm_config_init(&cfg);
+		cfg.arch = (enum fx_etm_arch)arch;
+		cfg.timestamps = 1;
+		cfg.cycle_accurate = 1;
+		fx_etm_window_init(&w);
+		w.end = FX_ETM_END_EXCEPTION;
+		w.end_ip = t.insns[first + n - 1].next;
+		w.cycles_per_insn = 5;
+		w.resync_period = 7;
+		tsrc_init(&src, &cfg);
+		src.enc.field_fn = ts_field;
+		src.enc.field_ctx = &tf;
+		tsrc_window(&src, t.insns + first, n, &w);
+		o = &src.enc.out;
+		/* last to first: each count's bytes go, the header's N too */
+		for (size_t k = tf.n; k-- > 0;) {
+			size_t h = tf.off[k] - 1, c = tf.off[k] + tf.len[k], e = c;
+
+			cr_assert_eq(o->data[h], 0x03);
+			while (o->data[e] & 0x80)
+				e++;
+			e++;
+			o->data[h] = 0x02;
+			memmove(o->data + c, o->data + e, o->len - e);
+			o->len -= e - c;
+			patched++;
+		}
+		cr_assert_gt(patched, 10);
+		params_init(&p, &mem, &src.s, 1, 0, 0);
+		run_decoder(&p, o->data, o->len, NULL, &got, NULL);
+		items_free(&got);
+		tsrc_fini(&src);
+	}
+	fx_truth_fini(&t);
+}
+
 /* One decoder per thread, several threads: OpenCSD 1.3.3's process-wide
  * state (tree list, error logger) must not be corrupted by concurrent
  * allocation, decoding of bad trace and freeing (src/decode/etm.c,
