@@ -128,6 +128,9 @@ struct sy_window {
 	uint64_t bytes;		/* trace bytes */
 	uint64_t insns;		/* instructions decoded */
 	uint64_t branches;	/* taken branches decoded */
+	/* a cycle-accurate ETM trace's cycle counts (has_cycles) */
+	uint64_t cycles;
+	int has_cycles;
 	uint64_t start_addr, end_addr; /* first traced / resume address */
 	uint64_t trace_start, trace_end; /* perf time from trace timestamps */
 	int has_trace_time;

@@ -238,6 +238,8 @@ size_t sy_item_format(char *buf, size_t len, const struct sy_dec_item *it,
 			 sy_dec_errstr(kind, (int)it->code, e, sizeof(e)));
 	} else if (it->kind == SY_DEC_CONTEXT)
 		snprintf(what, sizeof(what), " (thread %u)", it->code);
+	else if (it->kind == SY_DEC_CYCLES)
+		snprintf(what, sizeof(what), " (cycles)");
 	n = snprintf(buf, len,
 		     "  item %-8s from %#" PRIx64 " to %#" PRIx64 " br %-8s "
 		     "code %u%s exc %u ninsn %" PRIu64 " off %" PRIu64

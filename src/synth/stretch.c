@@ -222,6 +222,10 @@ static void sy_open(struct sy_stretcher *st, const struct sy_dec_item *it)
 	s->ctxid = st->ctxid;
 	s->pid = st->pid;
 	st->pending_flags = 0;
+	s->cycles = st->cycles_pending;
+	s->has_cycles = st->has_cycles_pending;
+	st->cycles_pending = 0;
+	st->has_cycles_pending = 0;
 }
 
 /* An error inside a stretch ends it; one outside any stretch (bytes that
@@ -443,6 +447,17 @@ int sy_stretcher_push(struct sy_stretcher *st, const struct sy_dec_item *it)
 	case SY_DEC_CONTEXT:
 		sy_push_context(st, it);
 		return 0;
+	case SY_DEC_CYCLES:
+		/* counted up to a P0 element: one that comes between
+		 * stretches ends at the next one's first */
+		if (st->open) {
+			s->cycles += it->code;
+			s->has_cycles = 1;
+		} else {
+			st->cycles_pending += it->code;
+			st->has_cycles_pending = 1;
+		}
+		return 0;
 	default:
 		return 0;
 	}
@@ -602,6 +617,8 @@ int sy_stretch_append(struct sy_stretch *a, struct sy_stretch *b,
 	}
 	a->insns += b->insns;
 	a->branches += b->branches;
+	a->cycles += b->cycles;
+	a->has_cycles |= b->has_cycles;
 	if (b->errors && !a->errors) {
 		a->first_error = b->first_error;
 		a->first_error_off = b->first_error_off;

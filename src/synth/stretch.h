@@ -60,6 +60,8 @@ struct sy_stretch {
 	int t0_stand_in;	/* t0 is the timestamp before the START */
 	uint64_t t0, t1;	/* trace clock: first and last timestamp */
 	uint64_t insns, branches;
+	uint64_t cycles;	/* SY_DEC_CYCLES counts, with has_cycles */
+	int has_cycles;
 	uint64_t errors;
 	int first_error;
 	uint64_t first_error_off;
@@ -147,6 +149,9 @@ struct sy_stretcher {
 	int has_ctx;
 	uint32_t ctxid;
 	uint32_t pid;		/* of ctxid (sy_stretcher_pid), 0: unknown */
+	/* cycle counts while no stretch was open: the next one's */
+	uint64_t cycles_pending;
+	int has_cycles_pending;
 	int lone;		/* a timestamp outside any stretch, pending */
 	uint64_t lone_time, lone_off;
 	/* branches of the last stretch closed: the next ring starts that

@@ -163,7 +163,8 @@ static void sy_sum_stretches(const struct sy_synth_config *cfg,
 	struct sy_window *p = &w->pub;
 
 	memset(ev, 0, sizeof(*ev));
-	p->insns = p->branches = p->decode_errors = 0;
+	p->insns = p->branches = p->decode_errors = p->cycles = 0;
+	p->has_cycles = 0;
 	for (size_t i = 0; i < w->nr_st; i++) {
 		const struct sy_stretch *st = &w->st[i];
 
@@ -174,6 +175,8 @@ static void sy_sum_stretches(const struct sy_synth_config *cfg,
 		}
 		p->insns += st->insns;
 		p->branches += st->branches;
+		p->cycles += st->cycles;
+		p->has_cycles |= st->has_cycles;
 		if (st->errors && !p->decode_errors) {
 			p->first_error = st->first_error;
 			p->first_error_offset = st->first_error_off;

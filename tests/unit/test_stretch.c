@@ -471,3 +471,49 @@ Test(stretch, stack_is_the_newest_stretch_as_it_is)
 	sy_stretch_free_all(v, n);
 	sy_stretcher_fini(&st);
 }
+
+/* Cycle counts (a cycle-accurate ETM trace): each stretch sums those that
+ * come while it is open; one that comes between stretches (a count up to
+ * the next P0 element, reported before its START) is the next stretch's;
+ * a stretch appended to another brings its own; a stretch without any
+ * says it has none. */
+Test(stretch, cycle_counts)
+{
+	struct sy_stretcher st;
+	struct sy_stretch *v;
+	struct sy_dec_item c;
+	size_t n;
+
+	sy_stretcher_init(&st, 8);
+	push(&st, item(SY_DEC_START, 0, 0x1000, 0, 0));
+	c = item(SY_DEC_CYCLES, 0, 0, 7, 0);
+	push(&st, c);
+	push(&st, item(SY_DEC_BRANCH, 0x1004, 0x1100, 0, 2));
+	c.code = 11;
+	push(&st, c);
+	push(&st, item(SY_DEC_STOP, 0, 0x1108, SY_STOP_EXCEPTION, 3));
+	c.code = 5;
+	push(&st, c);		/* between: the next stretch's */
+	push(&st, item(SY_DEC_START, 0, 0x2000, 0, 0));
+	c.code = 0;
+	push(&st, c);		/* a count of none is still a count */
+	push(&st, item(SY_DEC_BRANCH, 0x2004, 0x2100, 0, 2));
+	push(&st, item(SY_DEC_STOP, 0, 0x2108, SY_STOP_EXCEPTION, 3));
+	push(&st, item(SY_DEC_START, 0, 0x3000, 0, 0));
+	push(&st, item(SY_DEC_BRANCH, 0x3004, 0x3100, 0, 2));
+	push(&st, item(SY_DEC_STOP, 0, 0x3108, SY_STOP_EXCEPTION, 3));
+	cr_assert_eq(sy_stretcher_finish(&st), 0);
+	v = sy_stretcher_take(&st, &n);
+	cr_assert_eq(n, 3);
+	cr_assert(v[0].has_cycles);
+	cr_assert_eq(v[0].cycles, 18);
+	cr_assert(v[1].has_cycles);
+	cr_assert_eq(v[1].cycles, 5);
+	cr_assert_not(v[2].has_cycles);
+	cr_assert_eq(v[2].cycles, 0);
+	cr_assert_eq(sy_stretch_append(&v[0], &v[1], 8), 0);
+	cr_assert_eq(v[0].cycles, 23);
+	cr_assert(v[0].has_cycles);
+	sy_stretch_free_all(v, n);
+	sy_stretcher_fini(&st);
+}

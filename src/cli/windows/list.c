@@ -40,6 +40,11 @@ static void sy_wl_json_window(struct sy_wl *c, const struct sy_window *w,
 		w->end_addr, w->nr_stack, w->nr_inner, w->unplaced,
 		sy_status_name(w->status));
 	sy_json_str(c->out, why);
+	/* a cycle-accurate ETM trace's own count of the window's cycles */
+	if (w->has_cycles)
+		fprintf(c->out, ", \"cycles\": %" PRIu64, w->cycles);
+	else
+		fputs(", \"cycles\": null", c->out);
 	fputc('}', c->out);
 }
 
