@@ -254,7 +254,9 @@ static int sy_wi_is_ret(struct sy_whatif *wi, const struct sy_window *w,
  * the first two instructions of a function, a return or the instruction
  * before one (PrologEpilogTracker): a pause sample there gives no
  * profile at any cut.  Function starts are the ELF symbols' here,
- * llvm-profgen's are DWARF's (the same for compiled code). */
+ * llvm-profgen's are DWARF's (the same for compiled code).  Only hybrid
+ * samples are checked: a stretch of a recording without pauses has no
+ * pause sample and gives branch-only samples, which it does not drop. */
 static int sy_wi_dropped(struct sy_whatif *wi, const struct sy_window *w)
 {
 	uint64_t ip = w->nr_callchain ? w->callchain[0] : w->pause_ip;
@@ -345,7 +347,7 @@ int sy_whatif_add(struct sy_whatif *wi, const struct sy_window *w)
 
 	if (w->status != SY_ST_OK || !w->nr_stack)
 		return 0;
-	if (sy_wi_dropped(wi, w)) {
+	if (w->has_pause && sy_wi_dropped(wi, w)) {
 		wi->dropped++;
 		return 0;
 	}
