@@ -10,8 +10,10 @@
 # its context overlap the same, or, when llvm-profgen has fewer contexts
 # (it names call sites by source line, so two calls on one line are one
 # context), at most llvm-profgen's (merging contexts only raises an
-# overlap).  ETMv4, ETE SMP and PT fixtures (windows without samples of
-# another event, which convert writes and --what-if does not cut).
+# overlap).  ETMv4, ETE SMP and PT fixtures: windows without samples of
+# another event (which convert writes and --what-if does not cut), and,
+# for deep recursion and an interpreter loop, windows with some, whose
+# pause samples whatif_pause_only.py keeps (by the windows listing).
 . tests/e2e/lib.sh
 require_tool python3
 require_tool llvm-profgen-19
@@ -21,15 +23,26 @@ cuts=4,16,64,96,128,160
 some_cut=0
 ctx_equal=0
 advised=0
-for fx in etm4-etr-basic:branchy-aarch64 ete-trbe-smp:branchy-aarch64 \
-	pt-basic:branchy-x86_64 pt-smp:branchy-x86_64 etm4-etr-missed:branchy-aarch64; do
-	f=${fx%%:*}
-	bin=tests/fixtures/programs/bin/${fx#*:}
-	[ -s "$T/${fx#*:}.dis" ] || llvm-objdump-19 -d --no-show-raw-insn "$bin" >"$T/${fx#*:}.dis" ||
+for fx in etm4-etr-basic:branchy-aarch64: ete-trbe-smp:branchy-aarch64: \
+	pt-basic:branchy-x86_64: pt-smp:branchy-x86_64: etm4-etr-missed:branchy-aarch64: \
+	etm4-etr-deep-thread:deep-aarch64:p ete-trbe-deep-smp:deep-aarch64:p \
+	pt-deep-thread:deep-x86_64:p etm4-etr-interp:interp-aarch64:p pt-interp:interp-x86_64:p; do
+	IFS=: read -r f b p <<EOF2
+$fx
+EOF2
+	bin=tests/fixtures/programs/bin/$b
+	[ -s "$T/$b.dis" ] || llvm-objdump-19 -d --no-show-raw-insn "$bin" >"$T/$b.dis" ||
 		fail "llvm-objdump-19 failed on $bin"
+	[ -z "$p" ] || "$SY" windows -q --json --symfs . "$G/$f.data" >"$T/$f.list" ||
+		fail "$f: windows --json failed"
 	for d in $(echo $cuts | tr , ' ') all; do
 		"$SY" convert -q --symfs . --depth "$d" -o "$T/$f.$d.ps" "$G/$f.data" ||
 			fail "$f: convert --depth $d failed"
+		if [ -n "$p" ]; then
+			mv "$T/$f.$d.ps" "$T/$f.$d.all.ps"
+			python3 tests/e2e/whatif_pause_only.py "$T/$f.list" "$T/$f.$d.all.ps" \
+				"$T/$f.$d.ps" || fail "$f: the pause samples could not be kept at depth $d"
+		fi
 		llvm-profgen-19 --perfscript="$T/$f.$d.ps" --binary="$bin" --format=text \
 			--ignore-stack-samples --profile-summary-cold-count=0 \
 			--output="$T/$f.$d.nocs" >"$T/pg.log" 2>&1 ||
@@ -39,7 +52,7 @@ for fx in etm4-etr-basic:branchy-aarch64 ete-trbe-smp:branchy-aarch64 \
 			--output="$T/$f.$d.cs" >"$T/pg.log" 2>&1 ||
 			{ cat "$T/pg.log"; fail "$f: llvm-profgen-19 (contexts) failed at depth $d"; }
 	done
-	python3 tests/e2e/whatif_profgen.py "$T/${fx#*:}.dis" $cuts "$T/$f" >"$T/$f.want" ||
+	python3 tests/e2e/whatif_profgen.py "$T/$b.dis" $cuts "$T/$f" >"$T/$f.want" ||
 		fail "$f: the overlaps from llvm-profgen's profiles could not be computed"
 	"$SY" windows -q --json --what-if=$cuts --symfs . "$G/$f.data" >"$T/$f.json" ||
 		fail "$f: windows --what-if failed"
