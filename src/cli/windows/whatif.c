@@ -114,7 +114,7 @@ struct sy_whatif {
 	/* the window being added: its calling context (sy_wi_push) */
 	uint64_t *ctx, *ret;
 	size_t nr_ctx, cap_ctx, cap_ret;
-	/* x86: instruction lengths */
+	/* decoding: x86 instruction lengths, returns near the pause IP */
 	csh cs;
 	cs_insn *insn;
 	int cs_ok;
