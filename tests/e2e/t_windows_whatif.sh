@@ -1,9 +1,11 @@
 # windows --what-if (issue 24): each ok window cut to its newest N taken
 # branches, the profile that would give, and its overlap with the whole
-# windows' one.  Checked against an independent computation
-# (whatif_oracle.py) from what convert --depth all writes for the same
-# recording (its pause samples' branch stacks) and the binary's symbols
-# read by llvm-nm-19, on recordings whose windows carry no other
+# windows' one.  Checked against an independent computation of the
+# stated definition (whatif_oracle.py) from what convert --depth all
+# writes for the same recording (its pause samples' branch stacks) and the
+# binary's symbols and instructions read by llvm-nm-19 and llvm-objdump-19
+# (t_windows_whatif_profgen.sh checks it against llvm-profgen-19's own
+# profiles), on recordings whose windows carry no other
 # event's samples (convert also writes those, --what-if does not cut
 # them): ETMv4, ETE SMP and PT, the figures equal to 6 decimals.  The
 # cuts must cut (some overlap below 1) and the advice name a cut that keeps
@@ -11,6 +13,7 @@
 . tests/e2e/lib.sh
 require_tool python3
 require_tool llvm-nm-19
+require_tool llvm-objdump-19
 G=tests/fixtures/generated
 cuts=4,8,16,32
 some_cut=0
@@ -21,8 +24,9 @@ $fx
 EOF2
 	bin=tests/fixtures/programs/bin/$b
 	llvm-nm-19 -S --defined-only "$bin" >"$T/$b.nm" || fail "llvm-nm-19 failed on $b"
+	llvm-objdump-19 -d --no-show-raw-insn "$bin" >"$T/$b.dis" || fail "llvm-objdump-19 failed on $b"
 	"$SY" convert -q --symfs . --depth all -o "$T/$f.ps" "$G/$f.data" || fail "$f: convert failed"
-	python3 tests/e2e/whatif_oracle.py "$bin" "$T/$b.nm" "$x" $cuts "$T/$f.ps" >"$T/$f.want" ||
+	python3 tests/e2e/whatif_oracle.py "$T/$b.nm" "$T/$b.dis" "$x" $cuts "$T/$f.ps" >"$T/$f.want" ||
 		fail "$f: the oracle failed"
 	"$SY" windows -q --json --what-if=$cuts --symfs . "$G/$f.data" >"$T/$f.json" ||
 		fail "$f: windows --what-if failed"

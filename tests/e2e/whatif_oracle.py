@@ -1,17 +1,31 @@
 """The what-if recomputed from convert's outputs (t_windows_whatif.sh).
 
-argv: BINARY NM-OUTPUT BYTES(0|1) CUTS(N,N,...) PERFSCRIPT (convert
---depth all, keep ok: one sample per ok window's pause sample, counts
-before repeats).  Each sample is cut to its newest N branch entries; its
-ranges are the straight-line code from each entry's target to the next
-newer entry's source, and from the newest target to the instruction
-before the leaf IP; weighted in instructions (AArch64, 4 bytes) or bytes;
-keyed by the function whose symbol (nm) covers the range's start, and by
-the callers (the frames after the leaf) and that function.  Prints one
-line per cut: N, function overlap, context overlap, kept share."""
-import bisect, sys
+argv: NM-OUTPUT OBJDUMP-OUTPUT BYTES(0|1) CUTS(N,N,...) PERFSCRIPT
+(convert --depth all: one sample per ok window's pause sample, counts
+before repeats; llvm-nm-19 -S and llvm-objdump-19 -d of the binary).
 
-binary, nmout, nbytes, cuts, ps = sys.argv[1:6]
+The definition windows --what-if states (the profile llvm-profgen-19
+builds), recomputed from the binary's symbols and disassembly:
+- a sample whose leaf IP is a function's first or second instruction, a
+  return or the instruction before a return counts at no cut;
+- each sample is cut to its newest N branch entries; its ranges run from
+  each entry's target to the next newer entry's source, that instruction
+  included (none from the newest target to the leaf); a range whose start
+  is after its end (or more than 64 KiB before it) is not counted, and
+  older ranges of the sample have no callers;
+- a range weighs its bytes, to the end of its last instruction (AArch64:
+  divided by 4); it is keyed by the function whose symbol covers its start,
+  by the name up to its first '.';
+- its context: the sample's callers (the frames after the leaf, return
+  addresses, outermost first), then, walking the entries from the newest,
+  a return adds a frame named by its target and a call whose next
+  instruction is the innermost frame removes that frame.
+Prints one line per cut: N, function overlap, context overlap, kept share."""
+import bisect
+import re
+import sys
+
+nmout, dis, nbytes, cuts, ps = sys.argv[1:6]
 nbytes = nbytes == "1"
 cuts = [int(x) for x in cuts.split(",")]
 syms = []
@@ -22,11 +36,31 @@ for line in open(nmout):
 syms = sorted({(a, s, n) for a, s, n in syms if s > 0})
 starts = [a for a, _, _ in syms]
 
+insns = {}
+for line in open(dis):
+    m = re.match(r"\s+([0-9a-f]+):\s+(\S+)", line)
+    if m:
+        insns[int(m.group(1), 16)] = m.group(2)
+order = sorted(insns)
+size = {a: order[i + 1] - a for i, a in enumerate(order[:-1])}
+nxt = {a: order[i + 1] for i, a in enumerate(order[:-1])}
+prev = {order[i + 1]: a for i, a in enumerate(order[:-1])}
+is_ret = lambda a: insns.get(a, "").startswith("ret")
+is_call = lambda a: insns.get(a, "") in ("bl", "blr", "call", "callq")
+
+prolog_epilog = set()
+for a, _, _ in syms:
+    prolog_epilog |= {a, nxt.get(a)}
+for a in order:
+    if is_ret(a):
+        prolog_epilog |= {a, prev.get(a)}
+
+
 def func(addr):
     i = bisect.bisect_right(starts, addr) - 1
     if i >= 0 and addr < syms[i][0] + syms[i][1]:
-        return syms[i][0]
-    return 0
+        return syms[i][2].split(".")[0]
+    return None
 
 samples = []
 count, frames = 1, []
@@ -51,22 +85,31 @@ def add(key, tab, k, n):
     tab.setdefault(key, [0] * (K + 1))[k] += n
 
 for count, fr, ents in samples:
-    ctx = tuple(fr[1:])
-    rs = []
-    if fr and fr[0] > ents[0][1]:
-        rs.append((0, ents[0][1], fr[0] - (1 if nbytes else 4)))
-    for i in range(1, len(ents)):
-        rs.append((i, ents[i][1], ents[i - 1][0]))
-    for i, a, b in rs:
-        if b < a or b - a > 1 << 16:
-            continue
-        n = (b - a + 1 if nbytes else (b - a) // 4 + 1) * count
-        f = func(a)
-        for k in range(K + 1):
-            if k == K or i < cuts[k]:
-                add(f, fw, k, n)
-                add((ctx, f), cw, k, n)
-                total[k] += n
+    if fr and fr[0] in prolog_epilog:
+        continue
+    stack = list(reversed(fr[1:]))
+    invalid = False
+    for i, (src, dst) in enumerate(ents):
+        if i:
+            a, b = dst, ents[i - 1][0]
+            if a <= b and b - a <= 1 << 16 and b in size:
+                n = b - a + size[b]
+                n = (n if nbytes else n // 4) * count
+                f = func(a)
+                for k in range(K + 1):
+                    if k == K or i < cuts[k]:
+                        add(f, fw, k, n)
+                        add((tuple(stack), f), cw, k, n)
+                        total[k] += n
+            elif not (a <= b and b - a <= 1 << 16):
+                invalid = True
+        if invalid:
+            stack = []
+        elif is_call(src):
+            if stack and stack[-1] == src + size[src]:
+                stack.pop()
+        elif is_ret(src):
+            stack.append(dst)
 
 def overlap(tab, k):
     if not total[k] or not total[K]:
