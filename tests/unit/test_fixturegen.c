@@ -2761,8 +2761,8 @@ Test(fixturegen, model_samples_recomputed)
 		struct fx f;
 		size_t nr = 0, np = 0, ns = 0, ord_p = 0, ord_r = 0;
 		uint64_t u = 0, ui = 0, cyc = 0, first, last;
-		uint64_t armed_at = 0;
-		int armed = 0;
+		uint64_t armed_at = 0, thr_until = 0;
+		int armed = 0, thr = 0;
 
 		fx_open(&f, names[i]);
 		if (f.scn.nslices || f.sc.ncpus != 1) {
@@ -2830,6 +2830,25 @@ Test(fixturegen, model_samples_recomputed)
 					continue;
 				}
 				if (pause) {
+					/* throttle = K N: pause K is taken
+					 * and throttles the event; the tick
+					 * N instructions on lifts it, and
+					 * until then no pause overflow is
+					 * taken: no pause, no sample */
+					uint64_t pos = x - first + 1;
+
+					if (thr && pos >= thr_until)
+						thr = 0;
+					if (thr) {
+						ord_p++;
+						continue;
+					}
+					if (f.scn.have_throttle &&
+					    ord_p == f.scn.throttle_pause) {
+						thr = 1;
+						thr_until = pos +
+							    f.scn.throttle_insns;
+					}
 					/* a dropped pause leaves no sample */
 					if (fx_scn_list_has(&f.scn.drop_pause,
 							    ord_p++))
