@@ -87,3 +87,19 @@ int sy_summary_design_line(const struct sy_session_summary *s, char *buf,
 	}
 	return 1;
 }
+
+int sy_summary_throttled(const struct sy_session_summary *s, uint32_t cpu,
+			 uint64_t from, uint64_t to)
+{
+	/* a window that ends at the throttling overflow itself (its pause
+	 * was taken) or starts at the unthrottle does not overlap */
+	for (size_t i = 0; i < s->nr_throttles; i++) {
+		const struct sy_throttle *t = &s->throttles[i];
+
+		if ((t->cpu == UINT32_MAX || cpu == UINT32_MAX ||
+		     t->cpu == cpu) &&
+		    from < t->end && to > t->start)
+			return 1;
+	}
+	return 0;
+}

@@ -122,3 +122,28 @@ Test(design, classified_from_the_attrs)
 	cr_assert_str_eq(sy_design_name(SY_DESIGN_PAUSE_ARMED), "pause-armed");
 	cr_assert_str_eq(sy_design_name(SY_DESIGN_STAGGER), "userspace stagger");
 }
+
+/* A window overlaps a throttled stretch of its CPU's pause event only
+ * strictly: one that ends at the throttling overflow (its pause was
+ * taken) or starts at the unthrottle does not; an open stretch (never
+ * lifted) runs to the end; cpu UINT32_MAX (per thread) matches any. */
+Test(design, throttled_stretches)
+{
+	struct sy_throttle t[2] = { { 1, 100, 200 }, { 2, 500, UINT64_MAX } };
+	struct sy_session_summary s;
+
+	memset(&s, 0, sizeof(s));
+	cr_expect(!sy_summary_throttled(&s, 1, 0, 1000), "no stretches");
+	s.throttles = t;
+	s.nr_throttles = 2;
+	cr_expect(sy_summary_throttled(&s, 1, 150, 160));
+	cr_expect(sy_summary_throttled(&s, 1, 50, 101));
+	cr_expect(sy_summary_throttled(&s, 1, 199, 300));
+	cr_expect(!sy_summary_throttled(&s, 1, 50, 100), "ends at THROTTLE");
+	cr_expect(!sy_summary_throttled(&s, 1, 200, 300), "starts at UNTHROTTLE");
+	cr_expect(!sy_summary_throttled(&s, 0, 150, 160), "another CPU");
+	cr_expect(sy_summary_throttled(&s, 2, 1u << 30, 1ull << 40), "open");
+	cr_expect(sy_summary_throttled(&s, UINT32_MAX, 150, 160), "per thread");
+	t[0].cpu = UINT32_MAX;
+	cr_expect(sy_summary_throttled(&s, 0, 150, 160), "stretch on any CPU");
+}
