@@ -209,6 +209,10 @@ struct sy_dcheck {
 	struct { uint32_t pid; uint64_t n; } noinh[SY_DCHECK_PIDS];
 	size_t nnoinh;
 	uint64_t noinh_more;	/* processes past the table */
+	/* by time: the first throttled ok windows, named at the end if off
+	 * the median */
+	uint64_t thr_index[SY_DCHECK_LIST], thr_ns[SY_DCHECK_LIST];
+	size_t nthr;
 	int flushed;
 	int nomem;		/* a duration could not be kept */
 };

@@ -150,6 +150,10 @@ static void sy_dcheck_time_one(struct sy_dcheck *d,
 		sy_dcheck_name(d, p->index, dur, SY_DC_NO_STAGGER);
 		return;
 	}
+	if (throttled && d->nthr < SY_DCHECK_LIST) {
+		d->thr_index[d->nthr] = p->index;
+		d->thr_ns[d->nthr++] = dur;
+	}
 	if (sy_dist_add(throttled ? &d->ns_thr : &d->ns, dur))
 		d->nomem = 1;
 }
@@ -256,15 +260,31 @@ int sy_dcheck_add(struct sy_dcheck *d, const struct sy_window *w)
 	return 0;
 }
 
-/* The end of the run: the threads' waiting windows are ordinary. */
+static int sy_dcheck_off_one(uint64_t v, uint64_t median)
+{
+	return 4 * v < 3 * median || 4 * v > 5 * median;
+}
+
+/* The end of the run: the threads' waiting windows are decided, and the
+ * median known, the throttled windows off it are named. */
 static void sy_dcheck_flush(struct sy_dcheck *d)
 {
+	struct sy_dist *base = d->ns.n ? &d->ns : &d->ns_thr;
+	uint64_t median;
+
 	if (d->flushed)
 		return;
 	d->flushed = 1;
 	for (size_t i = 0; i < d->npend; i++)
 		sy_dcheck_settle(d, &d->pend[i], d->pend[i].no_offset);
 	d->npend = 0;
+	if (!base->n)
+		return;
+	median = sy_dist_pct(base, 50);
+	for (size_t i = 0; i < d->nthr; i++)
+		if (sy_dcheck_off_one(d->thr_ns[i], median))
+			sy_dcheck_name(d, d->thr_index[i], d->thr_ns[i],
+				       SY_DC_THROTTLED);
 }
 
 /* By time: ok windows whose duration is off the median of the ordinary
@@ -279,7 +299,7 @@ static uint64_t sy_dcheck_off(struct sy_dist *dist, uint64_t median)
 	uint64_t v, k, n = 0;
 
 	for (size_t pos = 0; sy_dist_next(dist, &pos, &v, &k);)
-		if (4 * v < 3 * median || 4 * v > 5 * median)
+		if (sy_dcheck_off_one(v, median))
 			n += k;
 	return n;
 }
@@ -364,9 +384,11 @@ void sy_dcheck_text(struct sy_dcheck *d, const struct sy_session_summary *s,
 	if (t.throttled)
 		fprintf(f, "; %" PRIu64 " of them while the pause event was "
 			   "throttled (PERF_RECORD_THROTTLE)", t.throttled);
-	if (d->no_stagger) {
+	if (d->no_stagger)
 		fprintf(f, "; %" PRIu64 " without the stagger (the pause came "
-			   "with a resume):", d->no_stagger);
+			   "with a resume)", d->no_stagger);
+	if (d->nfirst) {
+		fputc(':', f);
 		sy_dcheck_list(d, " ns", f);
 	}
 	if (d->nomem)

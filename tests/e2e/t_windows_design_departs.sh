@@ -5,6 +5,9 @@
 #    pause event throttled (PERF_RECORD_THROTTLE .. UNTHROTTLE): the
 #    window whose designed pause fell in the throttled stretch runs long
 #    and is flagged "throttled"; every other ok window holds the design;
+#  - etm4-etr-design-stagger-throttle: the same with the userspace stagger
+#    (a design by time): W is the other windows' duration, the throttled
+#    window is off it and flagged "throttled";
 #  - ete-trbe-design-stagger-fork: the userspace stagger with a forked
 #    child whose inherited counters have no offset: W is the parent's
 #    window duration (the child has more windows, a full period each), the
@@ -15,7 +18,8 @@
 . tests/e2e/lib.sh
 require_tool python3
 G=tests/fixtures/generated
-for n in ${ONLY:-etm4-etr-design-throttle ete-trbe-design-stagger-fork}; do
+for n in ${ONLY:-etm4-etr-design-throttle etm4-etr-design-stagger-throttle \
+	ete-trbe-design-stagger-fork}; do
 	[ -f "$G/$n.data" ] || fail "$G/$n.data missing (make fixtures)"
 	"$SY" windows -q --json --symfs . "$G/$n.data" >"$T/$n.json" ||
 		fail "$n: windows --json failed"
@@ -75,6 +79,15 @@ if name == "etm4-etr-design-throttle":
             need(int(w["insns"]) > 330, "the throttled window is long")
     need(re.search(r"^design check: 4 of 5 ok windows .* 1 of them while "
                    r"the pause event was throttled", text, re.M), "text")
+elif name == "etm4-etr-design-stagger-throttle":
+    need(j["design"] == "userspace stagger", "design")
+    need(nthr == len(want) == 1, "one throttled window in the truth")
+    durs = [int(w["end_time"]) - int(w["start_time"]) for w in ok
+            if w["idx"] not in depart]
+    need(dc["median"] == statistics.median_low(durs) == 400, "W")
+    need(dc["no_stagger"] == 0 and dc["not_inherited"] == [], "no child")
+    need(re.search(r"^design check \(by time.* 1 of them while the pause "
+                   r"event was throttled", text, re.M), "text")
 else:
     need(j["design"] == "userspace stagger", "design")
     # W: the duration of the parent's windows in the truth, which the
