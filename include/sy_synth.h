@@ -209,7 +209,8 @@ void sy_session_opts_init(struct sy_session_opts *o);
 
 /* Totals for the closing summary. */
 /* One stretch of time in which the pause event was throttled on a CPU
- * (cpu UINT32_MAX: on every CPU, a per-thread recording). */
+ * (cpu UINT32_MAX: on every CPU: a per-thread recording, or records
+ * without a CPU in their sample_id). */
 struct sy_throttle {
 	uint32_t cpu;
 	uint64_t start, end;	/* perf time; end UINT64_MAX: never lifted */
