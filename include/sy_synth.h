@@ -207,7 +207,6 @@ struct sy_session_opts {
 
 void sy_session_opts_init(struct sy_session_opts *o);
 
-/* Totals for the closing summary. */
 /* One stretch of time in which the pause event was throttled on a CPU
  * (cpu UINT32_MAX: on every CPU: a per-thread recording, or records
  * without a CPU in their sample_id). */
@@ -216,6 +215,7 @@ struct sy_throttle {
 	uint64_t start, end;	/* perf time; end UINT64_MAX: never lifted */
 };
 
+/* Totals for the closing summary. */
 struct sy_session_summary {
 	const char *trace;	/* "cs_etm", "intel_pt" */
 	enum sy_sink sink;
@@ -243,7 +243,8 @@ struct sy_session_summary {
 	int pause_counts_insns;	/* the pause event counts instructions */
 	/* when the pause event was throttled (PERF_RECORD_THROTTLE to
 	 * UNTHROTTLE, or to the end of the recording): its overflows are not
-	 * taken then, so windows run long (owned by the session) */
+	 * taken then, so windows run long (owned by the session; sorted by
+	 * cpu, then start; one CPU's never overlap) */
 	struct sy_throttle *throttles;
 	size_t nr_throttles;
 	uint64_t damage;	/* damaged records (the reader's warnings) */

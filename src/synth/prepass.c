@@ -185,41 +185,62 @@ static int sy_pre_throttle(struct sy_prewalk *pw, const struct sy_record *rec,
 	return 0;
 }
 
+static int sy_thr_cmp(const void *a, const void *b)
+{
+	const struct sy_throttle *x = a, *y = b;
+
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu ? -1 : 1;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
 /* The stretches in which a pause event was throttled, per CPU: from a
- * THROTTLE to the next UNTHROTTLE of that CPU (or the end).  Per thread
- * the event follows the thread: the stretch holds on every CPU. */
+ * THROTTLE to the next UNTHROTTLE of that CPU (or the end), sorted by CPU
+ * and start for sy_summary_throttled.  Per thread the event follows the
+ * thread: the stretch holds on every CPU.  Open stretches are few (one
+ * per CPU at most): a short list of their indices. */
 static int sy_pre_throttles(struct sy_session *s, const struct sy_prewalk *pw)
 {
 	struct sy_throttle *v = NULL;
-	size_t n = 0, cap = 0;
+	size_t *open = NULL, n = 0, cap = 0, nopen = 0, capopen = 0;
+	int err = 0;
 
-	for (size_t i = 0; i < pw->nr_thr; i++) {
+	for (size_t i = 0; i < pw->nr_thr && !err; i++) {
 		const struct sy_rawthr *r = &pw->thr[i];
 		uint32_t cpu = s->cfg.per_thread ? UINT32_MAX : r->cpu;
-		size_t k = n;
+		size_t k = 0;
 
 		if (r->attr >= s->roles.nr_roles ||
 		    !(s->roles.attr_role[r->attr] & SY_ROLE_PAUSE))
 			continue;
-		/* the open stretch of this CPU, if any */
-		while (k > 0 && !(v[k - 1].cpu == cpu &&
-				  v[k - 1].end == UINT64_MAX))
-			k--;
+		while (k < nopen && v[open[k]].cpu != cpu)
+			k++;
 		if (r->lift) {
-			if (k)
-				v[k - 1].end = r->time;
+			if (k < nopen) {
+				v[open[k]].end = r->time;
+				open[k] = open[--nopen];
+			}
 			continue;
 		}
-		if (k)
+		if (k < nopen)
 			continue;	/* throttled already */
-		if (sy_grow((void **)&v, &cap, n, sizeof(*v))) {
-			free(v);
-			return -SY_E_NOMEM;
+		if (sy_grow((void **)&v, &cap, n, sizeof(*v)) ||
+		    sy_grow((void **)&open, &capopen, nopen, sizeof(*open))) {
+			err = -SY_E_NOMEM;
+			break;
 		}
 		v[n].cpu = cpu;
 		v[n].start = r->time;
-		v[n++].end = UINT64_MAX;
+		v[n].end = UINT64_MAX;
+		open[nopen++] = n++;
 	}
+	free(open);
+	if (err) {
+		free(v);
+		return err;
+	}
+	if (n)
+		qsort(v, n, sizeof(*v), sy_thr_cmp);
 	s->sum.throttles = v;
 	s->sum.nr_throttles = n;
 	return 0;
