@@ -210,6 +210,14 @@ struct sy_session_opts {
 
 void sy_session_opts_init(struct sy_session_opts *o);
 
+/* One stretch of time in which the pause event was throttled on a CPU
+ * (cpu UINT32_MAX: on every CPU: a per-thread recording, or records
+ * without a CPU in their sample_id). */
+struct sy_throttle {
+	uint32_t cpu;
+	uint64_t start, end;	/* perf time; end UINT64_MAX: never lifted */
+};
+
 /* Totals for the closing summary. */
 struct sy_session_summary {
 	const char *trace;	/* "cs_etm", "intel_pt" */
@@ -236,6 +244,12 @@ struct sy_session_summary {
 	enum sy_design design;	/* sy_design_of() the attrs */
 	uint64_t design_window;	/* its designed length (0: none known) */
 	int pause_counts_insns;	/* the pause event counts instructions */
+	/* when the pause event was throttled (PERF_RECORD_THROTTLE to
+	 * UNTHROTTLE, or to the end of the recording): its overflows are not
+	 * taken then, so windows run long (owned by the session; sorted by
+	 * cpu, then start; one CPU's never overlap) */
+	struct sy_throttle *throttles;
+	size_t nr_throttles;
 	uint64_t damage;	/* damaged records (the reader's warnings) */
 	int input_error;	/* reader error that ended the walk (0: none) */
 	uint64_t lost_records;	/* PERF_RECORD_LOST / LOST_SAMPLES */
@@ -266,6 +280,10 @@ int sy_summary_bogus_line(const struct sy_session_summary *s,
  * whole-trace recording. */
 int sy_summary_design_line(const struct sy_session_summary *s, char *buf,
 			   size_t len);
+/* Whether a window on @cpu from @from to @to (perf times) overlaps a
+ * stretch in which the pause event was throttled (design.c). */
+int sy_summary_throttled(const struct sy_session_summary *s, uint32_t cpu,
+			 uint64_t from, uint64_t to);
 
 typedef int (*sy_window_fn)(void *ctx, const struct sy_window *w);
 

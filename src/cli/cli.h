@@ -176,21 +176,52 @@ const char *sy_cli_reason(const struct sy_window *w, enum sy_trace_kind kind,
  * reason names it and those that met it after their first error), most
  * first, then by path. */
 /* design_check.c: windows against their strobing design's length
- * (windows and convert's summaries).  Bounded: two sy_dist. */
+ * (windows and convert's summaries).  Bounded: three sy_dist and small
+ * tables. */
+#define SY_DCHECK_LIST 16	/* departing windows named */
+#define SY_DCHECK_PEND 64	/* stagger: threads whose last window waits */
+#define SY_DCHECK_PIDS 8	/* processes named without the stagger */
+enum sy_dcheck_why { SY_DC_OTHER, SY_DC_THROTTLED, SY_DC_NO_STAGGER };
+struct sy_dcheck_pend {		/* a thread's last window (stagger) */
+	uint32_t pid, tid, cpu;
+	uint64_t index, resume_time, pause_time;
+	int ok;
+	int no_offset;		/* the thread's pause came with a resume */
+};
 struct sy_dcheck {
+	const struct sy_session_summary *sum;
 	uint64_t want;		/* instructions a window holds; 0: by time */
 	uint64_t tol;		/* what is skid, not a departure */
 	int by_time;		/* the stagger, or a design counting cycles */
+	int stagger;
 	uint64_t checked, depart;
-	uint64_t first[4];	/* the first departing windows */
-	uint64_t first_len[4];
+	uint64_t throttled;	/* of depart: in a throttled stretch */
+	uint64_t no_stagger;	/* of depart: the pause came with a resume */
+	uint64_t first[SY_DCHECK_LIST];	/* the first departing windows */
+	uint64_t first_len[SY_DCHECK_LIST]; /* instructions, or ns by time */
+	uint8_t first_why[SY_DCHECK_LIST];	/* enum sy_dcheck_why */
+	size_t nfirst;
 	struct sy_dist skid;	/* |insns - want| of matching windows */
 	struct sy_dist ns;	/* durations of ok windows (by time) */
+	struct sy_dist ns_thr;	/* ... of those in a throttled stretch */
+	struct sy_dcheck_pend pend[SY_DCHECK_PEND];
+	size_t npend;
+	struct { uint32_t pid; uint64_t n; } noinh[SY_DCHECK_PIDS];
+	size_t nnoinh;
+	uint64_t noinh_more;	/* processes past the table */
+	/* by time: the first throttled ok windows, named at the end if off
+	 * the median */
+	uint64_t thr_index[SY_DCHECK_LIST], thr_ns[SY_DCHECK_LIST];
+	size_t nthr;
+	int flushed;
+	int nomem;		/* a duration could not be kept */
 };
 void sy_dcheck_init(struct sy_dcheck *d, const struct sy_session_summary *s);
 int sy_dcheck_add(struct sy_dcheck *d, const struct sy_window *w);
+/* Writes nothing for a recording without a design to check; every line
+ * starts with @prefix. */
 void sy_dcheck_text(struct sy_dcheck *d, const struct sy_session_summary *s,
-		    FILE *f);
+		    const char *prefix, FILE *f);
 void sy_dcheck_json(struct sy_dcheck *d, FILE *f);
 void sy_dcheck_fini(struct sy_dcheck *d);
 

@@ -104,6 +104,7 @@ static void sy_summary_text(struct sy_convert *c, struct sy_session *s,
 	size_t nmiss;
 	struct sy_image_missing *miss = sy_missing(s, &nmiss);
 	char line[160];
+	char pfx[4200];	/* a path, then a colon */
 
 	fprintf(f, "strobe-synth: %s: %s (%s), %" PRIu64 " %s:", c->opt.input,
 		sum->trace ? sum->trace : "?", sy_sink_name(sum->sink),
@@ -127,10 +128,8 @@ static void sy_summary_text(struct sy_convert *c, struct sy_session *s,
 		fprintf(f, "strobe-synth: %s: %s\n", c->opt.input, line);
 	if (sy_summary_design_line(sum, line, sizeof(line)))
 		fprintf(f, "strobe-synth: %s: %s\n", c->opt.input, line);
-	if (c->dc.want || (c->dc.by_time && c->dc.checked)) {
-		fprintf(f, "strobe-synth: %s: ", c->opt.input);
-		sy_dcheck_text(&c->dc, sum, f);
-	}
+	snprintf(pfx, sizeof(pfx), "strobe-synth: %s: ", c->opt.input);
+	sy_dcheck_text(&c->dc, sum, pfx, f);
 	if (sum->inner_samples)
 		fprintf(f,
 			"strobe-synth: %s: %" PRIu64 " callchain samples of "

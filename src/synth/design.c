@@ -87,3 +87,44 @@ int sy_summary_design_line(const struct sy_session_summary *s, char *buf,
 	}
 	return 1;
 }
+
+/* Whether a stretch of @cpu's (sorted by start, disjoint) overlaps
+ * (@from, @to): the last one that starts before @to, if it ends after
+ * @from. */
+static int sy_throttled_on(const struct sy_throttle *v, size_t n,
+			   uint32_t cpu, uint64_t from, uint64_t to)
+{
+	size_t lo = 0, hi = n;
+
+	/* the first stretch of a later CPU, or of @cpu starting at or
+	 * after @to */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid].cpu < cpu || (v[mid].cpu == cpu && v[mid].start < to))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo > 0 && v[lo - 1].cpu == cpu && v[lo - 1].end > from;
+}
+
+int sy_summary_throttled(const struct sy_session_summary *s, uint32_t cpu,
+			 uint64_t from, uint64_t to)
+{
+	const struct sy_throttle *v = s->throttles;
+	size_t n = s->nr_throttles;
+
+	/* a window that ends at the throttling overflow itself (its pause
+	 * was taken) or starts at the unthrottle does not overlap */
+	if (!n || from >= to)
+		return 0;
+	if (cpu == UINT32_MAX) {
+		for (size_t i = 0; i < n; i++)
+			if (from < v[i].end && to > v[i].start)
+				return 1;
+		return 0;
+	}
+	return sy_throttled_on(v, n, cpu, from, to) ||
+	       sy_throttled_on(v, n, UINT32_MAX, from, to);
+}

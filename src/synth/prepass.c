@@ -27,6 +27,14 @@ struct sy_prewalk {
 	} *aux;
 	size_t nr_aux, cap_aux;
 	struct sy_hwids hw;
+	/* THROTTLE / UNTHROTTLE records, whose event's role is known only
+	 * after the walk */
+	struct sy_rawthr {
+		uint32_t attr, cpu;
+		uint64_t time;
+		int lift;	/* UNTHROTTLE */
+	} *thr;
+	size_t nr_thr, cap_thr;
 	uint64_t cpuid[3];	/* PT: family, model, stepping */
 	int saw_buf;
 	int info_err;
@@ -158,6 +166,86 @@ static int sy_pre_aux(struct sy_prewalk *pw, const struct sy_record *rec,
 	return 0;
 }
 
+static int sy_pre_throttle(struct sy_prewalk *pw, const struct sy_record *rec,
+			   const struct sy_event *ev)
+{
+	struct sy_rawthr *t;
+
+	if (!rec->attr)
+		return 0;
+	if (sy_grow((void **)&pw->thr, &pw->cap_thr, pw->nr_thr,
+		    sizeof(*pw->thr)))
+		return -SY_E_NOMEM;
+	t = &pw->thr[pw->nr_thr++];
+	t->attr = rec->attr->index;
+	t->cpu = ev->has_sid && (rec->attr->sample_type & SY_SAMPLE_CPU) ?
+			 ev->sid.cpu : UINT32_MAX;
+	t->time = ev->u.throttle.time;
+	t->lift = rec->type == SY_REC_UNTHROTTLE;
+	return 0;
+}
+
+static int sy_thr_cmp(const void *a, const void *b)
+{
+	const struct sy_throttle *x = a, *y = b;
+
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu ? -1 : 1;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* The stretches in which a pause event was throttled, per CPU: from a
+ * THROTTLE to the next UNTHROTTLE of that CPU (or the end), sorted by CPU
+ * and start for sy_summary_throttled.  Per thread the event follows the
+ * thread: the stretch holds on every CPU.  Open stretches are few (one
+ * per CPU at most): a short list of their indices. */
+static int sy_pre_throttles(struct sy_session *s, const struct sy_prewalk *pw)
+{
+	struct sy_throttle *v = NULL;
+	size_t *open = NULL, n = 0, cap = 0, nopen = 0, capopen = 0;
+	int err = 0;
+
+	for (size_t i = 0; i < pw->nr_thr && !err; i++) {
+		const struct sy_rawthr *r = &pw->thr[i];
+		uint32_t cpu = s->cfg.per_thread ? UINT32_MAX : r->cpu;
+		size_t k = 0;
+
+		if (r->attr >= s->roles.nr_roles ||
+		    !(s->roles.attr_role[r->attr] & SY_ROLE_PAUSE))
+			continue;
+		while (k < nopen && v[open[k]].cpu != cpu)
+			k++;
+		if (r->lift) {
+			if (k < nopen) {
+				v[open[k]].end = r->time;
+				open[k] = open[--nopen];
+			}
+			continue;
+		}
+		if (k < nopen)
+			continue;	/* throttled already */
+		if (sy_grow((void **)&v, &cap, n, sizeof(*v)) ||
+		    sy_grow((void **)&open, &capopen, nopen, sizeof(*open))) {
+			err = -SY_E_NOMEM;
+			break;
+		}
+		v[n].cpu = cpu;
+		v[n].start = r->time;
+		v[n].end = UINT64_MAX;
+		open[nopen++] = n++;
+	}
+	free(open);
+	if (err) {
+		free(v);
+		return err;
+	}
+	if (n)
+		qsort(v, n, sizeof(*v), sy_thr_cmp);
+	s->sum.throttles = v;
+	s->sum.nr_throttles = n;
+	return 0;
+}
+
 /* Which thread ran on the sample's CPU (sy_session_model.cpu_proc). */
 static int sy_pre_sample(struct sy_session *s, const struct sy_record *rec)
 {
@@ -230,6 +318,11 @@ static int sy_pre_record(struct sy_session *s, struct sy_prewalk *pw,
 		if (sy_event_parse(rec, &ev, &d) || !ev.has_sid)
 			return 0;
 		return sy_pre_aux(pw, rec, &ev);
+	case SY_REC_THROTTLE:
+	case SY_REC_UNTHROTTLE:
+		if (sy_event_parse(rec, &ev, &d))
+			return 0;
+		return sy_pre_throttle(pw, rec, &ev);
 	default:
 		return 0;
 	}
@@ -399,7 +492,8 @@ int sy_prepass(struct sy_session *s)
 	 * before it are still worth converting */
 	if (err != -SY_E_EOS)
 		s->sum.input_error = err;
-	if ((err = sy_pre_kind(s, &pw, &pmu_type)) || (err = sy_roles(s, pmu_type)))
+	if ((err = sy_pre_kind(s, &pw, &pmu_type)) ||
+	    (err = sy_roles(s, pmu_type)) || (err = sy_pre_throttles(s, &pw)))
 		goto out;
 	if (s->o.whole_trace == SY_WHOLE_TRACE_AUTO && !s->roles.any_pause_attr)
 		sy_pre_whole(s);
@@ -414,5 +508,6 @@ int sy_prepass(struct sy_session *s)
 			s->aux_total += s->queues.v[i]->aux.bufs[k].size;
 out:
 	free(pw.aux);
+	free(pw.thr);
 	return err;
 }

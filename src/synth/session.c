@@ -210,6 +210,7 @@ void sy_session_close(struct sy_session *s)
 	sy_queues_free(&s->queues);
 	sy_comms_fini(&s->model.comms);
 	free(s->model.cpu_proc);
+	free(s->sum.throttles);
 	free(s->roles.attr_role);
 	sy_auxtrace_info_fini(&s->in.info);
 	sy_maptl_fini(&s->model.maptl);

@@ -122,3 +122,41 @@ Test(design, classified_from_the_attrs)
 	cr_assert_str_eq(sy_design_name(SY_DESIGN_PAUSE_ARMED), "pause-armed");
 	cr_assert_str_eq(sy_design_name(SY_DESIGN_STAGGER), "userspace stagger");
 }
+
+/* A window overlaps a throttled stretch of its CPU's pause event only
+ * strictly: one that ends at the throttling overflow (its pause was
+ * taken) or starts at the unthrottle does not; an open stretch (never
+ * lifted) runs to the end; cpu UINT32_MAX (per thread) matches any.  The
+ * stretches are sorted by CPU and start, as the prepass leaves them. */
+Test(design, throttled_stretches)
+{
+	struct sy_throttle t[4] = { { 1, 100, 200 }, { 1, 300, 400 },
+				    { 1, 600, 700 }, { 2, 500, UINT64_MAX } };
+	struct sy_throttle any[2] = { { 2, 500, UINT64_MAX },
+				      { UINT32_MAX, 100, 200 } };
+	struct sy_session_summary s;
+
+	memset(&s, 0, sizeof(s));
+	cr_expect(!sy_summary_throttled(&s, 1, 0, 1000), "no stretches");
+	s.throttles = t;
+	s.nr_throttles = 4;
+	cr_expect(sy_summary_throttled(&s, 1, 150, 160));
+	cr_expect(sy_summary_throttled(&s, 1, 50, 101));
+	cr_expect(sy_summary_throttled(&s, 1, 199, 300));
+	cr_expect(sy_summary_throttled(&s, 1, 350, 360));
+	cr_expect(sy_summary_throttled(&s, 1, 650, 2000));
+	cr_expect(sy_summary_throttled(&s, 1, 0, 10000), "spans them all");
+	cr_expect(!sy_summary_throttled(&s, 1, 50, 100), "ends at THROTTLE");
+	cr_expect(!sy_summary_throttled(&s, 1, 200, 300), "between two");
+	cr_expect(!sy_summary_throttled(&s, 1, 700, 800), "starts at UNTHROTTLE");
+	cr_expect(!sy_summary_throttled(&s, 0, 150, 160), "another CPU");
+	cr_expect(!sy_summary_throttled(&s, 3, 150, 160), "a later CPU");
+	cr_expect(!sy_summary_throttled(&s, 2, 100, 500), "before it");
+	cr_expect(sy_summary_throttled(&s, 2, 1u << 30, 1ull << 40), "open");
+	cr_expect(sy_summary_throttled(&s, UINT32_MAX, 150, 160), "per thread");
+	s.throttles = any;
+	s.nr_throttles = 2;
+	cr_expect(sy_summary_throttled(&s, 0, 150, 160), "stretch on any CPU");
+	cr_expect(sy_summary_throttled(&s, 2, 150, 160), "any CPU, and its own");
+	cr_expect(!sy_summary_throttled(&s, 0, 250, 260));
+}

@@ -2761,8 +2761,8 @@ Test(fixturegen, model_samples_recomputed)
 		struct fx f;
 		size_t nr = 0, np = 0, ns = 0, ord_p = 0, ord_r = 0;
 		uint64_t u = 0, ui = 0, cyc = 0, first, last;
-		uint64_t armed_at = 0;
-		int armed = 0;
+		uint64_t armed_at = 0, thr_until = 0;
+		int armed = 0, thr = 0;
 
 		fx_open(&f, names[i]);
 		if (f.scn.nslices || f.sc.ncpus != 1) {
@@ -2830,6 +2830,25 @@ Test(fixturegen, model_samples_recomputed)
 					continue;
 				}
 				if (pause) {
+					/* throttle = K N: pause K is taken
+					 * and throttles the event; the tick
+					 * N instructions on lifts it, and
+					 * until then no pause overflow is
+					 * taken: no pause, no sample */
+					uint64_t pos = x - first + 1;
+
+					if (thr && pos >= thr_until)
+						thr = 0;
+					if (thr) {
+						ord_p++;
+						continue;
+					}
+					if (f.scn.have_throttle &&
+					    ord_p == f.scn.throttle_pause) {
+						thr = 1;
+						thr_until = pos +
+							    f.scn.throttle_insns;
+					}
 					/* a dropped pause leaves no sample */
 					if (fx_scn_list_has(&f.scn.drop_pause,
 							    ord_p++))
@@ -3951,6 +3970,14 @@ Test(fixturegen, scenario_errors)
 		  "S must be 0 (no sampling event) or at least cpi" },
 		{ "program = x\ntrace = etmv4\nR = 2\nP = 2\n"
 		  "sample_period = x\n", "not a number" },
+		{ "program = x\ntrace = etmv4\nR = 1\nP = 1\nthrottle = 2\n",
+		  "throttle = K N" },
+		{ "program = x\ntrace = etmv4\nR = 1\nP = 1\nthrottle = 2 0\n",
+		  "N must be > 0" },
+		{ "program = x\ntrace = etmv4\nR = 1\nP = 1\ninherit = 0\n",
+		  "inherit: a pid" },
+		{ "program = x\ntrace = etmv4\nR = 1\nP = 1\nper_thread = 1\n"
+		  "throttle = 1 5\n", "not with per_thread or el" },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -3993,6 +4020,50 @@ Test(fixturegen, generator_errors)
 		cr_expect_lt(err, 0, "case %zu generated", i);
 		cr_expect(g == NULL);
 		cr_expect(d.msg[0] != 0, "case %zu: no message", i);
+	}
+}
+
+/* throttle and inherit that do not fit the run fail with their reason. */
+Test(fixturegen, throttle_inherit_errors)
+{
+#define FX_BR "program = branchy-aarch64\ntrace = etmv4\nR = 100\n"
+	static const struct {
+		const char *text, *msg;
+	} cases[] = {
+		{ FX_BR "P = 150\ninsns = 2000\nthrottle = 99 10\n",
+		  "throttle: no pause overflow 99" },
+		{ FX_BR "P = 150\ninsns = 2000\nthrottle = 2 5000\n",
+		  "unthrottle is past the end of cpu 0" },
+		{ FX_BR "P = 100\ninsns = 2000\ninherit = 7\n",
+		  "no thread of pid 7" },
+		{ FX_BR "P = 100\ninsns = 2000\ninherit = 1000\n",
+		  "pid 1000 is the parent" },
+		{ FX_BR "P = 100\nthread = 1000 1000 18300\n"
+		  "thread = 2000 2000 19000\nslice = 0 1000 500\n"
+		  "slice = 0 2000 500\ninherit = 2000\n",
+		  "cpu 0 runs pid 2000 and other threads" },
+		{ FX_BR "P = 100\nthread = 1000 1000 18300\n"
+		  "thread = 2000 2000 19000\nslice = 1 2000 500\n"
+		  "slice = 0 1000 500\ninherit = 2000\n",
+		  "parent's first slice must come before" },
+	};
+#undef FX_BR
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct fx_scenario s;
+		struct fx_gen *g = NULL;
+		struct sy_diag d;
+		int err;
+
+		memset(&d, 0, sizeof(d));
+		err = fx_scenario_parse(&s, cases[i].text,
+					strlen(cases[i].text), "bad.scn", &d);
+		cr_assert_eq(err, 0, "%s", d.msg);
+		err = fx_gen_run(&g, &s, ".", &d);
+		cr_expect_eq(err, -SY_E_INVALID, "case %zu generated", i);
+		cr_expect(g == NULL);
+		cr_expect(strstr(d.msg, cases[i].msg) != NULL,
+			  "case %zu: '%s' lacks '%s'", i, d.msg, cases[i].msg);
 	}
 }
 

@@ -503,7 +503,7 @@ void sy_wl_summary(struct sy_wl *c, struct sy_session *s)
 		fprintf(f, "%s\n", line);
 	if (sy_summary_design_line(sum, line, sizeof(line)))
 		fprintf(f, "%s\n", line);
-	sy_dcheck_text(&c->dc, sum, f);
+	sy_dcheck_text(&c->dc, sum, "", f);
 	if (by[SY_ST_PAUSED] || c->bytes_not_ok)
 		fprintf(f, "overhead: %" PRIu64 " pause %s fell into paused "
 			   "trace (an interrupt, no branch stack); %" PRIu64
