@@ -190,7 +190,12 @@ struct sy_dcheck_pend {		/* a thread's last window (stagger) */
 };
 struct sy_dcheck {
 	const struct sy_session_summary *sum;
-	uint64_t want;		/* instructions a window holds; 0: by time */
+	uint64_t want;		/* instructions (or cycles) a window holds;
+				 * 0: by time */
+	/* a design counting cycles, in cycles when the trace counts them
+	 * itself (cycle-accurate ETM): want is then cyc_want */
+	uint64_t cyc_want;
+	int by_cycles;
 	uint64_t tol;		/* what is skid, not a departure */
 	int by_time;		/* the stagger, or a design counting cycles */
 	int stagger;

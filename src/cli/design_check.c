@@ -10,7 +10,11 @@
  * stagger, whose W only the recording shows), the design is a duration
  * whose scale in nanoseconds the recording does not give: the windows'
  * durations are compared with their median, which for the stagger is the
- * inferred W.
+ * inferred W.  Unless the trace counts the cycles itself: a cycle-accurate
+ * ETM trace's Cycle Count packets give each window's cycles (sy_window
+ * .cycles), and an RFC design counting cycles is then checked in them as
+ * one counting instructions is in instructions, exactly up to skid.  (The
+ * stagger's W is still inferred from the durations.)
  *
  * Two causes are told apart because a tuner acts on them differently:
  *  - throttling: the kernel stopped the pause event (PERF_RECORD_THROTTLE
@@ -71,7 +75,25 @@ void sy_dcheck_init(struct sy_dcheck *d, const struct sy_session_summary *s)
 	} else {
 		d->stagger = s->design == SY_DESIGN_STAGGER;
 		d->by_time = d->stagger || (rfc && !s->pause_counts_insns);
+		if (rfc && s->design_window && !s->pause_counts_insns &&
+		    !s->periods_freq)
+			d->cyc_want = s->design_window;
 	}
+}
+
+/* The first ok window with the trace's own cycle counts turns a design
+ * counting cycles from time to cycles (every window of a cycle-accurate
+ * trace has them; the ones before it were not ok, so nothing was checked
+ * by time). */
+static void sy_dcheck_cycles(struct sy_dcheck *d, const struct sy_window *w)
+{
+	if (!d->cyc_want || d->by_cycles || w->status != SY_ST_OK ||
+	    !w->has_cycles)
+		return;
+	d->by_cycles = 1;
+	d->by_time = 0;
+	d->want = d->cyc_want;
+	d->tol = sy_dcheck_tol(d->want);
 }
 
 void sy_dcheck_fini(struct sy_dcheck *d)
@@ -240,22 +262,25 @@ static int sy_dcheck_by_time(struct sy_dcheck *d, const struct sy_window *w)
 
 int sy_dcheck_add(struct sy_dcheck *d, const struct sy_window *w)
 {
-	uint64_t off;
+	uint64_t off, len;
 
+	sy_dcheck_cycles(d, w);
 	if (d->by_time)
 		return sy_dcheck_by_time(d, w);
-	if (w->status != SY_ST_OK || !d->want)
+	if (w->status != SY_ST_OK || !d->want ||
+	    (d->by_cycles && !w->has_cycles))
 		return 0;
+	len = d->by_cycles ? w->cycles : w->insns;
 	d->checked++;
-	off = w->insns > d->want ? w->insns - d->want : d->want - w->insns;
+	off = len > d->want ? len - d->want : d->want - len;
 	if (off <= d->tol)
 		return sy_dist_add(&d->skid, off) ? -SY_E_NOMEM : 0;
 	d->depart++;
 	if (sy_dcheck_throttled(d, w)) {
 		d->throttled++;
-		sy_dcheck_name(d, w->index, w->insns, SY_DC_THROTTLED);
+		sy_dcheck_name(d, w->index, len, SY_DC_THROTTLED);
 	} else {
-		sy_dcheck_name(d, w->index, w->insns, SY_DC_OTHER);
+		sy_dcheck_name(d, w->index, len, SY_DC_OTHER);
 	}
 	return 0;
 }
@@ -343,9 +368,11 @@ static void sy_dcheck_list(const struct sy_dcheck *d, const char *unit,
 static void sy_dcheck_text_insns(struct sy_dcheck *d, FILE *f)
 {
 	fprintf(f, "design check: %" PRIu64 " of %" PRIu64 " ok windows "
-		   "hold the designed %" PRIu64 " instructions (skid "
+		   "hold the designed %" PRIu64 " %s (skid "
 		   "p50 %" PRIu64 ", max %" PRIu64 ")",
 		d->checked - d->depart, d->checked, d->want,
+		d->by_cycles ? "cycles, as the trace counts them" :
+			       "instructions",
 		sy_dist_pct(&d->skid, 50), d->skid.n ? d->skid.max : 0);
 	if (d->depart) {
 		fprintf(f, "; %" PRIu64 " %s (a missed or disarmed "
@@ -419,14 +446,17 @@ static void sy_dcheck_json_list(const struct sy_dcheck *d, const char *key,
 void sy_dcheck_json(struct sy_dcheck *d, FILE *f)
 {
 	if (d->want) {
-		fprintf(f, ",\n  \"design_check\": {\"unit\": \"instructions\", "
+		const char *unit = d->by_cycles ? "cycles" : "instructions";
+
+		fprintf(f, ",\n  \"design_check\": {\"unit\": \"%s\", "
 			   "\"want\": %" PRIu64 ", \"tolerance\": %" PRIu64
 			   ", \"checked\": %" PRIu64 ", \"depart\": %" PRIu64
 			   ", \"throttled\": %" PRIu64
 			   ", \"skid_p50\": %" PRIu64 ", \"skid_max\": %" PRIu64,
-			d->want, d->tol, d->checked, d->depart, d->throttled,
-			sy_dist_pct(&d->skid, 50), d->skid.n ? d->skid.max : 0);
-		sy_dcheck_json_list(d, "first_departing", "instructions", f);
+			unit, d->want, d->tol, d->checked, d->depart,
+			d->throttled, sy_dist_pct(&d->skid, 50),
+			d->skid.n ? d->skid.max : 0);
+		sy_dcheck_json_list(d, "first_departing", unit, f);
 		fputc('}', f);
 		return;
 	}
