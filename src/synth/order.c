@@ -2,10 +2,11 @@
 
 #include "sy_hash.h"
 
-/* FNV-1a: records are short and a collision only lets a copy through. */
+/* Every byte of the record counts: two samples of one time and size that
+ * differ anywhere are both taken (but for a collision of the hash). */
 static uint64_t sy_order_hash(const uint8_t *p, size_t n)
 {
-	return sy_hash_bytes(SY_HASH_FNV_OFFSET, p, n);
+	return sy_hash_words(SY_HASH_FNV_OFFSET, p, n);
 }
 
 enum sy_order_verdict sy_order_sample(struct sy_order *o, uint64_t time,

@@ -35,3 +35,28 @@ Test(order, copies_and_older_samples_are_refused)
 	cr_assert_eq(sy_order_sample(&o, 150, a, sizeof(a)), SY_ORDER_EARLIER);
 	cr_assert_eq(o.time, 200);
 }
+
+/* A copy is refused only when every byte is equal: a sample with deep
+ * callchains (1.6 KB) of the same time and size that differs in any one
+ * bit, anywhere, is taken. */
+Test(order, every_byte_of_a_long_sample_counts)
+{
+	static uint8_t r[1640], s[1640];
+	struct sy_order o;
+
+	for (size_t i = 0; i < sizeof(r); i++)
+		r[i] = (uint8_t)(i * 7 + 3);
+	for (size_t i = 0; i < sizeof(r); i++) {
+		for (unsigned bit = 0; bit < 8; bit += 3) {
+			memcpy(s, r, sizeof(r));
+			s[i] ^= (uint8_t)(1u << bit);
+			memset(&o, 0, sizeof(o));
+			cr_assert_eq(sy_order_sample(&o, 5, r, sizeof(r)),
+				     SY_ORDER_OK);
+			cr_assert_eq(sy_order_sample(&o, 5, s, sizeof(s)),
+				     SY_ORDER_OK, "byte %zu bit %u", i, bit);
+			cr_assert_eq(sy_order_sample(&o, 5, s, sizeof(s)),
+				     SY_ORDER_DUPLICATE);
+		}
+	}
+}
