@@ -24,14 +24,16 @@
 #   convert full -jN the same with --decoder full (libipt's block decoder)
 #   perf b           perf 6.1 script --itrace=b -F ip,addr
 #   perf i100il64    perf 6.1 script --itrace=i100il64 -F ip,brstack
-# Columns: wall seconds, peak anonymous RSS (the heap: ru_maxrss also counts
-# the pages of the mapped input, 0.6 GB for pt-deep, whose samples' deep
-# callchains make the file 37x its trace), trace MB/s, millions of instructions and
+# Columns: wall seconds, peak anonymous RSS (the heap; ru_maxrss also counts
+# the pages of the mapped input that are resident: convert drops those it
+# passed, which on pt-deep, whose samples' deep callchains make the file 37x
+# its trace, were 0.6 GB before), trace MB/s, millions of instructions and
 # of taken branches per second.  Instructions and branches are convert's
 # own counts (--stats-json "instructions", "branches": what the windows
 # hold), the same numerators for every row so the rates compare as times.
-# Then the peak anonymous RSS of convert -j1 / -j2 on the same scenario at
-# half the size (memory must not grow with the input).
+# Then the peak anonymous RSS and ru_maxrss of convert -j1 / -j2 on the
+# same scenario at full and at half the size (memory must not grow with the
+# input; tests/e2e/t_pt_memory_flat.sh asserts it at smaller sizes).
 # The libipt block-decoder floor is in bench_pt_decode (b_pt_decode.sh).
 set -u
 SY=$SY_BUILD/strobe-synth
@@ -149,15 +151,20 @@ scaled() {	# SCENARIO
 	ratio "convert full -j2 over convert -j2" "$fj2" "$cj2"
 	ratio "convert -j2 faster than -j1" "$cj1" "$cj2"
 	ratio "convert full -j2 faster than full -j1" "$fj1" "$fj2"
+	peaks "full size (x$scale)" "$f"
 	rm -f "$f"
 	half=$((scale / 2))
 	[ "$half" -ge 1 ] || return 0
 	f=$(gen "$1" "$half") || return 1
-	for j in 1 2; do
-		m=$(measure "$SY" convert --format lbr -q -j$j --symfs "$ROOT" -o /dev/null "$f")
-		echo "  half size (x$half): convert -j$j peak anon RSS $(awk -v r="$(fld 2 "$m")" 'BEGIN { printf "%.1f", r / 1024 }') MB"
-	done
+	peaks "half size (x$half)" "$f"
 	rm -f "$f"
+}
+
+peaks() {	# LABEL FILE: peak anonymous RSS and ru_maxrss of convert -j1, -j2
+	for j in 1 2; do
+		m=$(measure "$SY" convert --format lbr -q -j$j --symfs "$ROOT" -o /dev/null "$2")
+		echo "  $1: convert -j$j peak anon RSS $(awk -v r="$(fld 2 "$m")" 'BEGIN { printf "%.1f", r / 1024 }') MB, ru_maxrss $(awk -v r="$(fld 3 "$m")" 'BEGIN { printf "%.1f", r / 1024 }') MB"
+	done
 }
 
 for s in pt-basic pt-deep pt-interp; do

@@ -24,6 +24,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* 2^64 / golden ratio: spreads consecutive keys (Fibonacci hashing). */
 #define SY_HASH_GOLDEN 0x9e3779b97f4a7c15ULL
@@ -74,6 +75,27 @@ static inline uint64_t sy_hash_str(const char *s)
 static inline uint64_t sy_hash_rotl(uint64_t x, unsigned r)
 {
 	return (x << r) | (x >> (64 - r));
+}
+
+/* A hash of @n bytes (from @h), read eight at a time in two lanes of
+ * xxHash64's round: FNV-1a's multiply a byte, one after the other, made
+ * the order check of samples with deep callchains (1.6 KB each) a quarter
+ * of convert's time, all of it on the walk's thread. */
+static inline uint64_t sy_hash_words(uint64_t h, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+	uint64_t x = h ^ n, y = h + SY_HASH_GOLDEN, u, v;
+	size_t i = 0;
+
+	for (; i + 16 <= n; i += 16) {
+		memcpy(&u, b + i, 8);
+		memcpy(&v, b + i + 8, 8);
+		x = sy_hash_rotl(x + u * SY_HASH_K2, 31) * SY_HASH_GOLDEN;
+		y = sy_hash_rotl(y + v * SY_HASH_K2, 31) * SY_HASH_GOLDEN;
+	}
+	for (; i < n; i++)
+		x = (x ^ b[i]) * SY_HASH_FNV_PRIME;
+	return sy_hash_u64(x ^ sy_hash_rotl(y, 32));
 }
 
 /* --- The index ----------------------------------------------------------- */

@@ -238,6 +238,10 @@ const uint8_t *sy_perf_bytes(const struct sy_perf_reader *r, uint64_t offset,
 /* Whether those bytes are a read-only mapping of the file, whose pages a
  * caller done with them may drop (sy_pages.h); not for a memory buffer. */
 int sy_perf_bytes_droppable(const struct sy_perf_reader *r);
+/* Such a mapping: sy_perf_next drops the pages of the records it passed
+ * (and of the AUX payloads among them) a batch at a time, some way behind;
+ * the pages before the offset this returns are dropped.  0 otherwise. */
+uint64_t sy_perf_bytes_passed(const struct sy_perf_reader *r);
 
 /* perf's name of a record type ("MMAP2", "ATTR", ...) or NULL. */
 const char *sy_record_type_name(uint32_t type);

@@ -478,6 +478,11 @@ int sy_perf_bytes_droppable(const struct sy_perf_reader *r)
 	return r && r->unmap_base;
 }
 
+uint64_t sy_perf_bytes_passed(const struct sy_perf_reader *r)
+{
+	return r && r->unmap_base ? r->dropped : 0;
+}
+
 const char *sy_record_type_name(uint32_t type)
 {
 	switch (type) {

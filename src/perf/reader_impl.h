@@ -59,6 +59,9 @@ struct sy_perf_reader {
 	const uint8_t *map;
 	uint64_t map_len;
 	void *unmap_base;
+	/* mapped file: the pages before this offset are dropped
+	 * (sy_perf_src_passed) */
+	uint64_t dropped;
 
 	/* streamed source */
 	int fd;
@@ -98,6 +101,9 @@ int sy_perf_src_get(struct sy_perf_reader *r, uint64_t off, uint64_t len,
 		    const uint8_t **p, uint64_t *avail);
 int sy_perf_rec_get(struct sy_perf_reader *r, uint64_t off, uint64_t len,
 		    const uint8_t **p, uint64_t *avail);
+/* The record walk is at @pos of a mapped file: drops the pages it passed
+ * more than SY_READ_KEEP bytes ago (a batch at a time). */
+void sy_perf_src_passed(struct sy_perf_reader *r, uint64_t pos);
 
 /* perf_ids.c */
 int sy_idmap_get(const struct sy_idmap *m, uint64_t id, uint32_t *val);

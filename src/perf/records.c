@@ -242,6 +242,7 @@ static int sy_next_raw(struct sy_perf_reader *r, struct sy_record *rec)
 	rec->aux_size = paysz;
 	rec->aux_file_offset = paysz ? off + rec->size : 0;
 	r->pos = off + rec->size + paysz;
+	sy_perf_src_passed(r, off);
 	return 0;
 
 truncated:

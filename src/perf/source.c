@@ -7,6 +7,7 @@
 
 #include "reader_impl.h"
 #include "sy_bytes.h"
+#include "sy_pages.h"
 
 /* Points *p at [off, off+len).  Returns 0, or -SY_E_TRUNCATED with *avail set
  * to the bytes that do exist, or -SY_E_IO / -SY_E_NOMEM / -SY_E_LIMIT. */
@@ -103,4 +104,31 @@ int sy_perf_rec_get(struct sy_perf_reader *r, uint64_t off, uint64_t len,
 		return sy_perf_src_get(r, off, len, p, avail);
 	err = sy_perf_src_get(r, off, room, p, avail);
 	return err ? err : -SY_E_TRUNCATED;
+}
+
+/* Every page the record walk touches would stay resident to the end, counted
+ * in the process's RSS: for a recording whose samples outweigh its trace
+ * (deep callchains: 37 times the trace), the whole file.  The walk reads
+ * forward, so the pages it passed are dropped, SY_PAGES_BATCH at a time
+ * (each drop flushes TLBs).  SY_READ_KEEP behind the walk stay: the pause
+ * samples and AUX payloads the session uses soon after reading them.  A
+ * pointer into a dropped page stays valid (sy_record): the page of a
+ * private, never-written file mapping is read again when touched. */
+#define SY_READ_KEEP ((uint64_t)2 << 20)
+
+void sy_perf_src_passed(struct sy_perf_reader *r, uint64_t pos)
+{
+	long ps;
+	uint64_t hi, page;
+
+	if (!r->unmap_base || pos < SY_READ_KEEP)
+		return;
+	hi = pos - SY_READ_KEEP;
+	if (hi < r->dropped || hi - r->dropped < SY_PAGES_BATCH)
+		return;
+	ps = sysconf(_SC_PAGESIZE);
+	page = ps > 0 ? (uint64_t)ps : 4096;
+	sy_pages_drop(r->map + r->dropped, hi - r->dropped);
+	/* the page @hi is in is dropped with the next batch */
+	r->dropped = hi & ~(page - 1);
 }

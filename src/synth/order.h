@@ -13,7 +13,11 @@
 struct sy_order {
 	int has;
 	uint64_t time;		/* of the newest sample taken */
-	uint64_t hash;		/* of its bytes */
+	/* its bytes, when they stay readable (a mapped file: compared
+	 * exactly, only when a sample of its time and size comes), else
+	 * NULL and their hash */
+	const uint8_t *bytes;
+	uint64_t hash;
 	size_t size;
 };
 
@@ -24,8 +28,10 @@ enum sy_order_verdict {
 };
 
 /* Takes the sample @rec (@size bytes, header included) of time @time, or
- * says why not. */
+ * says why not.  @stable: @rec stays readable until the order is
+ * dropped (sy_record's pointers into a mapped file do). */
 enum sy_order_verdict sy_order_sample(struct sy_order *o, uint64_t time,
-				      const uint8_t *rec, size_t size);
+				      const uint8_t *rec, size_t size,
+				      int stable);
 
 #endif

@@ -122,6 +122,30 @@ static void sy_scan_release(const struct sy_auxmap *m,
 	}
 }
 
+/* PT: drops the input's pages around the payloads that hold AUX offset
+ * @at, which sy_psb_before read, in the file, with what the reads brought
+ * around them (SY_PAGES_AROUND): the sample records between small
+ * payloads are no part of the AUX range sy_scan_release drops. */
+static void sy_psb_release(const struct sy_auxmap *m,
+			   const struct sy_perf_reader *r, uint64_t at)
+{
+	uint64_t size = sy_perf_info(r)->file_size;
+
+	for (size_t i = sy_auxmap_first_buf(m, at);
+	     sy_perf_bytes_droppable(r) && i < m->nr_bufs &&
+	     m->bufs[i].aux_off <= at;
+	     i++) {
+		uint64_t lo = m->bufs[i].file_off, hi = lo + m->bufs[i].size;
+
+		lo = lo > SY_PAGES_AROUND ? (lo - SY_PAGES_AROUND) &
+						    ~(SY_PAGES_AROUND - 1) : 0;
+		hi = ((hi + SY_PAGES_AROUND) | (SY_PAGES_AROUND - 1)) + 1;
+		hi = hi < size ? hi : size;
+		if (lo < hi)
+			sy_pages_drop(sy_perf_bytes(r, lo, hi - lo), hi - lo);
+	}
+}
+
 /* sy_seam_at's search from AUX offset *@c on (*@c: the cut found). */
 static int sy_seam_find(const struct sy_auxmap *m,
 			const struct sy_perf_reader *r,
@@ -242,6 +266,7 @@ int sy_units_plan(struct sy_units *u, const struct sy_auxmap *m,
 				uint64_t psb = sy_psb_before(m, r, lo, at,
 							     &psb_end);
 
+				sy_psb_release(m, r, at);
 				if (!psb || psb <= lo)
 					continue;
 				err = sy_add_piece(u, m, lo, psb, psb_end, first,

@@ -142,6 +142,32 @@ static int sy_feed(struct sy_session *s, struct sy_queue *q)
 	}
 }
 
+/* A decoded chunk's pages go with the queue's next batch; where the
+ * record walk passed it and dropped what was there (sy_perf_bytes_passed),
+ * with what the decoder's touch brought around it (SY_PAGES_AROUND):
+ * without that, half the file stayed resident on PT whose samples outweigh
+ * the trace.  Nothing there is read again but by a job still to run,
+ * which only faults it back. */
+static void sy_drop_decoded(struct sy_session *s, struct sy_queue *q,
+			    const struct sy_dec_chunk *c)
+{
+	const uint8_t *base = sy_perf_bytes(s->in.r, 0, 0);
+	uint64_t passed = sy_perf_bytes_passed(s->in.r), lo, hi;
+
+	if (!base || c->data < base || !c->len ||
+	    (uint64_t)(c->data - base) + c->len > passed) {
+		sy_pages_batch_add(&q->drop, c->data, c->len);
+		return;
+	}
+	lo = (uint64_t)(c->data - base);
+	hi = lo + c->len;
+	lo = lo > SY_PAGES_AROUND ? (lo - SY_PAGES_AROUND) &
+					    ~(SY_PAGES_AROUND - 1) : 0;
+	hi = ((hi + SY_PAGES_AROUND) | (SY_PAGES_AROUND - 1)) + 1;
+	hi = hi < passed ? hi : passed;
+	sy_pages_batch_add(&q->drop, base + lo, hi - lo);
+}
+
 static int sy_job_done(struct sy_session *s, struct sy_qjob *j)
 {
 	struct sy_job *job = &j->job;
@@ -167,8 +193,7 @@ static int sy_job_done(struct sy_session *s, struct sy_qjob *j)
 	 * the next megabyte's (before job_done: a slice's chunks are freed
 	 * there) */
 	for (size_t i = 0; job->drop_pages && i < job->nr_chunks; i++)
-		sy_pages_batch_add(&j->q->drop, job->chunks[i].data,
-				   job->chunks[i].len);
+		sy_drop_decoded(s, j->q, &job->chunks[i]);
 	if ((err = s->mode->job_done(s, j)))
 		return err;
 	/* without pause samples each stretch is a window: made a batch at a
@@ -397,7 +422,9 @@ static int sy_out_of_order(struct sy_session *s, struct sy_queue *q,
 			   const struct sy_sample *sm)
 {
 	enum sy_order_verdict v =
-		sy_order_sample(&q->order, sm->time, rec->data, rec->size);
+		sy_order_sample(&q->order, sm->time, rec->data, rec->size,
+				sy_perf_bytes_droppable(s->in.r) &&
+					!(rec->flags & SY_RECORD_DECOMPRESSED));
 
 	if (v == SY_ORDER_OK)
 		return 0;
