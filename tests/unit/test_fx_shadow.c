@@ -12,9 +12,10 @@
 
 /* ---- the marking rules on a hand-made run ---------------------------------- */
 
-static int entries_hand(void *ctx, uint64_t a)
+static int entries_hand(void *ctx, uint64_t a, size_t at)
 {
 	(void)ctx;
+	(void)at;
 	return a == 0x200 || a == 0x300 || a == 0x400 || a == 0x500 ||
 	       a == 0x600 || a == 0x700 || a == 0x800;
 }

@@ -1041,3 +1041,119 @@ Test(fx_truth, mt_program_thread_streams)
 	mt_streams("mt-aarch64");
 	mt_streams("mt-x86_64");
 }
+
+/* ---- version 4: objects over time ---------------------------------------- */
+
+Test(fx_truth, format_v4_times)
+{
+	const uint64_t pcs[] = { 0x400380, 0x400384, 0x5500846100, 0x400388 };
+	struct fx_truth_hdr h, back;
+	struct fx_buf enc, raw;
+	uint64_t *got = NULL;
+	size_t t0;
+
+	hdr2(&h);
+	h.objs[0].from = 2;
+	h.objs[0].until = 3;
+	fx_buf_init(&enc);
+	cr_assert_eq(fx_truth_encode(&enc, &h, pcs, 4), 0);
+	cr_assert_eq(fx_truth_decode(enc.data, enc.len, &back, &got), 0);
+	cr_expect_eq(back.objs[0].from, 2);
+	cr_expect_eq(back.objs[0].until, 3);
+	cr_expect_eq(back.objs[1].from, 0);
+	cr_expect_eq(back.objs[1].until, 0);
+	cr_expect_eq(memcmp(back.objs, h.objs, sizeof(h.objs)), 0);
+	cr_expect_eq(memcmp(got, pcs, sizeof(pcs)), 0);
+	free(got);
+	enc_raw(&enc, &raw);
+	cr_expect_eq(sy_le32(raw.data + 8), 4, "version 4 with times");
+	cr_expect_eq(decode_forged(raw.data, raw.len), 0);
+	/* the times follow the objects (72 bytes and the name each) */
+	t0 = 72 + 72 + strlen(h.objs[0].name) + 72 + strlen(h.objs[1].name);
+	cr_expect_eq(sy_le64(raw.data + t0), 2);
+	cr_expect_eq(sy_le64(raw.data + t0 + 8), 3);
+	raw.data[t0] = 3;	/* from == until: mapped over nothing */
+	cr_expect_eq(decode_forged(raw.data, raw.len), -SY_E_BAD_HEADER);
+	raw.data[t0] = 0;
+	raw.data[t0 + 8] = 5;	/* until past the run */
+	cr_expect_eq(decode_forged(raw.data, raw.len), -SY_E_BAD_HEADER);
+	raw.data[t0 + 8] = 0;	/* no time at all is not version 4 */
+	cr_expect_eq(decode_forged(raw.data, raw.len), -SY_E_BAD_HEADER);
+	fx_buf_fini(&raw);
+	fx_buf_fini(&enc);
+	/* a time is an index of the one stream */
+	fx_buf_init(&enc);
+	h.nstreams = 2;
+	h.stream[1] = 3;
+	cr_expect_eq(fx_truth_encode(&enc, &h, pcs, 4), -SY_E_INVALID);
+	h.nstreams = 0;
+	h.objs[0].from = 5;
+	h.objs[0].until = 0;
+	cr_expect_eq(fx_truth_encode(&enc, &h, pcs, 4), -SY_E_INVALID);
+	fx_buf_fini(&enc);
+	/* without times the bytes stay version 2 */
+	hdr2(&h);
+	fx_buf_init(&enc);
+	cr_assert_eq(fx_truth_encode(&enc, &h, pcs, 4), 0);
+	enc_raw(&enc, &raw);
+	cr_expect_eq(sy_le32(raw.data + 8), 2);
+	fx_buf_fini(&raw);
+	fx_buf_fini(&enc);
+}
+
+/* Two objects at one address one after the other: dynfx-aarch64's libfx,
+ * and the same file 4 bytes further (another code at each address) from
+ * the first index after libfx last ran.  Each PC is classified against
+ * the one mapped when it ran; a PC of libfx before its mapping is in no
+ * object. */
+Test(fx_truth, objects_over_time)
+{
+	const char *elf = "tests/fixtures/programs/bin/dynfx-aarch64";
+	struct fx_truth_hdr h;
+	struct fx_truth t;
+	struct fx_class a, b;
+	uint64_t *pcs = NULL, addr;
+	size_t first = SIZE_MAX, last = 0, k;
+	int lib = -1;
+
+	cr_assert_eq(fx_truth_read("tests/fixtures/truth/dynfx-aarch64.truth",
+				   &h, &pcs), 0);
+	for (uint32_t o = 0; o < h.nobjs; o++)
+		if (h.objs[o].flags & FX_OBJ_LOCAL)
+			lib = (int)o;
+	cr_assert_geq(lib, 0);
+	for (size_t i = 0; i < h.count; i++)
+		if (pcs[i] - h.objs[lib].map_start < h.objs[lib].map_len) {
+			if (first == SIZE_MAX)
+				first = i;
+			last = i;
+		}
+	cr_assert_lt(last + 1, h.count, "libfx runs, and not last");
+	addr = pcs[last];
+	k = last + 1;
+	h.objs[h.nobjs] = h.objs[lib];
+	h.objs[h.nobjs].bias += 4;
+	h.objs[h.nobjs].map_start += 4;
+	h.objs[h.nobjs].from = k;
+	h.objs[lib].until = k;
+	h.nobjs++;
+	cr_assert_eq(fx_truth_build(&t, &h, pcs, h.count, elf, NULL), 0);
+	cr_expect_eq(fx_truth_object_at_idx(&t, addr, last, NULL, NULL),
+		     lib + 1);
+	cr_expect_eq(fx_truth_object_at_idx(&t, addr, k, NULL, NULL),
+		     (int)h.nobjs);
+	/* at k, addr holds what addr - 4 held before k */
+	cr_assert_eq(fx_truth_classify_idx(&t, addr, k, &a), 0);
+	cr_assert_eq(fx_truth_classify_idx(&t, addr - 4, last, &b), 0);
+	cr_expect_eq(a.size, b.size);
+	cr_expect_eq(a.kind, b.kind);
+	cr_expect_eq(a.has_target, b.has_target);
+	if (a.has_target)
+		cr_expect_eq(a.target, b.target + 4);
+	fx_truth_fini(&t);
+	/* libfx mapped only after its first PC ran: that PC is in no object */
+	h.objs[lib].from = first + 1;
+	cr_expect_eq(fx_truth_build(&t, &h, pcs, h.count, elf, NULL),
+		     -SY_E_NO_IMAGE);
+	free(pcs);
+}
