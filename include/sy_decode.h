@@ -76,7 +76,9 @@ enum sy_dec_kind {
 	/* Processor cycles counted since the previous count, in @code: a
 	 * cycle-accurate ETM trace unit's (TRCCONFIGR.CCI) Cycle Count
 	 * packets, and the count its Timestamp packets carry (after the
-	 * TIME item).  A window's sum is its length in cycles. */
+	 * TIME item); Intel PT's CYC packets (params.u.pt.cyc), each before
+	 * the first item whose packet comes after it, @offset the CYC's.
+	 * A window's sum is its length in cycles. */
 	SY_DEC_CYCLES,
 };
 
@@ -224,6 +226,8 @@ struct sy_pt_params {
 	uint8_t nom_freq;	/* max non-turbo ratio */
 	uint32_t cpuid_0x15_eax, cpuid_0x15_ebx; /* TSC/CTC ratio */
 	enum sy_pt_decoder decoder;
+	uint8_t cyc;		/* CYC packets on (attr.config's cyc bit):
+				 * their counts as SY_DEC_CYCLES items */
 };
 
 struct sy_dec_params {
