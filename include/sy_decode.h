@@ -77,8 +77,9 @@ enum sy_dec_kind {
 	 * cycle-accurate ETM trace unit's (TRCCONFIGR.CCI) Cycle Count
 	 * packets, and the count its Timestamp packets carry (after the
 	 * TIME item); Intel PT's CYC packets (params.u.pt.cyc), each before
-	 * the first item whose packet comes after it, @offset the CYC's.
-	 * A window's sum is its length in cycles. */
+	 * the first item whose packet comes after it, @offset the CYC's,
+	 * @code saturated at UINT32_MAX and the whole count in @time (a CYC
+	 * carries up to 64 bits).  A window's sum is its length in cycles. */
 	SY_DEC_CYCLES,
 };
 
@@ -112,7 +113,7 @@ struct sy_dec_item {
 	uint64_t from;
 	uint64_t to;
 	union {
-		uint64_t time;	/* SY_DEC_TIME */
+		uint64_t time;	/* SY_DEC_TIME; PT's SY_DEC_CYCLES: the count */
 		const struct sy_dec_run *run; /* SY_DEC_BRANCHES */
 	};
 	uint64_t ninsn;	 /* instructions executed since the previous item */

@@ -313,22 +313,18 @@ static int sy_pt_next_item(struct sy_decoder *d, struct sy_dec_item *item)
 }
 
 /* A count as an item: before the first item whose packet comes after
- * the CYC (pt_cyc.h), the rest after the window's last item.  A count
- * past 32 bits goes out in several items, so that the sum stays. */
+ * the CYC (pt_cyc.h), the rest after the window's last item.  A CYC may
+ * carry up to 64 bits: @code saturates, @time holds the whole count (one
+ * item each, so a damaged window's bytes cannot make billions of them). */
 static void sy_pt_cyc_item(struct sy_pt *pt, struct sy_dec_item *item)
 {
-	struct sy_pt_cyc_at *c = &pt->cyc.v[pt->cyc.next];
+	const struct sy_pt_cyc_at *c = &pt->cyc.v[pt->cyc.next++];
 
 	memset(item, 0, sizeof(*item));
 	item->kind = SY_DEC_CYCLES;
 	item->offset = c->off;
-	if (c->cycles > UINT32_MAX) {
-		item->code = UINT32_MAX;
-		c->cycles -= UINT32_MAX;
-		return;
-	}
-	item->code = (uint32_t)c->cycles;
-	pt->cyc.next++;
+	item->code = c->cycles > UINT32_MAX ? UINT32_MAX : (uint32_t)c->cycles;
+	item->time = c->cycles;
 }
 
 static int sy_pt_next(struct sy_decoder *d, struct sy_dec_item *item)

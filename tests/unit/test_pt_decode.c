@@ -2474,7 +2474,8 @@ static void items_same(const struct items *a, const struct items *b,
 			  x->exc == y->exc && x->code == y->code &&
 			  x->from == y->from && x->to == y->to &&
 			  x->ninsn == y->ninsn && x->offset == y->offset &&
-			  (x->kind != SY_DEC_TIME || x->time == y->time),
+			  ((x->kind != SY_DEC_TIME &&
+			    x->kind != SY_DEC_CYCLES) || x->time == y->time),
 			  "seed %" PRIu64 " window %zu item %zu: kind %u/%u "
 			  "%#" PRIx64 "->%#" PRIx64 " / %#" PRIx64 "->%#"
 			  PRIx64 " off %" PRIu64 "/%" PRIu64, seed, win, i,
@@ -2625,6 +2626,7 @@ Test(pt_decode, cycle_accurate_counts, .timeout = 300)
 				if (it->kind == SY_DEC_CYCLES) {
 					cr_assert(it->offset >= b - from &&
 						  it->offset < e - from);
+					cr_assert_eq(it->time, it->code);
 					sum += it->code;
 					s_cyc += it->code;
 					counts++;
@@ -2664,4 +2666,68 @@ Test(pt_decode, cycle_accurate_counts, .timeout = 300)
 	cr_assert_gt(stretches, windows);
 	cr_log_info("%" PRIu64 " windows, %" PRIu64 " stretches, %" PRIu64
 		    " CYCLES items", windows, stretches, counts);
+}
+
+/* A CYC carries up to 64 bits (libipt's packet decoder reads them): the
+ * item's code saturates at UINT32_MAX and its time holds the whole count,
+ * one item per packet in both decoders (splitting it into 32-bit items
+ * made a fuzzed window of huge counts run for minutes). */
+Test(pt_decode, cycle_count_past_32_bits)
+{
+	static const uint64_t want[] = { 5000000000ull, 7, 1ull << 50 };
+	struct mem m = { .none = 1 };
+	uint8_t buf[128];
+	struct pt_config cfg;
+	struct pt_encoder *enc;
+	struct pt_packet p;
+	struct sy_dec_chunk ch;
+	uint64_t len;
+
+	pt_config_init(&cfg);
+	cfg.begin = buf;
+	cfg.end = buf + sizeof(buf);
+	enc = pt_alloc_encoder(&cfg);
+	cr_assert_not_null(enc);
+	for (int k = 0; k < 7; k++) {
+		memset(&p, 0, sizeof(p));
+		p.type = k == 0 ? ppt_psb : k == 1 ? ppt_psbend :
+			 k == 2 ? ppt_mode : k == 3 ? ppt_tip_pge : ppt_cyc;
+		if (k == 2) {
+			p.payload.mode.leaf = pt_mol_exec;
+			p.payload.mode.bits.exec = pt_set_exec_mode(ptem_64bit);
+		} else if (k == 3) {
+			p.payload.ip.ipc = pt_ipc_sext_48;
+			p.payload.ip.ip = 0x401000;
+		} else if (k > 3) {
+			p.payload.cyc.value = want[k - 4];
+		}
+		cr_assert_geq(pt_enc_next(enc, &p), 0);
+	}
+	cr_assert_eq(pt_enc_get_offset(enc, &len), 0);
+	pt_free_encoder(enc);
+	ch.data = buf;
+	ch.len = (size_t)len;
+	for (int fast = 0; fast < 2; fast++) {
+		struct sy_decoder *d = new_decoder_cyc(
+			&m, fast ? SY_PT_DECODER_FAST : SY_PT_DECODER_FULL, 1);
+		struct items l = { 0 };
+		size_t n = 0;
+
+		cr_assert_eq(sy_decoder_reset(d, &ch, 1, 0), 0);
+		drain(d, &l, 64);
+		for (size_t i = 0; i < l.n; i++) {
+			if (l.e[i].kind != SY_DEC_CYCLES)
+				continue;
+			cr_assert_lt(n, 3);
+			cr_assert_eq(l.e[i].time, want[n]);
+			cr_assert_eq(l.e[i].code, want[n] > UINT32_MAX ?
+						  UINT32_MAX :
+						  (uint32_t)want[n]);
+			n++;
+		}
+		cr_assert_eq(n, 3, "%s: %zu CYCLES items", fast ? "fast" :
+			     "full", n);
+		items_free(&l);
+		sy_decoder_free(d);
+	}
 }
