@@ -76,7 +76,10 @@ enum sy_dec_kind {
 	/* Processor cycles counted since the previous count, in @code: a
 	 * cycle-accurate ETM trace unit's (TRCCONFIGR.CCI) Cycle Count
 	 * packets, and the count its Timestamp packets carry (after the
-	 * TIME item).  A window's sum is its length in cycles. */
+	 * TIME item); Intel PT's CYC packets (params.u.pt.cyc), each before
+	 * the first item whose packet comes after it, @offset the CYC's,
+	 * @code saturated at UINT32_MAX and the whole count in @time (a CYC
+	 * carries up to 64 bits).  A window's sum is its length in cycles. */
 	SY_DEC_CYCLES,
 };
 
@@ -110,7 +113,7 @@ struct sy_dec_item {
 	uint64_t from;
 	uint64_t to;
 	union {
-		uint64_t time;	/* SY_DEC_TIME */
+		uint64_t time;	/* SY_DEC_TIME; PT's SY_DEC_CYCLES: the count */
 		const struct sy_dec_run *run; /* SY_DEC_BRANCHES */
 	};
 	uint64_t ninsn;	 /* instructions executed since the previous item */
@@ -224,6 +227,8 @@ struct sy_pt_params {
 	uint8_t nom_freq;	/* max non-turbo ratio */
 	uint32_t cpuid_0x15_eax, cpuid_0x15_ebx; /* TSC/CTC ratio */
 	enum sy_pt_decoder decoder;
+	uint8_t cyc;		/* CYC packets on (attr.config's cyc bit):
+				 * their counts as SY_DEC_CYCLES items */
 };
 
 struct sy_dec_params {

@@ -34,6 +34,7 @@ static int sy_pt_init(struct sy_decoder *d)
 			goto fail;
 		}
 	}
+	pt->cyc_on = p->cyc != 0;
 	pt->cfg.mtc_freq = p->mtc_freq;
 	pt->cfg.nom_freq = p->nom_freq;
 	pt->cfg.cpuid_0x15_eax = p->cpuid_0x15_eax;
@@ -77,6 +78,7 @@ static void sy_pt_fini(struct sy_decoder *d)
 	pt_blk_free_decoder(pt->blk);
 	sy_ptw_fini(&pt->walk);
 	sy_pt_gap_close(&pt->gap);
+	sy_pt_cyc_fini(&pt->cyc);
 	pt_image_free(pt->image);
 	free(pt->cls);
 	free(pt->copy);
@@ -180,13 +182,18 @@ static int sy_pt_reset(struct sy_decoder *d, const struct sy_dec_chunk *chunks,
 	pt->skip = 0;
 	pt->counted = 0;
 	pt->npge = 0;
-	if (len && report_from) {
+	pt->have_held = 0;
+	sy_pt_cyc_clear(&pt->cyc);
+	if (len && (report_from || pt->cyc_on)) {
 		struct pt_config cfg = pt->cfg;
-		int err;
+		int err = 0;
 
 		cfg.begin = (uint8_t *)(uintptr_t)pt->trace;
 		cfg.end = cfg.begin + len;
-		err = sy_pt_scan_prefix(pt, &cfg);
+		if (report_from)
+			err = sy_pt_scan_prefix(pt, &cfg);
+		if (!err && pt->cyc_on)
+			err = sy_pt_cyc_scan(&pt->cyc, &cfg, report_from);
 		if (err)
 			return err;
 	}
@@ -265,7 +272,7 @@ static int sy_pt_fall_back(struct sy_pt *pt)
 	return sy_pt_begin(pt, 0);
 }
 
-static int sy_pt_next(struct sy_decoder *d, struct sy_dec_item *item)
+static int sy_pt_next_item(struct sy_decoder *d, struct sy_dec_item *item)
 {
 	struct sy_pt *pt = sy_pt_of(d);
 	int err;
@@ -302,6 +309,48 @@ static int sy_pt_next(struct sy_decoder *d, struct sy_dec_item *item)
 		pt->skip--;
 	}
 	pt->delivered++;
+	return 0;
+}
+
+/* A count as an item: before the first item whose packet comes after
+ * the CYC (pt_cyc.h), the rest after the window's last item.  A CYC may
+ * carry up to 64 bits: @code saturates, @time holds the whole count (one
+ * item each, so a damaged window's bytes cannot make billions of them). */
+static void sy_pt_cyc_item(struct sy_pt *pt, struct sy_dec_item *item)
+{
+	const struct sy_pt_cyc_at *c = &pt->cyc.v[pt->cyc.next++];
+
+	memset(item, 0, sizeof(*item));
+	item->kind = SY_DEC_CYCLES;
+	item->offset = c->off;
+	item->code = c->cycles > UINT32_MAX ? UINT32_MAX : (uint32_t)c->cycles;
+	item->time = c->cycles;
+}
+
+static int sy_pt_next(struct sy_decoder *d, struct sy_dec_item *item)
+{
+	struct sy_pt *pt = sy_pt_of(d);
+	int err;
+
+	if (pt->cyc.next == pt->cyc.n && !pt->have_held)
+		return sy_pt_next_item(d, item);
+	if (!pt->have_held) {
+		err = sy_pt_next_item(d, &pt->held);
+		if (err == -SY_E_EOS) {
+			sy_pt_cyc_item(pt, item);
+			return 0;
+		}
+		if (err)
+			return err;
+		pt->have_held = 1;
+	}
+	if (pt->cyc.next < pt->cyc.n &&
+	    pt->cyc.v[pt->cyc.next].off < pt->held.offset) {
+		sy_pt_cyc_item(pt, item);
+		return 0;
+	}
+	*item = pt->held;
+	pt->have_held = 0;
 	return 0;
 }
 

@@ -8,6 +8,7 @@
 
 #include "code_cache.h"
 #include "decoder_impl.h"
+#include "pt_cyc.h"
 #include "pt_impl.h"
 #include "pt_walk.h"
 #include "pt_x86.h"
@@ -121,6 +122,13 @@ struct sy_pt {
 	/* where libipt last asked for code and got none: the address of a
 	 * -pte_nomap error (libipt's error says none) */
 	uint64_t nomap_ip;
+
+	/* CYC packets (params.u.pt.cyc, pt_cyc.h): the window's counts, and
+	 * the decoder's next item while a count goes out before it */
+	int cyc_on;
+	struct sy_pt_cyc cyc;
+	struct sy_dec_item held;
+	int have_held;
 
 	struct sy_dec_item q[SY_PT_QUEUE];
 	unsigned qhead, qn;

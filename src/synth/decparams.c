@@ -19,6 +19,9 @@ void sy_decparams_pt(struct sy_dec_params *dp, const struct sy_pt_info *pt,
 		pp->mtc_freq = (uint8_t)((trace_attr->config & mask) >>
 					 __builtin_ctzll(mask));
 	}
+	if (trace_attr && pt->nr_fields > SY_PT_CYC_BIT &&
+	    pt->f[SY_PT_CYC_BIT])
+		pp->cyc = (trace_attr->config & pt->f[SY_PT_CYC_BIT]) != 0;
 	if (pt->nr_fields > SY_PT_MAX_NONTURBO_RATIO)
 		pp->nom_freq = (uint8_t)pt->f[SY_PT_MAX_NONTURBO_RATIO];
 	if (pt->nr_fields > SY_PT_TSC_CTC_D) {

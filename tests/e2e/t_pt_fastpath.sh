@@ -1,6 +1,8 @@
 # The Intel PT fast path (issue 25) against libipt's block decoder through
-# the CLI, on scaled recordings (sy-fixturegen --scale 200 of pt-basic and
-# pt-mt-smp: hundreds of windows, thousands of PSBs), every generated PT
+# the CLI, on scaled recordings (sy-fixturegen --scale 200 of pt-basic,
+# pt-mt-smp and the cycle-accurate pt-design-cyc, whose CYC packets both
+# hand out as CYCLES items: hundreds of windows, thousands of PSBs), every
+# generated PT
 # fixture and the real quipper capture: `windows --items` lists every
 # decoder item (kind, from, to, code, instruction count, trace offset,
 # time) the same with --decoder full as with the default, convert writes
@@ -18,7 +20,7 @@ if [ ! -e "$Q" ]; then
 	echo "SKIP (part): $Q not found; the real capture is not compared" >&2
 	real=
 fi
-for s in pt-basic pt-mt-smp; do
+for s in pt-basic pt-mt-smp pt-design-cyc; do
 	"$GEN" --scale 200 --no-truth -o "$T" tests/fixtures/scenarios/$s.scn \
 		2>"$T/gen.err" || { cat "$T/gen.err"; fail "fixture generation"; }
 	[ -s "$T/$s-x200.data" ] || fail "no scaled $s"
@@ -28,6 +30,7 @@ units() { python3 -c 'import json, sys; u = json.load(open(sys.argv[1]))["pt_uni
 
 n=0
 for f in "$T/pt-basic-x200.data" "$T/pt-mt-smp-x200.data" \
+	"$T/pt-design-cyc-x200.data" \
 	tests/fixtures/generated/pt-*.data $real; do
 	symfs=.
 	fmts="perfscript lbr"
@@ -40,6 +43,9 @@ for f in "$T/pt-basic-x200.data" "$T/pt-mt-smp-x200.data" \
 	[ $a -eq $b ] || fail "$f: windows exit $a fast, $b full"
 	cmp -s "$T/w.fast" "$T/w.full" ||
 		{ diff "$T/w.fast" "$T/w.full" | head -5; fail "$f: items differ"; }
+	case $f in
+	*-cyc*) grep -q cycles "$T/w.fast" || fail "$f: no CYCLES item" ;;
+	esac
 	for fmt in $fmts; do
 		for j in 1 2; do
 			"$SY" convert -q -j$j --format $fmt --symfs "$symfs" \

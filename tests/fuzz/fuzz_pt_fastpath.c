@@ -17,6 +17,8 @@
  *   5    report_from from the last PSB before bytes 1-2
  *   6    the prefix's MODE.exec says 32-bit (else 64-bit)
  *   7    a Skylake with erratum SKD022 (else a Broadwell)
+ *   3 and 7 both: CYC packets on (params.u.pt.cyc), whose counts both
+ *        hand out as CYCLES items (pt_cyc.h), merged by offset
  */
 #include <intel-pt.h>
 #include <stdint.h>
@@ -133,6 +135,7 @@ static struct sy_decoder *fz_decoder(unsigned opt, const uint8_t *buf,
 	prm.u.pt.cpuid_0x15_eax = 2;
 	prm.u.pt.cpuid_0x15_ebx = 100;
 	prm.u.pt.decoder = which;
+	prm.u.pt.cyc = (opt & 0x88) == 0x88;
 	if (sy_decoder_alloc(&d, &prm) != 0)
 		abort();
 	sy_pt_set_code_cache(d, !(opt & 8));
@@ -147,7 +150,8 @@ static int fz_same(const struct sy_dec_item *a, const struct sy_dec_item *b)
 	    a->code != b->code || a->from != b->from || a->to != b->to ||
 	    a->ninsn != b->ninsn || a->offset != b->offset)
 		return 0;
-	return a->kind != SY_DEC_TIME || a->time == b->time;
+	return (a->kind != SY_DEC_TIME && a->kind != SY_DEC_CYCLES) ||
+	       a->time == b->time;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

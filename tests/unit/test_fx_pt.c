@@ -1961,6 +1961,100 @@ Test(fx_pt, timing)
 	free(t);
 }
 
+/* Cycle-accurate (cycles_per_insn: CYC packets), read back with libipt's
+ * packet decoder: every CYC comes right before a TNT, TIP, FUP, TIP.PGD or
+ * PSB, never two in a row, and a window the pause ends (FUP + TIP.PGD)
+ * counts exactly its instructions times cycles_per_insn in its CYC
+ * payloads, across syscalls, periodic PSB+ and TSC; libipt's instruction
+ * and block decoders still decode the stream to the truth.  The same
+ * windows without cycles_per_insn have no CYC, and the attr.config says
+ * cyc exactly when it is on. */
+Test(fx_pt, cycle_accurate)
+{
+	struct fx_insn *t = walk(&g_prog, 17, 9000);
+	struct fx_pt_linear_time lt = { 0x1000, 3 };
+	struct fx_pt_opts o;
+	struct fx_pt_window w[4];
+	struct fx_pt_window_info info[4];
+	struct fx_pt_enc enc;
+	struct fx_pt_hw hw;
+	struct fx_buf trace;
+	struct pt_config cfg;
+	struct pt_packet_decoder *dec;
+	struct pkt_stats ps;
+	uint64_t sum[4] = { 0 }, ncyc = 0, off;
+	int prev_cyc = 0, st;
+	size_t i;
+
+	fx_pt_opts_init(&o);
+	o.time_fn = fx_pt_time_linear;
+	o.time_ctx = &lt;
+	o.cbr = 0x1d;
+	o.tsc_period_insns = 23;
+	o.psb_period_insns = 301;
+	o.ret_compress = 1;
+	o.ip_compress = 1;
+	window(&w[0], t, 10, 2000, FX_PT_START_PSB);
+	window(&w[1], t, 2500, 2000, FX_PT_START_NOPSB);
+	window(&w[2], t, 4700, 7, FX_PT_START_NOPSB);
+	window(&w[3], t, 5000, 3000, FX_PT_START_AUTO);
+	cr_assert_geq(count_kind(t + 10, 2000, SY_BR_SYSCALL), 1);
+	encode(&o, w, 4, &trace);
+	pkt_scan(&trace, &ps);
+	cr_expect_eq(ps.type[ppt_cyc], 0, "no CYC unless asked for");
+	fx_buf_fini(&trace);
+	fx_pt_hw_init(&hw);
+	cr_expect_eq(fx_pt_hw_attr_config(&hw, &o) & FX_PT_CFG_CYC, 0);
+
+	o.cycles_per_insn = 3;
+	cr_expect_eq(fx_pt_hw_attr_config(&hw, &o) & FX_PT_CFG_CYC,
+		     FX_PT_CFG_CYC);
+	roundtrip(&o, t, 9000, w, 4, NULL);
+	fx_buf_init(&trace);
+	cr_assert_eq(fx_pt_enc_init(&enc, &o, &trace), 0);
+	for (i = 0; i < 4; i++)
+		cr_assert_eq(fx_pt_enc_window(&enc, &w[i], &info[i]), 0);
+	fx_pt_enc_fini(&enc);
+
+	dec_config(&cfg, &trace);
+	dec = pt_pkt_alloc_decoder(&cfg);
+	cr_assert_not_null(dec);
+	cr_assert_eq(pt_pkt_sync_set(dec, 0), 0);
+	for (;;) {
+		struct pt_packet pkt;
+
+		cr_assert_eq(pt_pkt_get_offset(dec, &off), 0);
+		st = pt_pkt_next(dec, &pkt, sizeof(pkt));
+		if (st == -pte_eos)
+			break;
+		cr_assert_geq(st, 0, "packet at %" PRIu64 ": %d", off, st);
+		if (prev_cyc)
+			cr_expect(pkt.type == ppt_tnt_8 ||
+				  pkt.type == ppt_tnt_64 ||
+				  pkt.type == ppt_tip || pkt.type == ppt_fup ||
+				  pkt.type == ppt_tip_pgd ||
+				  pkt.type == ppt_psb,
+				  "CYC before packet type %d at %" PRIu64,
+				  pkt.type, off);
+		prev_cyc = pkt.type == ppt_cyc;
+		if (pkt.type != ppt_cyc)
+			continue;
+		cr_expect_gt(pkt.payload.cyc.value, 0);
+		ncyc++;
+		for (i = 0; i < 4; i++)
+			if (off >= info[i].begin && off < info[i].end)
+				sum[i] += pkt.payload.cyc.value;
+	}
+	pt_pkt_free_decoder(dec);
+	for (i = 0; i < 4; i++)
+		cr_expect_eq(sum[i], (uint64_t)w[i].n * 3,
+			     "window %zu: %" PRIu64 " cycles, %zu "
+			     "instructions x 3", i, sum[i], w[i].n);
+	cr_expect_gt(ncyc, 100);
+	fx_buf_fini(&trace);
+	free(t);
+}
+
 /* ------------------------------------------------------------------------
  * Many windows, every option, several seeds.
  * ---------------------------------------------------------------------- */

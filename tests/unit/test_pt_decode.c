@@ -749,6 +749,7 @@ struct knobs {
 	unsigned p_end_none;	/* % of windows that just stop */
 	unsigned p_ovf;		/* % of windows with an overflow */
 	size_t max_len, max_gap;
+	uint32_t cyc;		/* CYC packets: cycles per instruction */
 };
 
 static void stream_build(struct stream *st, const struct knobs *k,
@@ -769,6 +770,7 @@ static void stream_build(struct stream *st, const struct knobs *k,
 	st->o.tnt = k->tnt64 ? FX_PT_TNT64 : FX_PT_TNT8;
 	st->o.psb_period_bytes = k->psb_bytes;
 	st->o.psb_period_insns = k->psb_insns;
+	st->o.cycles_per_insn = k->cyc;
 	if (k->time) {
 		st->lt.ts0 = 0x10000 + seed * 977;
 		st->lt.cycles = 1 + seed % 7;
@@ -2441,16 +2443,23 @@ Test(pt_decode, x86_branches_vs_capstone)
  * The fast path (src/decode/pt_walk.h) against libipt's block decoder.
  * ---------------------------------------------------------------------- */
 
-static struct sy_decoder *new_decoder_as(struct mem *m,
-					 enum sy_pt_decoder which)
+static struct sy_decoder *new_decoder_cyc(struct mem *m,
+					  enum sy_pt_decoder which, int cyc)
 {
 	struct sy_dec_params p;
 	struct sy_decoder *d;
 
 	pt_params(&p, m);
 	p.u.pt.decoder = which;
+	p.u.pt.cyc = (uint8_t)cyc;
 	cr_assert_eq(sy_decoder_alloc(&d, &p), 0);
 	return d;
+}
+
+static struct sy_decoder *new_decoder_as(struct mem *m,
+					 enum sy_pt_decoder which)
+{
+	return new_decoder_cyc(m, which, 0);
 }
 
 static void items_same(const struct items *a, const struct items *b,
@@ -2465,7 +2474,8 @@ static void items_same(const struct items *a, const struct items *b,
 			  x->exc == y->exc && x->code == y->code &&
 			  x->from == y->from && x->to == y->to &&
 			  x->ninsn == y->ninsn && x->offset == y->offset &&
-			  (x->kind != SY_DEC_TIME || x->time == y->time),
+			  ((x->kind != SY_DEC_TIME &&
+			    x->kind != SY_DEC_CYCLES) || x->time == y->time),
 			  "seed %" PRIu64 " window %zu item %zu: kind %u/%u "
 			  "%#" PRIx64 "->%#" PRIx64 " / %#" PRIx64 "->%#"
 			  PRIx64 " off %" PRIu64 "/%" PRIu64, seed, win, i,
@@ -2484,11 +2494,16 @@ static void items_same(const struct items *a, const struct items *b,
 Test(pt_decode, fast_path_equals_block_decoder, .timeout = 300)
 {
 	struct mem m = { 0 };
-	struct sy_decoder *fast = new_decoder_as(&m, SY_PT_DECODER_FAST);
-	struct sy_decoder *full = new_decoder_as(&m, SY_PT_DECODER_FULL);
-	uint64_t windows = 0, times = 0, fell = 0;
+	struct sy_decoder *fast0 = new_decoder_as(&m, SY_PT_DECODER_FAST);
+	struct sy_decoder *full0 = new_decoder_as(&m, SY_PT_DECODER_FULL);
+	struct sy_decoder *fast1 = new_decoder_cyc(&m, SY_PT_DECODER_FAST, 1);
+	struct sy_decoder *full1 = new_decoder_cyc(&m, SY_PT_DECODER_FULL, 1);
+	uint64_t windows = 0, times = 0, fell = 0, cycles = 0;
 
-	for (uint64_t seed = 2000; seed < 2024; seed++) {
+	/* seeds from 2024 on: CYC packets, read */
+	for (uint64_t seed = 2000; seed < 2032; seed++) {
+		struct sy_decoder *fast = seed < 2024 ? fast0 : fast1;
+		struct sy_decoder *full = seed < 2024 ? full0 : full1;
 		struct knobs k = {
 			.ret_compress = (int)(seed & 1) || seed % 5 == 0,
 			.ip_compress = (int)((seed >> 1) & 1),
@@ -2499,6 +2514,7 @@ Test(pt_decode, fast_path_equals_block_decoder, .timeout = 300)
 			.p_nopsb = 60, .p_end_none = 15, .p_ovf = 15,
 			.max_len = 1 + (size_t)(seed % 4) * 700,
 			.max_gap = 150,
+			.cyc = seed < 2024 ? 0 : 1 + (uint32_t)(seed % 3),
 		};
 		struct stream *st = malloc(sizeof(*st));
 		uint64_t rng = seed;
@@ -2522,8 +2538,10 @@ Test(pt_decode, fast_path_equals_block_decoder, .timeout = 300)
 				fell += sy_decoder_stats(fast)->fallbacks;
 			else if (sy_decoder_stats(fast)->fallbacks)
 				cr_assert_gt(sy_decoder_stats(full)->errors, 0);
-			for (size_t j = 0; j < a.n; j++)
+			for (size_t j = 0; j < a.n; j++) {
 				times += a.e[j].kind == SY_DEC_TIME;
+				cycles += a.e[j].kind == SY_DEC_CYCLES;
+			}
 			windows++;
 			items_free(&a);
 			items_free(&c);
@@ -2531,12 +2549,185 @@ Test(pt_decode, fast_path_equals_block_decoder, .timeout = 300)
 		fx_buf_fini(&st->buf);
 		free(st);
 	}
-	sy_decoder_free(fast);
-	sy_decoder_free(full);
+	sy_decoder_free(fast0);
+	sy_decoder_free(full0);
+	sy_decoder_free(fast1);
+	sy_decoder_free(full1);
 	cr_assert_gt(windows, 300u);
 	cr_assert_gt(times, 1000u);
+	cr_assert_gt(cycles, 1000u);
 	/* the code is all there and the trace whole: nothing handed over */
 	cr_assert_eq(fell, 0, "%" PRIu64 " windows handed over", fell);
-	cr_log_info("%" PRIu64 " windows, %" PRIu64 " TIME items", windows,
-		    times);
+	cr_log_info("%" PRIu64 " windows, %" PRIu64 " TIME items, %" PRIu64
+		    " CYCLES items", windows, times, cycles);
+}
+
+/* Cycle-accurate windows (CYC packets, params.u.pt.cyc): every traced
+ * instruction takes cpi cycles (the encoder's model, fx_pt.h), so the
+ * CYCLES items of a window that the pause ends (FUP + TIP.PGD) add up to
+ * its instructions times cpi, and those of each stretch (START to STOP, a
+ * count before a START being that stretch's, as stretch.c sums them) to
+ * the stretch's instructions times cpi.  The fast path and the block
+ * decoder give the same items, the fast path without handing over; and
+ * with params.u.pt.cyc off the same bytes give no CYCLES item at all. */
+Test(pt_decode, cycle_accurate_counts, .timeout = 300)
+{
+	struct mem m = { 0 };
+	struct sy_decoder *fast = new_decoder_cyc(&m, SY_PT_DECODER_FAST, 1);
+	struct sy_decoder *full = new_decoder_cyc(&m, SY_PT_DECODER_FULL, 1);
+	struct sy_decoder *off = new_decoder_as(&m, SY_PT_DECODER_FAST);
+	uint64_t windows = 0, stretches = 0, counts = 0;
+
+	for (uint64_t seed = 3000; seed < 3012; seed++) {
+		struct knobs k = {
+			.ret_compress = (int)(seed & 1),
+			.ip_compress = (int)((seed >> 1) & 1),
+			.tnt64 = (int)((seed >> 2) & 1),
+			.time = seed % 3 != 2,
+			.psb_bytes = seed % 3 == 0 ? 128 : 0,
+			.psb_insns = seed % 4 == 1 ? 17 : 0,
+			.p_nopsb = 60,
+			.max_len = 1 + (size_t)(seed % 4) * 500,
+			.max_gap = 150,
+			.cyc = 1 + (uint32_t)(seed % 5),
+		};
+		struct stream *st = malloc(sizeof(*st));
+		uint64_t rng = seed;
+
+		cr_assert_not_null(st);
+		stream_build(st, &k, seed);
+		for (size_t i = 0; i < st->nw; i++) {
+			size_t b = st->info[i].begin, e = st->info[i].end;
+			uint64_t r2 = rng, r3 = rng, sum = 0, s_cyc = 0;
+			uint64_t s_insn = 0;
+			struct items a = { 0 }, c = { 0 }, z = { 0 };
+			uint64_t from = b;
+			int open = 0;
+
+			/* item offsets count from where decode_window starts */
+			if (sy_decode_find_sync(SY_TRACE_PT, st->buf.data, e,
+						b, &from) != 0)
+				from = b;
+			decode_window(fast, st->buf.data, b, e, 1 + i % 3,
+				      &rng, &a);
+			decode_window(full, st->buf.data, b, e, 1 + i % 3,
+				      &r2, &c);
+			decode_window(off, st->buf.data, b, e, 1 + i % 3,
+				      &r3, &z);
+			items_same(&a, &c, seed, i);
+			cr_assert_eq(sy_decoder_stats(fast)->fallbacks, 0);
+			for (size_t j = 0; j < z.n; j++)
+				cr_assert_neq(z.e[j].kind, SY_DEC_CYCLES);
+			for (size_t j = 0; j < a.n; j++) {
+				const struct sy_dec_item *it = &a.e[j];
+
+				if (open)
+					s_insn += it->ninsn;
+				if (it->kind == SY_DEC_CYCLES) {
+					cr_assert(it->offset >= b - from &&
+						  it->offset < e - from);
+					cr_assert_eq(it->time, it->code);
+					sum += it->code;
+					s_cyc += it->code;
+					counts++;
+				} else if (it->kind == SY_DEC_START) {
+					open = 1;
+					s_insn = 0;
+				} else if (it->kind == SY_DEC_STOP) {
+					cr_assert(open);
+					cr_assert_eq(s_cyc, s_insn * k.cyc,
+						     "seed %" PRIu64 " window "
+						     "%zu item %zu: %" PRIu64
+						     " cycles, %" PRIu64
+						     " instructions x %u",
+						     seed, i, j, s_cyc, s_insn,
+						     k.cyc);
+					open = 0;
+					s_cyc = 0;
+					stretches++;
+				}
+			}
+			cr_assert_eq(sum, (uint64_t)st->w[i].n * k.cyc,
+				     "seed %" PRIu64 " window %zu: %" PRIu64
+				     " cycles, %zu instructions x %u", seed, i,
+				     sum, st->w[i].n, k.cyc);
+			windows++;
+			items_free(&a);
+			items_free(&c);
+			items_free(&z);
+		}
+		fx_buf_fini(&st->buf);
+		free(st);
+	}
+	sy_decoder_free(fast);
+	sy_decoder_free(full);
+	sy_decoder_free(off);
+	cr_assert_gt(windows, 100u);
+	cr_assert_gt(stretches, windows);
+	cr_log_info("%" PRIu64 " windows, %" PRIu64 " stretches, %" PRIu64
+		    " CYCLES items", windows, stretches, counts);
+}
+
+/* A CYC carries up to 64 bits (libipt's packet decoder reads them): the
+ * item's code saturates at UINT32_MAX and its time holds the whole count,
+ * one item per packet in both decoders (splitting it into 32-bit items
+ * made a fuzzed window of huge counts run for minutes). */
+Test(pt_decode, cycle_count_past_32_bits)
+{
+	static const uint64_t want[] = { 5000000000ull, 7, 1ull << 50 };
+	struct mem m = { .none = 1 };
+	uint8_t buf[128];
+	struct pt_config cfg;
+	struct pt_encoder *enc;
+	struct pt_packet p;
+	struct sy_dec_chunk ch;
+	uint64_t len;
+
+	pt_config_init(&cfg);
+	cfg.begin = buf;
+	cfg.end = buf + sizeof(buf);
+	enc = pt_alloc_encoder(&cfg);
+	cr_assert_not_null(enc);
+	for (int k = 0; k < 7; k++) {
+		memset(&p, 0, sizeof(p));
+		p.type = k == 0 ? ppt_psb : k == 1 ? ppt_psbend :
+			 k == 2 ? ppt_mode : k == 3 ? ppt_tip_pge : ppt_cyc;
+		if (k == 2) {
+			p.payload.mode.leaf = pt_mol_exec;
+			p.payload.mode.bits.exec = pt_set_exec_mode(ptem_64bit);
+		} else if (k == 3) {
+			p.payload.ip.ipc = pt_ipc_sext_48;
+			p.payload.ip.ip = 0x401000;
+		} else if (k > 3) {
+			p.payload.cyc.value = want[k - 4];
+		}
+		cr_assert_geq(pt_enc_next(enc, &p), 0);
+	}
+	cr_assert_eq(pt_enc_get_offset(enc, &len), 0);
+	pt_free_encoder(enc);
+	ch.data = buf;
+	ch.len = (size_t)len;
+	for (int fast = 0; fast < 2; fast++) {
+		struct sy_decoder *d = new_decoder_cyc(
+			&m, fast ? SY_PT_DECODER_FAST : SY_PT_DECODER_FULL, 1);
+		struct items l = { 0 };
+		size_t n = 0;
+
+		cr_assert_eq(sy_decoder_reset(d, &ch, 1, 0), 0);
+		drain(d, &l, 64);
+		for (size_t i = 0; i < l.n; i++) {
+			if (l.e[i].kind != SY_DEC_CYCLES)
+				continue;
+			cr_assert_lt(n, 3);
+			cr_assert_eq(l.e[i].time, want[n]);
+			cr_assert_eq(l.e[i].code, want[n] > UINT32_MAX ?
+						  UINT32_MAX :
+						  (uint32_t)want[n]);
+			n++;
+		}
+		cr_assert_eq(n, 3, "%s: %zu CYCLES items", fast ? "fast" :
+			     "full", n);
+		items_free(&l);
+		sy_decoder_free(d);
+	}
 }

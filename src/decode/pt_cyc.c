@@ -1,0 +1,69 @@
+/* The CYC packets of an Intel PT window; see pt_cyc.h. */
+#include "pt_cyc.h"
+
+#include <intel-pt.h>
+#include <stdlib.h>
+
+#include "sy_error.h"
+
+static int sy_pt_cyc_add(struct sy_pt_cyc *c, uint64_t off, uint64_t cycles)
+{
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? 2 * c->cap : 64;
+		struct sy_pt_cyc_at *v = realloc(c->v, cap * sizeof(*v));
+
+		if (!v)
+			return -SY_E_NOMEM;
+		c->v = v;
+		c->cap = cap;
+	}
+	c->v[c->n].off = off;
+	c->v[c->n].cycles = cycles;
+	c->n++;
+	return 0;
+}
+
+int sy_pt_cyc_scan(struct sy_pt_cyc *c, const struct pt_config *cfg,
+		   uint64_t from)
+{
+	struct pt_packet_decoder *pd;
+	struct pt_packet pkt;
+	uint64_t off;
+	int st, err = 0;
+
+	sy_pt_cyc_clear(c);
+	pd = pt_pkt_alloc_decoder(cfg);
+	if (!pd)
+		return -SY_E_NOMEM;
+	for (st = pt_pkt_sync_forward(pd); st >= 0 && !err;) {
+		if (pt_pkt_get_offset(pd, &off) < 0)
+			break;
+		st = pt_pkt_next(pd, &pkt, sizeof(pkt));
+		if (st < 0) {
+			if (st == -pte_eos)
+				break;
+			/* what the decoders do after a bad packet */
+			st = pt_pkt_sync_forward(pd);
+			continue;
+		}
+		if (pkt.type == ppt_cyc && off >= from)
+			err = sy_pt_cyc_add(c, off, pkt.payload.cyc.value);
+	}
+	pt_pkt_free_decoder(pd);
+	return err;
+}
+
+void sy_pt_cyc_clear(struct sy_pt_cyc *c)
+{
+	c->n = 0;
+	c->next = 0;
+}
+
+void sy_pt_cyc_fini(struct sy_pt_cyc *c)
+{
+	if (!c)
+		return;
+	free(c->v);
+	c->v = NULL;
+	c->n = c->cap = c->next = 0;
+}
