@@ -11,10 +11,11 @@
  * whose scale in nanoseconds the recording does not give: the windows'
  * durations are compared with their median, which for the stagger is the
  * inferred W.  Unless the trace counts the cycles itself: a cycle-accurate
- * ETM trace's Cycle Count packets give each window's cycles (sy_window
- * .cycles), and an RFC design counting cycles is then checked in them as
- * one counting instructions is in instructions, exactly up to skid.  (The
- * stagger's W is still inferred from the durations.)
+ * ETM trace's Cycle Count packets, or Intel PT's CYC packets, give each
+ * window's cycles (sy_window.cycles), and an RFC design counting cycles is
+ * then checked in them as one counting instructions is in instructions,
+ * exactly up to skid.  (The stagger's W is still inferred from the
+ * durations.)
  *
  * Two causes are told apart because a tuner acts on them differently:
  *  - throttling: the kernel stopped the pause event (PERF_RECORD_THROTTLE
