@@ -23,20 +23,22 @@ void sy_placer_fini(struct sy_placer *p)
 
 int sy_placer_add(struct sy_placer *p, uint64_t time, uint64_t ip,
 		  uint64_t period, uint32_t pid, uint32_t tid, uint64_t *chain,
-		  uint32_t nr_chain, int after_pause)
+		  struct sy_block *chain_blk, uint32_t nr_chain,
+		  int after_pause)
 {
 	struct sy_qsample *m;
 	int dropped = 0;
 
 	if (p->nr_qs - p->qs_pos >= SY_QS_MAX) {
 		/* the oldest waited longest: no window is coming for it */
-		free(p->qs[p->qs_pos].chain);
+		sy_blocks_free(p->qs[p->qs_pos].chain,
+			       p->qs[p->qs_pos].chain_blk);
 		dropped = !p->qs[p->qs_pos].after_pause;
 		p->qs_pos++;
 		sy_compact(p->qs, &p->qs_pos, &p->nr_qs, sizeof(*p->qs));
 	}
 	if (sy_grow((void **)&p->qs, &p->cap_qs, p->nr_qs, sizeof(*p->qs))) {
-		free(chain);
+		sy_blocks_free(chain, chain_blk);
 		return -SY_E_NOMEM;
 	}
 	m = &p->qs[p->nr_qs++];
@@ -46,6 +48,7 @@ int sy_placer_add(struct sy_placer *p, uint64_t time, uint64_t ip,
 	m->pid = pid;
 	m->tid = tid;
 	m->chain = chain;
+	m->chain_blk = chain_blk;
 	m->nr_chain = nr_chain;
 	m->after_pause = after_pause;
 	return dropped;
@@ -206,6 +209,7 @@ int sy_placer_window(struct sy_placer *p, const struct sy_synth_config *cfg,
 		if (err)
 			goto out;
 		w->inner_mem[w->pub.nr_inner].chain = m->chain;
+		w->inner_mem[w->pub.nr_inner].chain_blk = m->chain_blk;
 		/* NULL when the stack is the stretch's own */
 		w->inner_mem[w->pub.nr_inner].stack = sm.v;
 		o = &w->inner[w->pub.nr_inner++];
@@ -219,14 +223,18 @@ int sy_placer_window(struct sy_placer *p, const struct sy_synth_config *cfg,
 		o->stack = stack;
 		o->nr_stack = nr;
 		m->chain = NULL;
+		m->chain_blk = NULL;
 		from = (size_t)i;
 	}
 	w->pub.inner = w->inner;
 out:
 	for (size_t k = 0; k < n; k++)
-		free(p->qs[p->qs_pos + k].chain);
+		sy_blocks_free(p->qs[p->qs_pos + k].chain,
+			       p->qs[p->qs_pos + k].chain_blk);
 	p->qs_pos += n;
 	sy_compact(p->qs, &p->qs_pos, &p->nr_qs, sizeof(*p->qs));
+	if (p->qs_pos == p->nr_qs)
+		sy_blocks_drop(&p->mem);
 	free(b);
 	return err;
 }
@@ -237,8 +245,9 @@ uint64_t sy_placer_drop(struct sy_placer *p)
 
 	for (size_t i = p->qs_pos; i < p->nr_qs; i++) {
 		n += !p->qs[i].after_pause;
-		free(p->qs[i].chain);
+		sy_blocks_free(p->qs[i].chain, p->qs[i].chain_blk);
 	}
 	p->qs_pos = p->nr_qs = 0;
+	sy_blocks_drop(&p->mem);
 	return n;
 }

@@ -32,6 +32,7 @@ struct sy_qsample {
 	uint64_t time, ip, period;
 	uint32_t pid, tid;
 	uint64_t *chain;	/* user frames, leaf first */
+	struct sy_block *chain_blk; /* chain's block, or NULL: malloc'd */
 	uint32_t nr_chain;
 	int after_pause;	/* came after a pause sample, before the next
 				 * resume: counted only if the trace shows it
@@ -41,18 +42,27 @@ struct sy_qsample {
 struct sy_placer {
 	struct sy_qsample *qs;
 	size_t nr_qs, cap_qs, qs_pos;
+	/* where the walk cuts the waiting samples' chains from (a malloc
+	 * per sample was a tenth of the walk's time on deep callchains):
+	 * the queue's own, so that they are freed about in the order they
+	 * were cut, and dropped whenever no sample waits, so that a block
+	 * pins no more than one queue's waiting samples */
+	struct sy_blocks mem;
 };
 
 void sy_placer_init(struct sy_placer *p);
 void sy_placer_fini(struct sy_placer *p);
 
-/* Queues a sample (taking @chain); @after_pause: the samples said the
+/* Queues a sample (taking @chain, an allocation of @chain_blk, or
+ * malloc'd when that is NULL: sy_blocks_free; cut from p->mem or
+ * malloc'd); @after_pause: the samples said the
  * trace was paused (see struct sy_qsample).  Returns 1 when the oldest
  * waiting sample, a counted one, had to be dropped to bound memory (it is
  * unplaced), 0, or -SY_E_NOMEM. */
 int sy_placer_add(struct sy_placer *p, uint64_t time, uint64_t ip,
 		  uint64_t period, uint32_t pid, uint32_t tid, uint64_t *chain,
-		  uint32_t nr_chain, int after_pause);
+		  struct sy_block *chain_blk, uint32_t nr_chain,
+		  int after_pause);
 
 /* Gives window @w, whose stretches are known, the samples up to its pause
  * sample (pub.inner, pub.unplaced); those of a window whose pause was

@@ -5,7 +5,8 @@
 void sy_win_free_inner(struct sy_win *w)
 {
 	for (uint32_t i = 0; w->inner_mem && i < w->pub.nr_inner; i++) {
-		free(w->inner_mem[i].chain);
+		sy_blocks_free(w->inner_mem[i].chain,
+			       w->inner_mem[i].chain_blk);
 		free(w->inner_mem[i].stack);
 	}
 	free(w->inner_mem);
@@ -54,7 +55,7 @@ void sy_win_free(struct sy_win *w)
 {
 	if (!w)
 		return;
-	free(w->chain);
+	sy_blocks_free(w->chain, w->chain_blk);
 	sy_stretch_free_all(w->st, w->nr_st);
 	sy_stack_mem_free(&w->stack);
 	sy_win_free_inner(w);

@@ -22,6 +22,7 @@
 /* What a placed sample's pointers in pub.inner own. */
 struct sy_inner_mem {
 	uint64_t *chain;
+	struct sy_block *chain_blk;	/* chain's block, or NULL: malloc'd */
 	struct sy_br *stack;
 };
 
@@ -106,6 +107,7 @@ struct sy_win {
 	size_t nr_st;
 	/* what pub's pointers own */
 	uint64_t *chain;
+	struct sy_block *chain_blk;	/* chain's block, or NULL: malloc'd */
 	struct sy_stack_mem stack;
 	struct sy_inner_sample *inner;
 	struct sy_inner_mem *inner_mem;
