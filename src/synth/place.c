@@ -163,12 +163,9 @@ static long sy_place_one(const struct sy_synth_config *cfg,
 	return i;
 }
 
-int sy_placer_window(struct sy_placer *p, const struct sy_synth_config *cfg,
-		     struct sy_win *w, uint64_t *counted)
+int sy_placer_take(struct sy_placer *p, struct sy_win *w)
 {
-	struct sy_bounds *b = NULL;
-	size_t n = 0, from = 0;
-	int err = 0;
+	size_t n = 0;
 
 	/* a pause that was missed stopped nothing: its samples interrupted
 	 * the trace that the next pause sample's window owns */
@@ -179,23 +176,44 @@ int sy_placer_window(struct sy_placer *p, const struct sy_synth_config *cfg,
 		n++;
 	if (!n)
 		return 0;
-	w->inner = calloc(n, sizeof(*w->inner));
-	w->inner_mem = calloc(n, sizeof(*w->inner_mem));
-	if (w->nr_st)
-		b = malloc(w->nr_st * sizeof(*b));
-	if (!w->inner || !w->inner_mem || (w->nr_st && !b)) {
-		err = -SY_E_NOMEM;
-		goto out;
-	}
-	if (w->nr_st)
-		sy_place_bounds(cfg, w, b);
-	for (size_t k = 0; k < n; k++) {
-		struct sy_qsample *m = &p->qs[p->qs_pos + k];
+	w->qs = malloc(n * sizeof(*w->qs));
+	if (!w->qs)
+		return -SY_E_NOMEM;
+	memcpy(w->qs, &p->qs[p->qs_pos], n * sizeof(*w->qs));
+	w->nr_qs = n;
+	p->qs_pos += n;
+	sy_compact(p->qs, &p->qs_pos, &p->nr_qs, sizeof(*p->qs));
+	if (p->qs_pos == p->nr_qs)
+		sy_blocks_drop(&p->mem);
+	return 0;
+}
+
+/* @n zeroed elements of @size bytes for window @w, cut from @mem (NULL,
+ * or too large for a block: calloc'd, *@blk NULL). */
+static void *sy_place_zalloc(struct sy_blocks *mem, size_t n, size_t size,
+			     struct sy_block **blk)
+{
+	void *v;
+
+	*blk = NULL;
+	if (mem && n <= SY_BLOCKS_MAX / size &&
+	    (v = sy_blocks_alloc(mem, n * size, blk)))
+		return memset(v, 0, n * size);
+	return calloc(n, size);
+}
+
+static int sy_place_all(const struct sy_synth_config *cfg, struct sy_win *w,
+			struct sy_blocks *mem, const struct sy_bounds *b)
+{
+	size_t from = 0;
+
+	for (size_t k = 0; k < w->nr_qs; k++) {
+		struct sy_qsample *m = &w->qs[k];
+		struct sy_inner_mem *im = &w->inner_mem[w->pub.nr_inner];
 		struct sy_inner_sample *o;
 		const struct sy_br *stack;
-		struct sy_stack_mem sm;
 		uint32_t nr;
-		long i = sy_place_one(cfg, w, b, m, from, counted);
+		long i = sy_place_one(cfg, w, b, m, from, &w->counted);
 
 		if (i == -2)
 			continue;
@@ -203,15 +221,12 @@ int sy_placer_window(struct sy_placer *p, const struct sy_synth_config *cfg,
 			w->pub.unplaced++;
 			continue;
 		}
-		/* on the walk's thread, which frees it too: malloc'd */
-		err = sy_stretch_stack_upto(w->st, (size_t)i, cfg->depth, NULL,
-					    &sm, &stack, &nr);
-		if (err)
-			goto out;
-		w->inner_mem[w->pub.nr_inner].chain = m->chain;
-		w->inner_mem[w->pub.nr_inner].chain_blk = m->chain_blk;
 		/* NULL when the stack is the stretch's own */
-		w->inner_mem[w->pub.nr_inner].stack = sm.v;
+		if (sy_stretch_stack_upto(w->st, (size_t)i, cfg->depth, mem,
+					  &im->stack, &stack, &nr))
+			return -SY_E_NOMEM;
+		im->chain = m->chain;
+		im->chain_blk = m->chain_blk;
 		o = &w->inner[w->pub.nr_inner++];
 		o->time = m->time;
 		o->ip = m->ip;
@@ -226,16 +241,55 @@ int sy_placer_window(struct sy_placer *p, const struct sy_synth_config *cfg,
 		m->chain_blk = NULL;
 		from = (size_t)i;
 	}
+	return 0;
+}
+
+int sy_place_window(const struct sy_synth_config *cfg, struct sy_win *w,
+		    struct sy_blocks *mem)
+{
+	struct sy_bounds *b = NULL;
+	size_t n = w->nr_qs;
+	int err = 0;
+
+	if (!n)
+		return 0;
+	w->inner = sy_place_zalloc(mem, n, sizeof(*w->inner), &w->inner_blk);
+	w->inner_mem = sy_place_zalloc(mem, n, sizeof(*w->inner_mem),
+				       &w->inner_mem_blk);
+	if (w->nr_st)
+		b = malloc(w->nr_st * sizeof(*b));
+	if (!w->inner || !w->inner_mem || (w->nr_st && !b)) {
+		err = -SY_E_NOMEM;
+		goto out;
+	}
+	if (w->nr_st)
+		sy_place_bounds(cfg, w, b);
+	err = sy_place_all(cfg, w, mem, b);
 	w->pub.inner = w->inner;
 out:
-	for (size_t k = 0; k < n; k++)
-		sy_blocks_free(p->qs[p->qs_pos + k].chain,
-			       p->qs[p->qs_pos + k].chain_blk);
-	p->qs_pos += n;
-	sy_compact(p->qs, &p->qs_pos, &p->nr_qs, sizeof(*p->qs));
-	if (p->qs_pos == p->nr_qs)
-		sy_blocks_drop(&p->mem);
+	/* the chains not placed go now, wherever it runs (a block's put is
+	 * atomic); the array, malloc'd by the walk, goes with the window,
+	 * on the walk's thread */
+	for (size_t k = 0; k < n; k++) {
+		sy_blocks_free(w->qs[k].chain, w->qs[k].chain_blk);
+		w->qs[k].chain = NULL;
+		w->qs[k].chain_blk = NULL;
+	}
 	free(b);
+	if (err)
+		w->place_err = err;
+	return err;
+}
+
+int sy_placer_window(struct sy_placer *p, const struct sy_synth_config *cfg,
+		     struct sy_win *w, uint64_t *counted)
+{
+	uint64_t before = w->counted;
+	int err = sy_placer_take(p, w);
+
+	if (!err)
+		err = sy_place_window(cfg, w, NULL);
+	*counted += w->counted - before;
 	return err;
 }
 

@@ -27,18 +27,6 @@
 #include "config.h"
 #include "window.h"
 
-/* A sample waiting for its window. */
-struct sy_qsample {
-	uint64_t time, ip, period;
-	uint32_t pid, tid;
-	uint64_t *chain;	/* user frames, leaf first */
-	struct sy_block *chain_blk; /* chain's block, or NULL: malloc'd */
-	uint32_t nr_chain;
-	int after_pause;	/* came after a pause sample, before the next
-				 * resume: counted only if the trace shows it
-				 * still ran (the pause was missed) */
-};
-
 struct sy_placer {
 	struct sy_qsample *qs;
 	size_t nr_qs, cap_qs, qs_pos;
@@ -72,6 +60,16 @@ int sy_placer_add(struct sy_placer *p, uint64_t time, uint64_t ip,
  * -SY_E_NOMEM. */
 int sy_placer_window(struct sy_placer *p, const struct sy_synth_config *cfg,
 		     struct sy_win *w, uint64_t *counted);
+/* sy_placer_window in two steps, so that the search and the stacks run on
+ * the thread that validates the window, not the walk's: the walk takes
+ * the window's samples off its queue (w->qs; 0 or -SY_E_NOMEM), and any
+ * thread then places them (pub.inner, pub.unplaced, w->counted), the
+ * arrays and stacks cut from @mem (NULL: malloc'd), and frees the chains
+ * it did not place (w->qs itself goes with the window, sy_win_free); 0 or
+ * -SY_E_NOMEM, also in w->place_err. */
+int sy_placer_take(struct sy_placer *p, struct sy_win *w);
+int sy_place_window(const struct sy_synth_config *cfg, struct sy_win *w,
+		    struct sy_blocks *mem);
 
 /* Drops every waiting sample (no window will come); returns how many of
  * them counted (not those that came while the trace was paused). */

@@ -88,6 +88,9 @@ static void sy_emit_ready(struct sy_session *s)
 		if (s->cfg.items)
 			sy_win_items(w);
 		sy_summary_add_window(&s->sum, p);
+		s->sum.inner_samples += w->counted;
+		if (w->place_err && !s->deliver.fn_ret)
+			s->deliver.fn_ret = w->place_err;
 		p->snap = w->snap;
 		p->comm = sy_comms_get(&s->model.comms, p->pid);
 		if (s->deliver.fn && !s->deliver.fn_ret)

@@ -362,3 +362,52 @@ Test(place, cut_chains_go_with_the_window_and_the_block_is_let_go)
 	sy_win_free_inner(&w2);
 	fx_fini(&f);
 }
+
+/* The session's way (windows.c): the walk takes the window's samples off
+ * the queue, the validating thread places them with its own blocks.  The
+ * placement is the one timestamps_tell_two_interrupts_apart expects; the
+ * copied stack and the arrays come from the blocks, the chains of the
+ * samples not placed are freed there, and everything goes with the
+ * window and the blocks (ASan). */
+Test(place, taken_then_placed_with_blocks)
+{
+	struct sy_blocks mem = { 0 };
+	struct fx f;
+
+	fx_init(&f, 0);
+	it(&f, SY_DEC_START, 0, 0x1000, 0, 0);
+	it(&f, SY_DEC_TIME, 0, 0, 0, 100);
+	it(&f, SY_DEC_BRANCH, 0x1000, 0x1100, 0, 0);
+	it(&f, SY_DEC_STOP, 0, 0x2000, SY_STOP_EXCEPTION, 0);
+	it(&f, SY_DEC_START, 0, 0x2000, 0, 0);
+	it(&f, SY_DEC_TIME, 0, 0, 0, 300);
+	it(&f, SY_DEC_BRANCH, 0x2000, 0x2100, 0, 0);
+	it(&f, SY_DEC_BRANCH, 0x2100, 0x2200, 0, 0);
+	it(&f, SY_DEC_STOP, 0, 0x2000, SY_STOP_EXCEPTION, 0);
+	it(&f, SY_DEC_START, 0, 0x2000, 0, 0);
+	it(&f, SY_DEC_TIME, 0, 0, 0, 500);
+	it(&f, SY_DEC_STOP, 0, 0x5000, SY_STOP_EXCEPTION, 0);
+	close_window(&f, 1000);
+	sample_cut(&f, 200, 0x2000, 7);
+	sample_cut(&f, 400, 0x2000, 7);
+	sample_cut(&f, 450, 0x7777, 7);	/* unplaced */
+	sample_cut(&f, 2000, 0x2000, 7);	/* the next window's */
+	cr_assert_eq(sy_placer_take(&f.p, &f.w), 0);
+	cr_assert_eq(f.w.nr_qs, 3);
+	cr_assert_eq(f.p.nr_qs - f.p.qs_pos, 1);
+	cr_assert_eq(f.w.pub.nr_inner, 0);	/* nothing placed yet */
+	cr_assert_eq(sy_place_window(&f.cfg, &f.w, &mem), 0);
+	cr_assert_eq(f.w.place_err, 0);
+	cr_assert_eq(f.w.pub.nr_inner, 2);
+	cr_assert_eq(f.w.pub.unplaced, 1);
+	cr_assert_eq(f.w.pub.inner[0].nr_stack, 1);
+	cr_assert_eq(f.w.pub.inner[1].nr_stack, 3);
+	cr_assert_eq(f.w.pub.inner[1].stack[0].from, 0x2100);
+	cr_assert_eq(f.w.pub.inner[1].callchain[0], 0x2000);
+	cr_assert_not_null(f.w.inner_blk);
+	cr_assert_not_null(f.w.inner_mem_blk);
+	cr_assert_not_null(f.w.inner_mem[1].stack.blk);	/* copied */
+	cr_assert_null(f.w.qs[2].chain);	/* the unplaced one's: freed */
+	sy_blocks_drop(&mem);
+	fx_fini(&f);
+}
