@@ -346,6 +346,7 @@ static void sy_check_chain(struct sy_session *s, const struct sy_win *w,
 			   uint64_t off)
 {
 	const struct sy_window *p = &w->pub;
+	const struct sy_map *m = NULL;
 	const struct sy_aspace *as;
 
 	if (!w->snap || sy_trace_kernel_only(s) ||
@@ -354,7 +355,11 @@ static void sy_check_chain(struct sy_session *s, const struct sy_win *w,
 	for (uint32_t i = 0; i < p->nr_callchain; i++) {
 		uint64_t ip = p->callchain[i];
 
-		if ((ip >> 63) || sy_aspace_find(as, ip))
+		/* a deep chain's frames are mostly in the mapping of the
+		 * frame before: no search for those */
+		if ((ip >> 63) || (m && ip >= m->start && ip < m->end))
+			continue;
+		if ((m = sy_aspace_find(as, ip)))
 			continue;
 		if (!s->sum.chain_unmapped++)
 			sy_warn(&s->warn, 0, off,
