@@ -23,20 +23,22 @@ void sy_placer_fini(struct sy_placer *p)
 
 int sy_placer_add(struct sy_placer *p, uint64_t time, uint64_t ip,
 		  uint64_t period, uint32_t pid, uint32_t tid, uint64_t *chain,
-		  uint32_t nr_chain, int after_pause)
+		  struct sy_block *chain_blk, uint32_t nr_chain,
+		  int after_pause)
 {
 	struct sy_qsample *m;
 	int dropped = 0;
 
 	if (p->nr_qs - p->qs_pos >= SY_QS_MAX) {
 		/* the oldest waited longest: no window is coming for it */
-		free(p->qs[p->qs_pos].chain);
+		sy_blocks_free(p->qs[p->qs_pos].chain,
+			       p->qs[p->qs_pos].chain_blk);
 		dropped = !p->qs[p->qs_pos].after_pause;
 		p->qs_pos++;
 		sy_compact(p->qs, &p->qs_pos, &p->nr_qs, sizeof(*p->qs));
 	}
 	if (sy_grow((void **)&p->qs, &p->cap_qs, p->nr_qs, sizeof(*p->qs))) {
-		free(chain);
+		sy_blocks_free(chain, chain_blk);
 		return -SY_E_NOMEM;
 	}
 	m = &p->qs[p->nr_qs++];
@@ -46,6 +48,7 @@ int sy_placer_add(struct sy_placer *p, uint64_t time, uint64_t ip,
 	m->pid = pid;
 	m->tid = tid;
 	m->chain = chain;
+	m->chain_blk = chain_blk;
 	m->nr_chain = nr_chain;
 	m->after_pause = after_pause;
 	return dropped;
@@ -160,12 +163,9 @@ static long sy_place_one(const struct sy_synth_config *cfg,
 	return i;
 }
 
-int sy_placer_window(struct sy_placer *p, const struct sy_synth_config *cfg,
-		     struct sy_win *w, uint64_t *counted)
+int sy_placer_take(struct sy_placer *p, struct sy_win *w)
 {
-	struct sy_bounds *b = NULL;
-	size_t n = 0, from = 0;
-	int err = 0;
+	size_t n = 0;
 
 	/* a pause that was missed stopped nothing: its samples interrupted
 	 * the trace that the next pause sample's window owns */
@@ -176,23 +176,44 @@ int sy_placer_window(struct sy_placer *p, const struct sy_synth_config *cfg,
 		n++;
 	if (!n)
 		return 0;
-	w->inner = calloc(n, sizeof(*w->inner));
-	w->inner_mem = calloc(n, sizeof(*w->inner_mem));
-	if (w->nr_st)
-		b = malloc(w->nr_st * sizeof(*b));
-	if (!w->inner || !w->inner_mem || (w->nr_st && !b)) {
-		err = -SY_E_NOMEM;
-		goto out;
-	}
-	if (w->nr_st)
-		sy_place_bounds(cfg, w, b);
-	for (size_t k = 0; k < n; k++) {
-		struct sy_qsample *m = &p->qs[p->qs_pos + k];
+	w->qs = malloc(n * sizeof(*w->qs));
+	if (!w->qs)
+		return -SY_E_NOMEM;
+	memcpy(w->qs, &p->qs[p->qs_pos], n * sizeof(*w->qs));
+	w->nr_qs = n;
+	p->qs_pos += n;
+	sy_compact(p->qs, &p->qs_pos, &p->nr_qs, sizeof(*p->qs));
+	if (p->qs_pos == p->nr_qs)
+		sy_blocks_drop(&p->mem);
+	return 0;
+}
+
+/* @n zeroed elements of @size bytes for window @w, cut from @mem (NULL,
+ * or too large for a block: calloc'd, *@blk NULL). */
+static void *sy_place_zalloc(struct sy_blocks *mem, size_t n, size_t size,
+			     struct sy_block **blk)
+{
+	void *v;
+
+	*blk = NULL;
+	if (mem && n <= SY_BLOCKS_MAX / size &&
+	    (v = sy_blocks_alloc(mem, n * size, blk)))
+		return memset(v, 0, n * size);
+	return calloc(n, size);
+}
+
+static int sy_place_all(const struct sy_synth_config *cfg, struct sy_win *w,
+			struct sy_blocks *mem, const struct sy_bounds *b)
+{
+	size_t from = 0;
+
+	for (size_t k = 0; k < w->nr_qs; k++) {
+		struct sy_qsample *m = &w->qs[k];
+		struct sy_inner_mem *im = &w->inner_mem[w->pub.nr_inner];
 		struct sy_inner_sample *o;
 		const struct sy_br *stack;
-		struct sy_stack_mem sm;
 		uint32_t nr;
-		long i = sy_place_one(cfg, w, b, m, from, counted);
+		long i = sy_place_one(cfg, w, b, m, from, &w->counted);
 
 		if (i == -2)
 			continue;
@@ -200,14 +221,12 @@ int sy_placer_window(struct sy_placer *p, const struct sy_synth_config *cfg,
 			w->pub.unplaced++;
 			continue;
 		}
-		/* on the walk's thread, which frees it too: malloc'd */
-		err = sy_stretch_stack_upto(w->st, (size_t)i, cfg->depth, NULL,
-					    &sm, &stack, &nr);
-		if (err)
-			goto out;
-		w->inner_mem[w->pub.nr_inner].chain = m->chain;
 		/* NULL when the stack is the stretch's own */
-		w->inner_mem[w->pub.nr_inner].stack = sm.v;
+		if (sy_stretch_stack_upto(w->st, (size_t)i, cfg->depth, mem,
+					  &im->stack, &stack, &nr))
+			return -SY_E_NOMEM;
+		im->chain = m->chain;
+		im->chain_blk = m->chain_blk;
 		o = &w->inner[w->pub.nr_inner++];
 		o->time = m->time;
 		o->ip = m->ip;
@@ -219,15 +238,58 @@ int sy_placer_window(struct sy_placer *p, const struct sy_synth_config *cfg,
 		o->stack = stack;
 		o->nr_stack = nr;
 		m->chain = NULL;
+		m->chain_blk = NULL;
 		from = (size_t)i;
 	}
+	return 0;
+}
+
+int sy_place_window(const struct sy_synth_config *cfg, struct sy_win *w,
+		    struct sy_blocks *mem)
+{
+	struct sy_bounds *b = NULL;
+	size_t n = w->nr_qs;
+	int err = 0;
+
+	if (!n)
+		return 0;
+	w->inner = sy_place_zalloc(mem, n, sizeof(*w->inner), &w->inner_blk);
+	w->inner_mem = sy_place_zalloc(mem, n, sizeof(*w->inner_mem),
+				       &w->inner_mem_blk);
+	if (w->nr_st)
+		b = malloc(w->nr_st * sizeof(*b));
+	if (!w->inner || !w->inner_mem || (w->nr_st && !b)) {
+		err = -SY_E_NOMEM;
+		goto out;
+	}
+	if (w->nr_st)
+		sy_place_bounds(cfg, w, b);
+	err = sy_place_all(cfg, w, mem, b);
 	w->pub.inner = w->inner;
 out:
-	for (size_t k = 0; k < n; k++)
-		free(p->qs[p->qs_pos + k].chain);
-	p->qs_pos += n;
-	sy_compact(p->qs, &p->qs_pos, &p->nr_qs, sizeof(*p->qs));
+	/* the chains not placed go now, wherever it runs (a block's put is
+	 * atomic); the array, malloc'd by the walk, goes with the window,
+	 * on the walk's thread */
+	for (size_t k = 0; k < n; k++) {
+		sy_blocks_free(w->qs[k].chain, w->qs[k].chain_blk);
+		w->qs[k].chain = NULL;
+		w->qs[k].chain_blk = NULL;
+	}
 	free(b);
+	if (err)
+		w->place_err = err;
+	return err;
+}
+
+int sy_placer_window(struct sy_placer *p, const struct sy_synth_config *cfg,
+		     struct sy_win *w, uint64_t *counted)
+{
+	uint64_t before = w->counted;
+	int err = sy_placer_take(p, w);
+
+	if (!err)
+		err = sy_place_window(cfg, w, NULL);
+	*counted += w->counted - before;
 	return err;
 }
 
@@ -237,8 +299,9 @@ uint64_t sy_placer_drop(struct sy_placer *p)
 
 	for (size_t i = p->qs_pos; i < p->nr_qs; i++) {
 		n += !p->qs[i].after_pause;
-		free(p->qs[i].chain);
+		sy_blocks_free(p->qs[i].chain, p->qs[i].chain_blk);
 	}
 	p->qs_pos = p->nr_qs = 0;
+	sy_blocks_drop(&p->mem);
 	return n;
 }

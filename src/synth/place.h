@@ -27,32 +27,30 @@
 #include "config.h"
 #include "window.h"
 
-/* A sample waiting for its window. */
-struct sy_qsample {
-	uint64_t time, ip, period;
-	uint32_t pid, tid;
-	uint64_t *chain;	/* user frames, leaf first */
-	uint32_t nr_chain;
-	int after_pause;	/* came after a pause sample, before the next
-				 * resume: counted only if the trace shows it
-				 * still ran (the pause was missed) */
-};
-
 struct sy_placer {
 	struct sy_qsample *qs;
 	size_t nr_qs, cap_qs, qs_pos;
+	/* where the walk cuts the waiting samples' chains from (a malloc
+	 * per sample was a tenth of the walk's time on deep callchains):
+	 * the queue's own, so that they are freed about in the order they
+	 * were cut, and dropped whenever no sample waits, so that a block
+	 * pins no more than one queue's waiting samples */
+	struct sy_blocks mem;
 };
 
 void sy_placer_init(struct sy_placer *p);
 void sy_placer_fini(struct sy_placer *p);
 
-/* Queues a sample (taking @chain); @after_pause: the samples said the
+/* Queues a sample (taking @chain, an allocation of @chain_blk, or
+ * malloc'd when that is NULL: sy_blocks_free; cut from p->mem or
+ * malloc'd); @after_pause: the samples said the
  * trace was paused (see struct sy_qsample).  Returns 1 when the oldest
  * waiting sample, a counted one, had to be dropped to bound memory (it is
  * unplaced), 0, or -SY_E_NOMEM. */
 int sy_placer_add(struct sy_placer *p, uint64_t time, uint64_t ip,
 		  uint64_t period, uint32_t pid, uint32_t tid, uint64_t *chain,
-		  uint32_t nr_chain, int after_pause);
+		  struct sy_block *chain_blk, uint32_t nr_chain,
+		  int after_pause);
 
 /* Gives window @w, whose stretches are known, the samples up to its pause
  * sample (pub.inner, pub.unplaced); those of a window whose pause was
@@ -62,6 +60,16 @@ int sy_placer_add(struct sy_placer *p, uint64_t time, uint64_t ip,
  * -SY_E_NOMEM. */
 int sy_placer_window(struct sy_placer *p, const struct sy_synth_config *cfg,
 		     struct sy_win *w, uint64_t *counted);
+/* sy_placer_window in two steps, so that the search and the stacks run on
+ * the thread that validates the window, not the walk's: the walk takes
+ * the window's samples off its queue (w->qs; 0 or -SY_E_NOMEM), and any
+ * thread then places them (pub.inner, pub.unplaced, w->counted), the
+ * arrays and stacks cut from @mem (NULL: malloc'd), and frees the chains
+ * it did not place (w->qs itself goes with the window, sy_win_free); 0 or
+ * -SY_E_NOMEM, also in w->place_err. */
+int sy_placer_take(struct sy_placer *p, struct sy_win *w);
+int sy_place_window(const struct sy_synth_config *cfg, struct sy_win *w,
+		    struct sy_blocks *mem);
 
 /* Drops every waiting sample (no window will come); returns how many of
  * them counted (not those that came while the trace was paused). */

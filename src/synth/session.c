@@ -208,6 +208,7 @@ void sy_session_close(struct sy_session *s)
 	sy_session_stop_jobs(s);
 	sy_outq_free(&s->deliver.out);
 	sy_queues_free(&s->queues);
+	sy_blocks_drop(&s->chains);
 	sy_comms_fini(&s->model.comms);
 	free(s->model.cpu_proc);
 	free(s->sum.throttles);

@@ -151,6 +151,9 @@ struct sy_session {
 	size_t held;		/* stretches waiting for their window */
 	struct sy_jobs jobs;
 	uint64_t sample_seq;	/* pause/resume samples read */
+	/* pause samples' chains: their windows are freed in the order of
+	 * their pause samples, so each block goes soon after it is full */
+	struct sy_blocks chains;
 };
 
 /* The queue of @key (created when @create). */

@@ -88,6 +88,9 @@ static void sy_emit_ready(struct sy_session *s)
 		if (s->cfg.items)
 			sy_win_items(w);
 		sy_summary_add_window(&s->sum, p);
+		s->sum.inner_samples += w->counted;
+		if (w->place_err && !s->deliver.fn_ret)
+			s->deliver.fn_ret = w->place_err;
 		p->snap = w->snap;
 		p->comm = sy_comms_get(&s->model.comms, p->pid);
 		if (s->deliver.fn && !s->deliver.fn_ret)
@@ -286,7 +289,8 @@ static int sy_trace_kernel_only(const struct sy_session *s)
 }
 
 /* The frames of a sample's callchain that go with its window's branches,
- * leaf first, in a new array: those of the context the trace covers.
+ * leaf first, in a new array cut from @mem (*@blk; NULL: malloc'd when it
+ * does not fit a block): those of the context the trace covers.
  * perf writes a sample taken in the kernel as its kernel frames
  * (PERF_CONTEXT_KERNEL), then the user frames of the task it interrupted
  * (PERF_CONTEXT_USER); one taken in user space has user frames only.  A
@@ -294,28 +298,41 @@ static int sy_trace_kernel_only(const struct sy_session *s)
  * (a kernel thread has no others); any other trace takes the user
  * frames, wherever the sample was taken. */
 static int sy_trace_chain(const struct sy_session *s,
-			  const struct sy_sample *sm, uint64_t **out,
-			  uint32_t *nr)
+			  struct sy_blocks *mem, const struct sy_sample *sm,
+			  uint64_t **out, struct sy_block **blk, uint32_t *nr)
 {
 	uint64_t want = sy_trace_kernel_only(s) ? SY_CONTEXT_KERNEL :
 						  SY_CONTEXT_USER;
-	uint64_t n = 0;
+	size_t cap = (sm->callchain_nr ? sm->callchain_nr : 1) * 8;
+	uint64_t n = 0, i = 0;
 	int in = 0;
 
 	*nr = 0;
-	*out = malloc((sm->callchain_nr ? sm->callchain_nr : 1) * 8);
-	if (!*out)
+	*blk = NULL;
+	*out = sy_blocks_alloc(mem, cap, blk);
+	if (!*out && !(*out = malloc(cap)))
 		return -SY_E_NOMEM;
-	for (uint64_t i = 0; i < sm->callchain_nr; i++) {
-		uint64_t ip = sy_sample_callchain(sm, i);
+	while (i < sm->callchain_nr) {
+		uint64_t ip = sy_sample_callchain(sm, i), j = i + 1;
 
 		if (ip >= SY_CONTEXT_MAX) {
 			in = ip == want;
+			i++;
 			continue;
 		}
-		if (in)
-			(*out)[n++] = ip;
+		/* a run of frames, copied at once */
+		while (j < sm->callchain_nr &&
+		       sy_sample_callchain(sm, j) < SY_CONTEXT_MAX)
+			j++;
+		if (in) {
+			memcpy(*out + n, sm->callchain + i * 8, (j - i) * 8);
+			n += j - i;
+		}
+		i = j;
 	}
+	/* the frames of other contexts give their room back */
+	if (*blk)
+		sy_blocks_resize(mem, *blk, *out, cap, (n ? n : 1) * 8);
 	*nr = (uint32_t)n;
 	return 0;
 }
@@ -329,6 +346,7 @@ static void sy_check_chain(struct sy_session *s, const struct sy_win *w,
 			   uint64_t off)
 {
 	const struct sy_window *p = &w->pub;
+	const struct sy_map *m = NULL;
 	const struct sy_aspace *as;
 
 	if (!w->snap || sy_trace_kernel_only(s) ||
@@ -337,7 +355,11 @@ static void sy_check_chain(struct sy_session *s, const struct sy_win *w,
 	for (uint32_t i = 0; i < p->nr_callchain; i++) {
 		uint64_t ip = p->callchain[i];
 
-		if ((ip >> 63) || sy_aspace_find(as, ip))
+		/* a deep chain's frames are mostly in the mapping of the
+		 * frame before: no search for those */
+		if ((ip >> 63) || (m && ip >= m->start && ip < m->end))
+			continue;
+		if ((m = sy_aspace_find(as, ip)))
 			continue;
 		if (!s->sum.chain_unmapped++)
 			sy_warn(&s->warn, 0, off,
@@ -359,6 +381,7 @@ static void sy_check_chain(struct sy_session *s, const struct sy_win *w,
 static int sy_on_other_sample(struct sy_session *s, struct sy_queue *q,
 			      const struct sy_sample *sm)
 {
+	struct sy_block *blk;
 	uint64_t *chain;
 	uint32_t n;
 	int r;
@@ -369,10 +392,10 @@ static int sy_on_other_sample(struct sy_session *s, struct sy_queue *q,
 		s->sum.unplaced += q->running;
 		return 0;
 	}
-	if (sy_trace_chain(s, sm, &chain, &n))
+	if (sy_trace_chain(s, &q->place.mem, sm, &chain, &blk, &n))
 		return -SY_E_NOMEM;
 	r = sy_placer_add(&q->place, sm->time, sm->ip, sm->period, sm->pid,
-			  sm->tid, chain, n, !q->running);
+			  sm->tid, chain, blk, n, !q->running);
 	if (r < 0)
 		return r;
 	s->sum.unplaced += (uint64_t)r;
@@ -403,7 +426,8 @@ static int sy_on_pause(struct sy_session *s, struct sy_queue *q,
 	w->seq = s->sample_seq++;
 	sy_outq_append(&s->deliver.out, w);
 	if (sm->type & SY_SAMPLE_CALLCHAIN) {
-		if (sy_trace_chain(s, sm, &w->chain, &w->pub.nr_callchain))
+		if (sy_trace_chain(s, &s->chains, sm, &w->chain,
+				   &w->chain_blk, &w->pub.nr_callchain))
 			return -SY_E_NOMEM;
 		w->pub.callchain = w->chain;
 	}

@@ -5,13 +5,25 @@
 void sy_win_free_inner(struct sy_win *w)
 {
 	for (uint32_t i = 0; w->inner_mem && i < w->pub.nr_inner; i++) {
-		free(w->inner_mem[i].chain);
-		free(w->inner_mem[i].stack);
+		sy_blocks_free(w->inner_mem[i].chain,
+			       w->inner_mem[i].chain_blk);
+		sy_stack_mem_free(&w->inner_mem[i].stack);
 	}
-	free(w->inner_mem);
-	free(w->inner);
+	sy_blocks_free(w->inner_mem, w->inner_mem_blk);
+	sy_blocks_free(w->inner, w->inner_blk);
 	w->inner_mem = NULL;
 	w->inner = NULL;
+	w->inner_mem_blk = w->inner_blk = NULL;
+	sy_win_forget_samples(w);
+}
+
+void sy_win_forget_samples(struct sy_win *w)
+{
+	for (size_t k = 0; k < w->nr_qs; k++)
+		sy_blocks_free(w->qs[k].chain, w->qs[k].chain_blk);
+	free(w->qs);
+	w->qs = NULL;
+	w->nr_qs = 0;
 }
 
 void sy_finished_free(struct sy_finished *f)
@@ -54,7 +66,7 @@ void sy_win_free(struct sy_win *w)
 {
 	if (!w)
 		return;
-	free(w->chain);
+	sy_blocks_free(w->chain, w->chain_blk);
 	sy_stretch_free_all(w->st, w->nr_st);
 	sy_stack_mem_free(&w->stack);
 	sy_win_free_inner(w);

@@ -22,7 +22,20 @@
 /* What a placed sample's pointers in pub.inner own. */
 struct sy_inner_mem {
 	uint64_t *chain;
-	struct sy_br *stack;
+	struct sy_block *chain_blk;	/* chain's block, or NULL: malloc'd */
+	struct sy_stack_mem stack;
+};
+
+/* A callchain sample of another event waiting for its window (place.h). */
+struct sy_qsample {
+	uint64_t time, ip, period;
+	uint32_t pid, tid;
+	uint64_t *chain;	/* user frames, leaf first */
+	struct sy_block *chain_blk; /* chain's block, or NULL: malloc'd */
+	uint32_t nr_chain;
+	int after_pause;	/* came after a pause sample, before the next
+				 * resume: counted only if the trace shows it
+				 * still ran (the pause was missed) */
 };
 
 struct sy_win;
@@ -106,12 +119,25 @@ struct sy_win {
 	size_t nr_st;
 	/* what pub's pointers own */
 	uint64_t *chain;
+	struct sy_block *chain_blk;	/* chain's block, or NULL: malloc'd */
 	struct sy_stack_mem stack;
 	struct sy_inner_sample *inner;
 	struct sy_inner_mem *inner_mem;
+	struct sy_block *inner_blk, *inner_mem_blk; /* NULL: malloc'd */
+	/* the samples it took from its queue, placed with its validation
+	 * (sy_place_window), which frees them; how many of those after a
+	 * pause sample turned out to be inside it; an error placing them */
+	struct sy_qsample *qs;
+	size_t nr_qs;
+	uint64_t counted;
+	int place_err;
 	struct sy_proc_snap *snap;
 	struct sy_text items;	/* --items: its stretches' item lines */
 };
+
+/* Frees the samples @w took from its queue (w->qs) and the chains of
+ * those it did not place. */
+void sy_win_forget_samples(struct sy_win *w);
 
 /* NULL-safe.  The last window of a batch frees the batch. */
 void sy_win_free(struct sy_win *w);

@@ -12,8 +12,12 @@ static void sy_validate_work(void *thread_ctx, struct sy_work *wk)
 	struct sy_vbatch *b = (struct sy_vbatch *)(void *)wk;
 	struct sy_validator *v = sy_jobs_extra_ctx(thread_ctx);
 
-	for (size_t i = 0; i < b->nr; i++)
+	/* placing reads nothing validation writes; it is done here, off
+	 * the walk's thread, before the window is validated as before */
+	for (size_t i = 0; i < b->nr; i++) {
+		sy_place_window(v->cfg, b->w[i], &v->mem);
 		sy_validate(v, b->w[i]);
+	}
 }
 
 /* A batch is full past this many windows or branches: enough work to
@@ -76,10 +80,10 @@ int sy_windows_resolve(struct sy_session *s, struct sy_queue *q, int final)
 		if (!q->units.pending)
 			done |= SY_MATCH_NO_TRACE;
 	}
-	/* placing reads nothing validation writes: it goes first, here */
+	/* the window takes its samples off the queue here, in window
+	 * order; they are placed where it is validated (sy_validate_work) */
 	while ((r = sy_matcher_next(&q->match, done, &w)) > 0) {
-		if (sy_placer_window(&q->place, &s->cfg, w,
-				     &s->sum.inner_samples) ||
+		if (sy_placer_take(&q->place, w) ||
 		    sy_windows_validate(&b, w)) {
 			r = -SY_E_NOMEM;
 			break;

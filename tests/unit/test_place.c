@@ -81,7 +81,8 @@ static void sample(struct fx *f, uint64_t time, uint64_t ip, uint32_t tid)
 
 	chain[0] = ip;
 	chain[1] = 0x4444;
-	int r = sy_placer_add(&f->p, time, ip, 100, tid, tid, chain, 2, 0);
+	int r = sy_placer_add(&f->p, time, ip, 100, tid, tid, chain, NULL, 2,
+				0);
 
 	cr_assert_geq(r, 0);
 	f->unplaced += (uint64_t)r;
@@ -302,5 +303,111 @@ Test(place, samples_after_a_missed_pause_are_placed)
 	cr_assert_eq(f.w.pub.inner[0].time, 500);
 	cr_assert_eq(f.w.pub.unplaced, 0);
 	cr_assert_eq(f.counted, 1);
+	fx_fini(&f);
+}
+
+/* As the walk queues them: the chain cut from the placer's own blocks. */
+static void sample_cut(struct fx *f, uint64_t time, uint64_t ip, uint32_t tid)
+{
+	struct sy_block *blk = NULL;
+	uint64_t *chain = sy_blocks_alloc(&f->p.mem, 2 * sizeof(*chain), &blk);
+
+	cr_assert_not_null(chain);
+	cr_assert_not_null(blk);
+	chain[0] = ip;
+	chain[1] = 0x4444;
+	int r = sy_placer_add(&f->p, time, ip, 100, tid, tid, chain, blk, 2,
+				0);
+
+	cr_assert_geq(r, 0);
+}
+
+/* The chains of waiting samples come from the placer's blocks; a placed
+ * one goes with its window, an unplaced one is freed, and the placer lets
+ * go of its block as soon as no sample waits (a block kept by an idle
+ * queue would pin the chains cut from it).  ASan checks that every chain
+ * is freed exactly once and the blocks with them. */
+Test(place, cut_chains_go_with_the_window_and_the_block_is_let_go)
+{
+	struct fx f;
+
+	fx_init(&f, 0);
+	run(&f, 0x1000, 0x1000, 3, SY_STOP_EXCEPTION, 0x2000);
+	run(&f, 0x2000, 0x3000, 2, SY_STOP_EXCEPTION, 0x5000);
+	close_window(&f, 1000);
+	sample_cut(&f, 500, 0x2000, 7);	/* placed */
+	sample_cut(&f, 600, 0x7777, 7);	/* no stop there: unplaced */
+	sample_cut(&f, 2000, 0x2000, 7);	/* after the pause: waits */
+	cr_assert_eq(sy_placer_window(&f.p, &f.cfg, &f.w, &f.counted), 0);
+	cr_assert_eq(f.w.pub.nr_inner, 1);
+	cr_assert_eq(f.w.pub.unplaced, 1);
+	cr_assert_eq(f.w.pub.inner[0].callchain[0], 0x2000);
+	cr_assert_eq(f.w.pub.inner[0].callchain[1], 0x4444);
+	cr_assert_not_null(f.w.inner_mem[0].chain_blk);
+	/* one sample still waits: its chain's block stays current */
+	cr_assert_not_null(f.p.mem.cur);
+	cr_assert_eq(sy_placer_drop(&f.p), 1);
+	cr_assert_null(f.p.mem.cur);
+	/* a window that takes the last waiting sample lets go too */
+	sample_cut(&f, 700, 0x2000, 7);
+	cr_assert_not_null(f.p.mem.cur);
+	struct sy_win w2;
+
+	memset(&w2, 0, sizeof(w2));
+	w2.pub.pause_time = 1000;
+	w2.pub.has_pause = 1;
+	cr_assert_eq(sy_placer_window(&f.p, &f.cfg, &w2, &f.counted), 0);
+	cr_assert_eq(w2.pub.unplaced, 1);	/* no trace: nowhere to go */
+	cr_assert_null(f.p.mem.cur);
+	sy_win_free_inner(&w2);
+	fx_fini(&f);
+}
+
+/* The session's way (windows.c): the walk takes the window's samples off
+ * the queue, the validating thread places them with its own blocks.  The
+ * placement is the one timestamps_tell_two_interrupts_apart expects; the
+ * copied stack and the arrays come from the blocks, the chains of the
+ * samples not placed are freed there, and everything goes with the
+ * window and the blocks (ASan). */
+Test(place, taken_then_placed_with_blocks)
+{
+	struct sy_blocks mem = { 0 };
+	struct fx f;
+
+	fx_init(&f, 0);
+	it(&f, SY_DEC_START, 0, 0x1000, 0, 0);
+	it(&f, SY_DEC_TIME, 0, 0, 0, 100);
+	it(&f, SY_DEC_BRANCH, 0x1000, 0x1100, 0, 0);
+	it(&f, SY_DEC_STOP, 0, 0x2000, SY_STOP_EXCEPTION, 0);
+	it(&f, SY_DEC_START, 0, 0x2000, 0, 0);
+	it(&f, SY_DEC_TIME, 0, 0, 0, 300);
+	it(&f, SY_DEC_BRANCH, 0x2000, 0x2100, 0, 0);
+	it(&f, SY_DEC_BRANCH, 0x2100, 0x2200, 0, 0);
+	it(&f, SY_DEC_STOP, 0, 0x2000, SY_STOP_EXCEPTION, 0);
+	it(&f, SY_DEC_START, 0, 0x2000, 0, 0);
+	it(&f, SY_DEC_TIME, 0, 0, 0, 500);
+	it(&f, SY_DEC_STOP, 0, 0x5000, SY_STOP_EXCEPTION, 0);
+	close_window(&f, 1000);
+	sample_cut(&f, 200, 0x2000, 7);
+	sample_cut(&f, 400, 0x2000, 7);
+	sample_cut(&f, 450, 0x7777, 7);	/* unplaced */
+	sample_cut(&f, 2000, 0x2000, 7);	/* the next window's */
+	cr_assert_eq(sy_placer_take(&f.p, &f.w), 0);
+	cr_assert_eq(f.w.nr_qs, 3);
+	cr_assert_eq(f.p.nr_qs - f.p.qs_pos, 1);
+	cr_assert_eq(f.w.pub.nr_inner, 0);	/* nothing placed yet */
+	cr_assert_eq(sy_place_window(&f.cfg, &f.w, &mem), 0);
+	cr_assert_eq(f.w.place_err, 0);
+	cr_assert_eq(f.w.pub.nr_inner, 2);
+	cr_assert_eq(f.w.pub.unplaced, 1);
+	cr_assert_eq(f.w.pub.inner[0].nr_stack, 1);
+	cr_assert_eq(f.w.pub.inner[1].nr_stack, 3);
+	cr_assert_eq(f.w.pub.inner[1].stack[0].from, 0x2100);
+	cr_assert_eq(f.w.pub.inner[1].callchain[0], 0x2000);
+	cr_assert_not_null(f.w.inner_blk);
+	cr_assert_not_null(f.w.inner_mem_blk);
+	cr_assert_not_null(f.w.inner_mem[1].stack.blk);	/* copied */
+	cr_assert_null(f.w.qs[2].chain);	/* the unplaced one's: freed */
+	sy_blocks_drop(&mem);
 	fx_fini(&f);
 }
