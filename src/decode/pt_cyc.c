@@ -1,4 +1,5 @@
-/* The CYC packets of an Intel PT window; see pt_cyc.h. */
+/* The CYC packets of an Intel PT window, and the packet walk that finds
+ * them; see pt_cyc.h. */
 #include "pt_cyc.h"
 
 #include <intel-pt.h>
@@ -6,7 +7,7 @@
 
 #include "sy_error.h"
 
-static int sy_pt_cyc_add(struct sy_pt_cyc *c, uint64_t off, uint64_t cycles)
+int sy_pt_cyc_add(struct sy_pt_cyc *c, uint64_t off, uint64_t cycles)
 {
 	if (c->n == c->cap) {
 		size_t cap = c->cap ? 2 * c->cap : 64;
@@ -23,19 +24,17 @@ static int sy_pt_cyc_add(struct sy_pt_cyc *c, uint64_t off, uint64_t cycles)
 	return 0;
 }
 
-int sy_pt_cyc_scan(struct sy_pt_cyc *c, const struct pt_config *cfg,
-		   uint64_t from)
+int sy_pt_pkt_walk(const struct pt_config *cfg, sy_pt_pkt_fn fn, void *ctx)
 {
 	struct pt_packet_decoder *pd;
 	struct pt_packet pkt;
 	uint64_t off;
-	int st, err = 0;
+	int st, r = 0;
 
-	sy_pt_cyc_clear(c);
 	pd = pt_pkt_alloc_decoder(cfg);
 	if (!pd)
 		return -SY_E_NOMEM;
-	for (st = pt_pkt_sync_forward(pd); st >= 0 && !err;) {
+	for (st = pt_pkt_sync_forward(pd); st >= 0 && !r;) {
 		if (pt_pkt_get_offset(pd, &off) < 0)
 			break;
 		st = pt_pkt_next(pd, &pkt, sizeof(pkt));
@@ -46,11 +45,10 @@ int sy_pt_cyc_scan(struct sy_pt_cyc *c, const struct pt_config *cfg,
 			st = pt_pkt_sync_forward(pd);
 			continue;
 		}
-		if (pkt.type == ppt_cyc && off >= from)
-			err = sy_pt_cyc_add(c, off, pkt.payload.cyc.value);
+		r = fn(ctx, off, &pkt);
 	}
 	pt_pkt_free_decoder(pd);
-	return err;
+	return r < 0 ? r : 0;
 }
 
 void sy_pt_cyc_clear(struct sy_pt_cyc *c)

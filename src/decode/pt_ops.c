@@ -87,47 +87,34 @@ static void sy_pt_fini(struct sy_decoder *d)
 	d->impl = NULL;
 }
 
-/* Lists the TIP.PGE packets before report_from (see the top), from the
- * first PSB on as the block decoder will read them, past bad packets the
- * way it resynchronises. */
-static int sy_pt_scan_prefix(struct sy_pt *pt, const struct pt_config *cfg)
+static int sy_pt_add_pge(struct sy_pt *pt, uint64_t off)
 {
-	struct pt_packet_decoder *pd;
-	struct pt_packet pkt;
-	uint64_t off;
-	int st;
+	if (pt->npge == pt->pge_cap) {
+		size_t cap = pt->pge_cap ? 2 * pt->pge_cap : 16;
+		uint64_t *p = realloc(pt->pge, cap * sizeof(*p));
 
-	pt->npge = 0;
-	pd = pt_pkt_alloc_decoder(cfg);
-	if (!pd)
-		return -SY_E_NOMEM;
-	for (st = pt_pkt_sync_forward(pd); st >= 0;) {
-		if (pt_pkt_get_offset(pd, &off) < 0 || off >= pt->report_from)
-			break;
-		st = pt_pkt_next(pd, &pkt, sizeof(pkt));
-		if (st < 0) {
-			if (st == -pte_eos)
-				break;
-			st = pt_pkt_sync_forward(pd);
-			continue;
-		}
-		if (pkt.type != ppt_tip_pge)
-			continue;
-		if (pt->npge == pt->pge_cap) {
-			size_t cap = pt->pge_cap ? 2 * pt->pge_cap : 16;
-			uint64_t *p = realloc(pt->pge, cap * sizeof(*p));
-
-			if (!p) {
-				pt_pkt_free_decoder(pd);
-				return -SY_E_NOMEM;
-			}
-			pt->pge = p;
-			pt->pge_cap = cap;
-		}
-		pt->pge[pt->npge++] = off;
+		if (!p)
+			return -SY_E_NOMEM;
+		pt->pge = p;
+		pt->pge_cap = cap;
 	}
-	pt_pkt_free_decoder(pd);
+	pt->pge[pt->npge++] = off;
 	return 0;
+}
+
+/* One packet walk lists the TIP.PGE packets before report_from (see the
+ * top) and, with CYC on, the CYC packets from there on (pt_cyc.h). */
+static int sy_pt_prefix_pkt(void *ctx, uint64_t off,
+			    const struct pt_packet *pkt)
+{
+	struct sy_pt *pt = ctx;
+
+	if (off < pt->report_from)
+		return pkt->type == ppt_tip_pge ? sy_pt_add_pge(pt, off) : 0;
+	if (!pt->cyc_on)
+		return 1;
+	return pkt->type == ppt_cyc ?
+		       sy_pt_cyc_add(&pt->cyc, off, pkt->payload.cyc.value) : 0;
 }
 
 static int sy_pt_begin(struct sy_pt *pt, int fast);
@@ -186,14 +173,11 @@ static int sy_pt_reset(struct sy_decoder *d, const struct sy_dec_chunk *chunks,
 	sy_pt_cyc_clear(&pt->cyc);
 	if (len && (report_from || pt->cyc_on)) {
 		struct pt_config cfg = pt->cfg;
-		int err = 0;
+		int err;
 
 		cfg.begin = (uint8_t *)(uintptr_t)pt->trace;
 		cfg.end = cfg.begin + len;
-		if (report_from)
-			err = sy_pt_scan_prefix(pt, &cfg);
-		if (!err && pt->cyc_on)
-			err = sy_pt_cyc_scan(&pt->cyc, &cfg, report_from);
+		err = sy_pt_pkt_walk(&cfg, sy_pt_prefix_pkt, pt);
 		if (err)
 			return err;
 	}
