@@ -17,8 +17,15 @@ int sy_ptb_init(struct sy_ptb *b, struct sy_code_cache *code)
 	memset(b, 0, sizeof(*b));
 	b->code = code;
 	b->v = malloc(SY_PTB_RUNS * sizeof(*b->v));
-	if (!b->v)
+	b->memo = calloc(SY_PTB_MEMOS, sizeof(*b->memo));
+	if (!b->v || !b->memo) {
+		free(b->v);
+		free(b->memo);
+		b->v = NULL;
+		b->memo = NULL;
 		return -SY_E_NOMEM;
+	}
+	b->gen = 1;
 	for (size_t i = 0; i < SY_PTB_RUNS; i++)
 		b->v[i].ip = SY_PTB_EMPTY;
 	/* without capstone every instruction is doubtful: the block
@@ -63,13 +70,21 @@ void sy_ptb_fini(struct sy_ptb *b)
 {
 	sy_ptb_cs_close(b);
 	free(b->v);
+	free(b->memo);
 	b->v = NULL;
+	b->memo = NULL;
 }
 
 void sy_ptb_clear(struct sy_ptb *b)
 {
 	if (!b->v)
 		return;
+	/* the memo is emptied by a new generation; once in 2^32 clears, by
+	 * hand (0 is never a generation) */
+	if (++b->gen == 0) {
+		memset(b->memo, 0, SY_PTB_MEMOS * sizeof(*b->memo));
+		b->gen = 1;
+	}
 	if (b->nused <= SY_PTB_USED) {
 		for (uint32_t i = 0; i < b->nused; i++)
 			b->v[b->used[i]].ip = SY_PTB_EMPTY;
@@ -153,8 +168,8 @@ static enum pt_insn_class sy_ptb_class(const struct sy_x86_branch *br)
 	}
 }
 
-int sy_ptb_decode(struct sy_ptb *b, uint32_t ctxid, int mode, uint64_t ip,
-		  struct sy_ptb_insn *out)
+static int sy_ptb_measure(struct sy_ptb *b, uint32_t ctxid, int mode,
+			  uint64_t ip, struct sy_ptb_insn *out)
 {
 	uint8_t buf[15];
 	const uint8_t *p = buf;
@@ -212,6 +227,31 @@ static unsigned sy_ptb_slot(uint64_t ip, uint32_t ctxid, int mode)
 {
 	return (unsigned)((ip ^ (ip >> 13) ^ 7ull * ctxid ^ (uint64_t)mode) &
 			  (SY_PTB_RUNS - 1));
+}
+
+int sy_ptb_decode(struct sy_ptb *b, uint32_t ctxid, int mode, uint64_t ip,
+		  struct sy_ptb_insn *out)
+{
+	struct sy_ptb_memo *m =
+		&b->memo[sy_ptb_slot(ip, ctxid, mode) & (SY_PTB_MEMOS - 1)];
+	int rc;
+
+	if (m->gen == b->gen && m->ip == ip && m->ctxid == ctxid &&
+	    m->mode == (uint8_t)mode) {
+		*out = m->in;
+		return m->rc;
+	}
+	rc = sy_ptb_measure(b, ctxid, mode, ip, out);
+	/* nothing readable is not kept: the code cache remembers that */
+	if (rc >= 0) {
+		m->ip = ip;
+		m->ctxid = ctxid;
+		m->mode = (uint8_t)mode;
+		m->gen = b->gen;
+		m->rc = (uint8_t)rc;
+		m->in = *out;
+	}
+	return rc;
 }
 
 static void sy_ptb_fill(struct sy_ptb *b, struct sy_ptb_run *r,

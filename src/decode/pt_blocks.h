@@ -16,7 +16,13 @@
  * in and the execution mode.  It ends after the first instruction that is
  * not libipt's ptic_other, after SY_PTB_MAX_INSNS instructions (libipt's
  * block holds at most 65535), or before an instruction that cannot be
- * decoded for sure.  The cache is emptied with the code cache. */
+ * decoded for sure.  The cache is emptied with the code cache.
+ *
+ * Single instructions are memoized too (same key): the walk steps one
+ * instruction at a time to where an event binds (an interrupt's IP, a
+ * PSB+'s FUP), and measuring each with capstone again was a quarter of
+ * convert on an interpreter's trace, whose events land in the same few
+ * hundred instructions. */
 #ifndef SY_PT_BLOCKS_H
 #define SY_PT_BLOCKS_H
 
@@ -50,14 +56,27 @@ struct sy_ptb_run {
 	struct sy_ptb_insn last;
 };
 
+/* One memoized sy_ptb_decode: valid while @gen is the cache's. */
+struct sy_ptb_memo {
+	uint64_t ip;
+	uint32_t ctxid;
+	uint32_t gen;
+	uint8_t mode;
+	uint8_t rc;		/* sy_ptb_decode's 0 or 1 */
+	struct sy_ptb_insn in;
+};
+
 #define SY_PTB_EMPTY UINT64_MAX
 #define SY_PTB_RUNS 8192u	/* a power of two */
+#define SY_PTB_MEMOS 4096u	/* a power of two */
 #define SY_PTB_USED 256u
 #define SY_PTB_MAX_INSNS 65535u
 
 struct sy_ptb {
 	struct sy_code_cache *code;
 	struct sy_ptb_run *v;
+	struct sy_ptb_memo *memo;
+	uint32_t gen;		/* memo entries of another are empty */
 	uint64_t misses;
 	uint32_t nused;		/* see etm_blocks.h */
 	uint16_t used[SY_PTB_USED];

@@ -72,8 +72,15 @@ static void check_program(const char *name, uint64_t *checked)
 		struct sy_ptb_insn x;
 		size_t k;
 
+		struct sy_ptb_insn again;
+
 		cr_assert_eq(sy_ptb_decode(&b, 0, ptem_64bit, in->pc, &x), 0,
 			     "%s: %#lx doubtful", name, (unsigned long)in->pc);
+		/* the memoized answer is the measured one */
+		cr_assert_eq(sy_ptb_decode(&b, 0, ptem_64bit, in->pc, &again),
+			     0);
+		cr_assert(!memcmp(&x, &again, sizeof(x)), "%s: %#lx memo",
+			  name, (unsigned long)in->pc);
 		cr_assert_eq(x.size, in->size, "%s: %#lx", name,
 			     (unsigned long)in->pc);
 		cr_assert_eq(x.iclass, want_class(in->kind), "%s: %#lx", name,
@@ -230,4 +237,82 @@ Test(pt_blocks, libipt_classes)
 				  ptem_64bit, &x), 0);
 	cr_expect_eq(x.iclass, ptic_other);
 	cr_expect_eq(x.size, 3);
+}
+
+/* A memoized instruction stands until the cache is cleared (the owner
+ * clears it with the code cache, when other code may be mapped), and is
+ * kept apart per execution mode and context. */
+Test(pt_blocks, memo_forgotten_at_clear_and_keyed_by_mode_and_context)
+{
+	static const uint8_t ret[] = { 0xc3 };
+	static const uint8_t call[] = { 0xe8, 0x10, 0x00, 0x00, 0x00 };
+	static const uint8_t sysret[] = { 0x48, 0x0f, 0x07 };
+	struct sy_code_cache *code = malloc(sizeof(*code));
+	struct sy_ptb_insn x;
+	struct sy_ptb b;
+
+	cr_assert_not_null(code);
+	g_bytes = ret;
+	g_len = sizeof(ret);
+	sy_code_cache_init(code, bytes_read, NULL);
+	cr_assert_eq(sy_ptb_init(&b, code), 0);
+	cr_assert_eq(sy_ptb_decode(&b, 0, ptem_64bit, 0x1000, &x), 0);
+	cr_assert_eq(x.iclass, ptic_return);
+	/* other bytes mapped there: read afresh only after the clears */
+	g_bytes = call;
+	g_len = sizeof(call);
+	sy_code_cache_clear(code);
+	sy_ptb_clear(&b);
+	cr_assert_eq(sy_ptb_decode(&b, 0, ptem_64bit, 0x1000, &x), 0);
+	cr_expect_eq(x.iclass, ptic_call);
+	cr_expect_eq(x.size, 5);
+	cr_expect_eq(x.target, 0x1015);
+	/* the same bytes in another mode and context */
+	g_bytes = sysret;
+	g_len = sizeof(sysret);
+	sy_code_cache_clear(code);
+	sy_ptb_clear(&b);
+	cr_assert_eq(sy_ptb_decode(&b, 7, ptem_64bit, 0x1000, &x), 0);
+	cr_expect_eq(x.iclass, ptic_far_return);
+	cr_expect_eq(x.size, 3);
+	cr_assert_eq(sy_ptb_decode(&b, 7, ptem_32bit, 0x1000, &x), 0);
+	cr_expect_eq(x.iclass, ptic_other);	/* dec eax */
+	cr_expect_eq(x.size, 1);
+	cr_assert_eq(sy_ptb_decode(&b, 7, ptem_16bit, 0x1000, &x), 1);
+	sy_ptb_fini(&b);
+	free(code);
+}
+
+/* Context 7 reads a ret at 0x1000, any other a call. */
+static size_t ctx_read(void *ctx, uint32_t ctxid, uint64_t addr,
+		       uint8_t *buf, size_t len)
+{
+	static const uint8_t ret[] = { 0xc3 };
+	static const uint8_t call[] = { 0xe8, 0x10, 0x00, 0x00, 0x00 };
+
+	(void)ctx;
+	g_bytes = ctxid == 7 ? ret : call;
+	g_len = ctxid == 7 ? sizeof(ret) : sizeof(call);
+	return bytes_read(NULL, ctxid, addr, buf, len);
+}
+
+Test(pt_blocks, memo_keeps_contexts_apart)
+{
+	struct sy_code_cache *code = malloc(sizeof(*code));
+	struct sy_ptb_insn x;
+	struct sy_ptb b;
+
+	cr_assert_not_null(code);
+	sy_code_cache_init(code, ctx_read, NULL);
+	cr_assert_eq(sy_ptb_init(&b, code), 0);
+	/* 7 and 7 + 4096 share a memo slot */
+	for (int k = 0; k < 2; k++) {
+		cr_assert_eq(sy_ptb_decode(&b, 7, ptem_64bit, 0x1000, &x), 0);
+		cr_expect_eq(x.iclass, ptic_return);
+		cr_assert_eq(sy_ptb_decode(&b, 7 + 4096, ptem_64bit, 0x1000,
+					   &x), 0);
+		cr_expect_eq(x.iclass, ptic_call);
+	}
+	sy_ptb_fini(&b);
+	free(code);
 }
