@@ -21,6 +21,7 @@
 #include "jobs.h"
 #include "maptl.h"
 #include "queue.h"
+#include "reorder.h"
 #include "sy_auxtrace.h"
 #include "sy_image.h"
 #include "sy_image_cache.h"
@@ -92,6 +93,7 @@ struct sy_session_input {
 	struct sy_perf_reader *r;
 	struct sy_auxtrace_info info;
 	int has_info;
+	uint64_t rounds;	/* FINISHED_ROUND records (prepass) */
 };
 
 /* What each attr's events are for (prepass.c). */
@@ -151,6 +153,10 @@ struct sy_session {
 	size_t held;		/* stretches waiting for their window */
 	struct sy_jobs jobs;
 	uint64_t sample_seq;	/* pause/resume samples read */
+	/* records between the reader and the walk, in time order round by
+	 * round (reorder.h) */
+	struct sy_reorder reorder;
+	uint64_t nr_walked;	/* records handed to the walk */
 	/* pause samples' chains: their windows are freed in the order of
 	 * their pause samples, so each block goes soon after it is full */
 	struct sy_blocks chains;

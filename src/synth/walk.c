@@ -448,7 +448,8 @@ static int sy_out_of_order(struct sy_session *s, struct sy_queue *q,
 	enum sy_order_verdict v =
 		sy_order_sample(&q->order, sm->time, rec->data, rec->size,
 				sy_perf_bytes_droppable(s->in.r) &&
-					!(rec->flags & SY_RECORD_DECOMPRESSED));
+					!(rec->flags & (SY_RECORD_DECOMPRESSED |
+							SY_RECORD_COPIED)));
 
 	if (v == SY_ORDER_OK)
 		return 0;
