@@ -290,6 +290,7 @@ static int sy_session_walk(struct sy_session *s)
 
 	sy_reorder_init(&s->reorder, s->in.rounds > 0, 0);
 	while ((rerr = sy_perf_next(s->in.r, &rec)) == 0 && !s->deliver.fn_ret) {
+		rec.flags |= sy_walk_order_check(s, &rec);
 		if ((err = sy_reorder_push(&s->reorder, &rec, sy_session_take,
 					   s, &forced)))
 			return err;

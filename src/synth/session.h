@@ -190,6 +190,11 @@ void sy_window_of_stretch_pub(struct sy_window *p, uint32_t cpu,
 /* walk.c: the record walk.  sy_walk_record handles one record; sy_walk_end
  * finishes every queue after the last one and hands out every window. */
 int sy_walk_record(struct sy_session *s, const struct sy_record *rec);
+/* Before the time ordering, in file order: the SY_RECORD_ORDER_* flag of
+ * a sample older than the one before it on its queue, or that one again
+ * (order.h), for the walk to report and ignore; 0 otherwise.  The file's
+ * order tells that damage: time order would hide it. */
+uint32_t sy_walk_order_check(struct sy_session *s, const struct sy_record *rec);
 int sy_walk_end(struct sy_session *s);
 /* Collects finished jobs, sends the ones that may go, hands out ready
  * windows; with @block, waits for the oldest job first. */
