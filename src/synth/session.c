@@ -267,17 +267,25 @@ static int sy_session_take(void *ctx, const struct sy_record *rec)
 	return 0;
 }
 
-/* Once: the queue of one round outgrew its cap and went on early. */
-static void sy_session_forced(struct sy_session *s, uint64_t off)
+/* Once, at the end: rounds outgrew the time ordering's cap and went on
+ * early (@off: where it happened first), and records came older than
+ * ones handed on before. */
+static void sy_session_order_notes(struct sy_session *s, uint64_t off)
 {
-	if (s->reorder.forced != 1)
-		return;
-	sy_warn(&s->warn, 0, off,
-		"one round of records holds more than the %zu MiB the time "
-		"ordering keeps: the older half of it went on before the "
-		"round ended (as perf does); a record of that round older "
-		"than those is handed on out of order",
-		s->reorder.cap >> 20);
+	if (s->reorder.forced)
+		sy_warn(&s->warn, 0, off,
+			"%" PRIu64 " times a round of records held more than "
+			"the %zu KiB the time ordering keeps (first here): the "
+			"older half went on before its round ended, as perf "
+			"does; a record of the round older than those is "
+			"handed on out of time order",
+			s->reorder.forced, s->reorder.cap >> 10);
+	if (s->reorder.late)
+		sy_warn(&s->warn, 0, 0,
+			"%" PRIu64 " records are older than records of an "
+			"earlier round (written after their round ended, or "
+			"moved): handed on in the round they came in",
+			s->reorder.late);
 }
 
 /* The main walk over the records; windows go out as they are ready.
@@ -286,16 +294,17 @@ static void sy_session_forced(struct sy_session *s, uint64_t off)
 static int sy_session_walk(struct sy_session *s)
 {
 	struct sy_record rec;
+	uint64_t forced_at = 0;
 	int err, rerr, forced;
 
-	sy_reorder_init(&s->reorder, s->in.rounds > 0, 0);
+	sy_reorder_init(&s->reorder, s->in.rounds > 0, s->o.reorder_cap);
 	while ((rerr = sy_perf_next(s->in.r, &rec)) == 0 && !s->deliver.fn_ret) {
 		rec.flags |= sy_walk_order_check(s, &rec);
 		if ((err = sy_reorder_push(&s->reorder, &rec, sy_session_take,
 					   s, &forced)))
 			return err;
-		if (forced)
-			sy_session_forced(s, rec.offset);
+		if (forced && s->reorder.forced == 1)
+			forced_at = rec.offset;
 	}
 	if (rerr != -SY_E_EOS) {
 		s->diag = *sy_perf_diag(s->in.r);
@@ -304,12 +313,7 @@ static int sy_session_walk(struct sy_session *s)
 	/* what damage left of the file still goes, in order */
 	if ((err = sy_reorder_drain(&s->reorder, sy_session_take, s)))
 		return err;
-	if (s->reorder.late)
-		sy_warn(&s->warn, 0, 0,
-			"%" PRIu64 " records are older than records of an "
-			"earlier round (written after their round ended, or "
-			"moved): handed on in the round they came in",
-			s->reorder.late);
+	sy_session_order_notes(s, forced_at);
 	return sy_walk_end(s);
 }
 

@@ -9,6 +9,7 @@
 
 #include "synth/reorder.h"
 #include "sy_perf_abi.h"
+#include "sy_synth.h"
 
 #define ST (SY_SAMPLE_IDENTIFIER | SY_SAMPLE_IP | SY_SAMPLE_TID | \
 	    SY_SAMPLE_TIME | SY_SAMPLE_CPU)
@@ -364,4 +365,84 @@ Test(reorder, error_stops_release)
 	cr_assert_eq(o.nr, 0);	/* the rest dropped: the walk stops */
 	sy_reorder_fini(&o);
 	sy_reorder_fini(NULL);
+}
+
+/* ---- through a session, on pt-fork-order ------------------------------
+ * pid 1000 on cpu 1 forks pid 2000, which runs on cpu 0; the child's pause
+ * samples come before the older FORK in the file (its truth: 16 windows,
+ * all ok; tests/fixtures/scenarios/pt-fork-order.scn). */
+
+#define FORK_ORDER "tests/fixtures/generated/pt-fork-order.data"
+
+struct srun {
+	size_t n, ok;
+	uint64_t last_pause;
+	int in_order;
+	size_t cap_notes;
+};
+
+static int on_window(void *ctx, const struct sy_window *w)
+{
+	struct srun *r = ctx;
+
+	if (w->pause_time < r->last_pause)
+		r->in_order = 0;
+	r->last_pause = w->pause_time;
+	r->n++;
+	r->ok += w->status == SY_ST_OK;
+	return 0;
+}
+
+static void on_warn(void *ctx, const struct sy_diag *d)
+{
+	struct srun *r = ctx;
+
+	if (strstr(d->msg, "the time ordering keeps"))
+		r->cap_notes++;
+}
+
+static void run_fork_order(size_t cap, struct srun *r)
+{
+	struct sy_session_opts o;
+	struct sy_session *s;
+	struct sy_diag d = { 0 };
+
+	memset(r, 0, sizeof(*r));
+	r->in_order = 1;
+	sy_session_opts_init(&o);
+	o.input = FORK_ORDER;
+	o.images.symfs = ".";
+	o.images.buildid_dir = "";
+	o.threads = 1;
+	o.reorder_cap = cap;
+	o.warn = on_warn;
+	o.warn_ctx = r;
+	cr_assert_eq(sy_session_open(&s, &o, &d), 0, "%s", d.msg);
+	cr_assert_eq(sy_session_run(s, on_window, r), 0);
+	sy_session_close(s);
+}
+
+/* The FORK is in force for the child's windows: every window ok, as the
+ * truth says, handed out in time order, and no note. */
+Test(reorder, session_fork_before_child_windows)
+{
+	struct srun r;
+
+	run_fork_order(0, &r);
+	cr_assert_eq(r.n, 16);
+	cr_assert_eq(r.ok, 16);
+	cr_assert(r.in_order);
+	cr_assert_eq(r.cap_notes, 0);
+}
+
+/* A cap far below the one round's records: released half at a time, every
+ * window still handed out, and one note (not one per release). */
+Test(reorder, session_cap_noted_once)
+{
+	struct srun r;
+
+	run_fork_order(1024, &r);
+	cr_assert_eq(r.n, 16);
+	cr_assert_eq(r.cap_notes, 1);
+	cr_log_info("cap 1 KiB: %zu of 16 windows ok", r.ok);
 }
