@@ -2,8 +2,10 @@
  * where decode jobs are collected, new ones sent and ready windows handed
  * out (sy_walk_pump), in window order.
  *
- * Windows are numbered when their pause sample is read, so their order is
- * a property of the file, not of the thread schedule.  A window is handed
+ * Records come in perf's order (time order round by round, reorder.h;
+ * file order without rounds).  Windows are numbered when their pause
+ * sample is walked, so their order is a property of the file, not of the
+ * thread schedule.  A window is handed
  * out once every window before it has been: results that finish early
  * wait on the output list.  Jobs come back in submission order, which
  * keeps the matching of each queue sequential. */
@@ -403,7 +405,7 @@ static int sy_on_other_sample(struct sy_session *s, struct sy_queue *q,
 }
 
 /* A pause sample: its window goes on the output list now (window order is
- * file order) and waits for its trace. */
+ * the walk's order) and waits for its trace. */
 static int sy_on_pause(struct sy_session *s, struct sy_queue *q,
 		       const struct sy_sample *sm, uint64_t off)
 {
