@@ -163,6 +163,8 @@ struct sy_record {
 
 #define SY_RECORD_DECOMPRESSED 0x1u /* came out of a zstd stream */
 #define SY_RECORD_UNKNOWN_ID 0x2u   /* carries an id no attr declares */
+#define SY_RECORD_COPIED 0x4u	    /* a copy that lives only while it is
+				     * handed out (src/synth/reorder.h) */
 
 /* Counters kept while reading. */
 struct sy_perf_stats {

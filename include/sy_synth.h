@@ -196,6 +196,10 @@ struct sy_session_opts {
 	/* ETM: the fast path (default) or OpenCSD's full decoder for every
 	 * window (sy_decode.h) */
 	enum sy_etm_decoder etm_decoder;
+	/* Bytes of records the time ordering may hold before it lets out
+	 * the older half of a round (src/synth/reorder.h); 0: the default
+	 * (64 MiB); tests make it tiny. */
+	size_t reorder_cap;
 	/* Called about every thousand records while the run reads, and
 	 * once more with finished set when it ends (NULL: nothing); the
 	 * caller draws whatever it likes from it. */

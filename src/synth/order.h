@@ -21,6 +21,12 @@ struct sy_order {
 	size_t size;
 };
 
+/* sy_record.flags the session sets on a sample the check refused, in
+ * file order, before the records are put in time order (reorder.h);
+ * the reader's own flags are below these. */
+#define SY_RECORD_ORDER_DUP 0x100u
+#define SY_RECORD_ORDER_EARLIER 0x200u
+
 enum sy_order_verdict {
 	SY_ORDER_OK = 0,
 	SY_ORDER_DUPLICATE,	/* the same bytes as the sample before */

@@ -323,6 +323,9 @@ static int sy_pre_record(struct sy_session *s, struct sy_prewalk *pw,
 		if (sy_event_parse(rec, &ev, &d))
 			return 0;
 		return sy_pre_throttle(pw, rec, &ev);
+	case SY_REC_FINISHED_ROUND:
+		s->in.rounds++;
+		return 0;
 	default:
 		return 0;
 	}

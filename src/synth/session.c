@@ -208,6 +208,7 @@ void sy_session_close(struct sy_session *s)
 	sy_session_stop_jobs(s);
 	sy_outq_free(&s->deliver.out);
 	sy_queues_free(&s->queues);
+	sy_reorder_fini(&s->reorder);
 	sy_blocks_drop(&s->chains);
 	sy_comms_fini(&s->model.comms);
 	free(s->model.cpu_proc);
@@ -242,32 +243,77 @@ static unsigned sy_threads(const struct sy_session *s)
 	return c > 0 ? (unsigned)c : 1;
 }
 
-/* The main walk over the records; windows go out as they are ready. */
+/* One record, in time order (reorder.h), to the walk. */
+static int sy_session_take(void *ctx, const struct sy_record *rec)
+{
+	struct sy_session *s = ctx;
+	int err;
+
+	if (s->deliver.fn_ret)
+		return 0;
+	if ((err = sy_walk_record(s, rec)))
+		return err;
+	/* the walk waits for the decoders when too many windows
+	 * wait for their trace: memory stays bounded however far
+	 * ahead of them it could read */
+	while (sy_walk_must_wait(s))
+		if ((err = sy_walk_pump(s, 1)))
+			return err;
+	if ((++s->nr_walked & 1023) == 0) {
+		if ((err = sy_walk_pump(s, 0)))
+			return err;
+		sy_walk_progress(s, rec->offset, 0);
+	}
+	return 0;
+}
+
+/* Once, at the end: rounds outgrew the time ordering's cap and went on
+ * early (@off: where it happened first), and records came older than
+ * ones handed on before. */
+static void sy_session_order_notes(struct sy_session *s, uint64_t off)
+{
+	if (s->reorder.forced)
+		sy_warn(&s->warn, 0, off,
+			"%" PRIu64 " times a round of records held more than "
+			"the %zu KiB the time ordering keeps (first here): the "
+			"older half went on before its round ended, as perf "
+			"does; a record of the round older than those is "
+			"handed on out of time order",
+			s->reorder.forced, s->reorder.cap >> 10);
+	if (s->reorder.late)
+		sy_warn(&s->warn, 0, 0,
+			"%" PRIu64 " records are older than records of an "
+			"earlier round (written after their round ended, or "
+			"moved): handed on in the round they came in",
+			s->reorder.late);
+}
+
+/* The main walk over the records; windows go out as they are ready.
+ * With rounds (FINISHED_ROUND) the records go to the walk in time order,
+ * as perf delivers them; without, in file order (reorder.h). */
 static int sy_session_walk(struct sy_session *s)
 {
 	struct sy_record rec;
-	uint64_t n = 0;
-	int err, rerr;
+	uint64_t forced_at = 0;
+	int err, rerr, forced;
 
+	sy_reorder_init(&s->reorder, s->in.rounds > 0, s->o.reorder_cap);
 	while ((rerr = sy_perf_next(s->in.r, &rec)) == 0 && !s->deliver.fn_ret) {
-		if ((err = sy_walk_record(s, &rec)))
+		rec.flags |= sy_walk_order_check(s, &rec);
+		if ((err = sy_reorder_push(&s->reorder, &rec, sy_session_take,
+					   s, &forced)))
 			return err;
-		/* the walk waits for the decoders when too many windows
-		 * wait for their trace: memory stays bounded however far
-		 * ahead of them it could read */
-		while (sy_walk_must_wait(s))
-			if ((err = sy_walk_pump(s, 1)))
-				return err;
-		if ((++n & 1023) == 0) {
-			if ((err = sy_walk_pump(s, 0)))
-				return err;
-			sy_walk_progress(s, rec.offset, 0);
-		}
+		if (forced && s->reorder.forced == 1)
+			forced_at = rec.offset;
 	}
 	if (rerr != -SY_E_EOS) {
 		s->diag = *sy_perf_diag(s->in.r);
 		s->sum.input_error = rerr;
 	}
+	/* what damage left of the file still goes, in order */
+	if ((err = sy_reorder_drain(&s->reorder, sy_session_take, s)))
+		return err;
+	sy_session_order_notes(s, forced_at);
 	return sy_walk_end(s);
 }
 

@@ -21,6 +21,7 @@
 #include "jobs.h"
 #include "maptl.h"
 #include "queue.h"
+#include "reorder.h"
 #include "sy_auxtrace.h"
 #include "sy_image.h"
 #include "sy_image_cache.h"
@@ -92,6 +93,7 @@ struct sy_session_input {
 	struct sy_perf_reader *r;
 	struct sy_auxtrace_info info;
 	int has_info;
+	uint64_t rounds;	/* FINISHED_ROUND records (prepass) */
 };
 
 /* What each attr's events are for (prepass.c). */
@@ -151,6 +153,10 @@ struct sy_session {
 	size_t held;		/* stretches waiting for their window */
 	struct sy_jobs jobs;
 	uint64_t sample_seq;	/* pause/resume samples read */
+	/* records between the reader and the walk, in time order round by
+	 * round (reorder.h) */
+	struct sy_reorder reorder;
+	uint64_t nr_walked;	/* records handed to the walk */
 	/* pause samples' chains: their windows are freed in the order of
 	 * their pause samples, so each block goes soon after it is full */
 	struct sy_blocks chains;
@@ -184,6 +190,11 @@ void sy_window_of_stretch_pub(struct sy_window *p, uint32_t cpu,
 /* walk.c: the record walk.  sy_walk_record handles one record; sy_walk_end
  * finishes every queue after the last one and hands out every window. */
 int sy_walk_record(struct sy_session *s, const struct sy_record *rec);
+/* Before the time ordering, in file order: the SY_RECORD_ORDER_* flag of
+ * a sample older than the one before it on its queue, or that one again
+ * (order.h), for the walk to report and ignore; 0 otherwise.  The file's
+ * order tells that damage: time order would hide it. */
+uint32_t sy_walk_order_check(struct sy_session *s, const struct sy_record *rec);
 int sy_walk_end(struct sy_session *s);
 /* Collects finished jobs, sends the ones that may go, hands out ready
  * windows; with @block, waits for the oldest job first. */

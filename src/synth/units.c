@@ -298,7 +298,8 @@ int sy_units_plan(struct sy_units *u, const struct sy_auxmap *m,
 void sy_units_walked(struct sy_units *u, const struct sy_auxmap *m,
 		     uint64_t rec_off)
 {
-	/* the records are in file order: find this one */
+	/* the queue's records are in file order, and so walked (its CPU's
+	 * ring is in time order; a record damage moved back is passed) */
 	while (u->walked < m->nr_recs && m->recs[u->walked].rec_off < rec_off)
 		u->walked++;
 	if (u->walked < m->nr_recs && m->recs[u->walked].rec_off == rec_off)

@@ -2,8 +2,10 @@
  * where decode jobs are collected, new ones sent and ready windows handed
  * out (sy_walk_pump), in window order.
  *
- * Windows are numbered when their pause sample is read, so their order is
- * a property of the file, not of the thread schedule.  A window is handed
+ * Records come in perf's order (time order round by round, reorder.h;
+ * file order without rounds).  Windows are numbered when their pause
+ * sample is walked, so their order is a property of the file, not of the
+ * thread schedule.  A window is handed
  * out once every window before it has been: results that finish early
  * wait on the output list.  Jobs come back in submission order, which
  * keeps the matching of each queue sequential. */
@@ -403,7 +405,7 @@ static int sy_on_other_sample(struct sy_session *s, struct sy_queue *q,
 }
 
 /* A pause sample: its window goes on the output list now (window order is
- * file order) and waits for its trace. */
+ * the walk's order) and waits for its trace. */
 static int sy_on_pause(struct sy_session *s, struct sy_queue *q,
 		       const struct sy_sample *sm, uint64_t off)
 {
@@ -439,23 +441,54 @@ static int sy_on_pause(struct sy_session *s, struct sy_queue *q,
 	return sy_windows_resolve(s, q, 0);
 }
 
-/* A sample older than the one before it on its queue, or that one again:
- * reported at its offset and ignored (order.h). */
+/* Whether the walk takes the samples of @rec's attr (its role), and
+ * can parse them (a sample_type with bits no kernel defines was reported
+ * once, when the reader read the attr). */
+static int sy_sample_wanted(const struct sy_session *s,
+			    const struct sy_record *rec)
+{
+	uint8_t role = s->roles.attr_role[rec->attr->index];
+
+	return (role & (SY_ROLE_PAUSE | SY_ROLE_RESUME | SY_ROLE_CALLCHAIN)) &&
+	       !(rec->attr->sample_type & ~SY_SAMPLE_KNOWN_MASK);
+}
+
+uint32_t sy_walk_order_check(struct sy_session *s, const struct sy_record *rec)
+{
+	struct sy_sample sm;
+	struct sy_queue *q;
+	enum sy_order_verdict v;
+
+	if (rec->type != SY_REC_SAMPLE || !rec->attr ||
+	    rec->attr->index >= s->roles.nr_roles || !sy_sample_wanted(s, rec) ||
+	    sy_sample_parse(rec->attr, rec->data, rec->size, &sm, NULL,
+			    rec->offset) ||
+	    !(sm.type & SY_SAMPLE_TIME))
+		return 0;	/* (a bad sample: the walk reports it) */
+	q = sy_session_queue(s, sy_queue_key(&s->cfg, sm.cpu, sm.tid), 1);
+	if (!q)
+		return 0;	/* (the walk meets it again) */
+	v = sy_order_sample(&q->order, sm.time, rec->data, rec->size,
+			    sy_perf_bytes_droppable(s->in.r) &&
+				    !(rec->flags & SY_RECORD_DECOMPRESSED));
+	return v == SY_ORDER_DUPLICATE ? SY_RECORD_ORDER_DUP :
+	       v == SY_ORDER_EARLIER   ? SY_RECORD_ORDER_EARLIER :
+					 0;
+}
+
+/* A sample older than the one before it on its queue, or that one again
+ * (sy_walk_order_check said so in file order): reported at its offset and
+ * ignored (order.h). */
 static int sy_out_of_order(struct sy_session *s, struct sy_queue *q,
 			   const struct sy_record *rec,
 			   const struct sy_sample *sm)
 {
-	enum sy_order_verdict v =
-		sy_order_sample(&q->order, sm->time, rec->data, rec->size,
-				sy_perf_bytes_droppable(s->in.r) &&
-					!(rec->flags & SY_RECORD_DECOMPRESSED));
-
-	if (v == SY_ORDER_OK)
+	if (!(rec->flags & (SY_RECORD_ORDER_DUP | SY_RECORD_ORDER_EARLIER)))
 		return 0;
 	sy_warn(&s->warn, -SY_E_BAD_RECORD, rec->offset,
 		"sample %s the previous one of %s %u (time %" PRIu64 "); "
 		"ignored: a record copied or moved",
-		v == SY_ORDER_DUPLICATE ? "repeats" : "is older than",
+		rec->flags & SY_RECORD_ORDER_DUP ? "repeats" : "is older than",
 		s->cfg.per_thread ? "thread" : "cpu", q->key, sm->time);
 	return 1;
 }
@@ -468,10 +501,7 @@ static int sy_on_sample(struct sy_session *s, const struct sy_record *rec)
 	struct sy_queue *q;
 	int err;
 
-	/* an attr with sample_type bits no kernel defines was reported once,
-	 * when the reader read it: its samples cannot be parsed */
-	if (!(role & (SY_ROLE_PAUSE | SY_ROLE_RESUME | SY_ROLE_CALLCHAIN)) ||
-	    (rec->attr->sample_type & ~SY_SAMPLE_KNOWN_MASK))
+	if (!sy_sample_wanted(s, rec))
 		return 0;
 	if (sy_sample_parse(rec->attr, rec->data, rec->size, &sm, &d,
 			    rec->offset)) {

@@ -178,9 +178,11 @@ static void convert(const char *name, const struct fx_sidecar *sc,
 	}
 }
 
-/* The order strobe-synth writes samples in is the order of the pause
- * samples in the file: read it with the reader, which knows nothing of
- * windows. */
+/* The order strobe-synth writes samples in is the order perf delivers
+ * the pause samples in: by time, equal times in file order, in a
+ * recording with rounds (FINISHED_ROUND; a generated one has no record
+ * written after its round); in file order without (src/synth/reorder.h).
+ * Read with the reader, which knows nothing of windows. */
 static size_t file_order(const char *name, uint64_t *time, uint32_t *cpu,
 			 size_t max)
 {
@@ -188,12 +190,14 @@ static size_t file_order(const char *name, uint64_t *time, uint32_t *cpu,
 	struct sy_perf_reader *r;
 	struct sy_record rec;
 	size_t n = 0;
+	int rounds = 0;
 
 	snprintf(path, sizeof(path), GEN "/%s.data", name);
 	cr_assert_eq(sy_perf_open(&r, path, NULL), 0);
 	while (sy_perf_next(r, &rec) == 0) {
 		struct sy_sample sm;
 
+		rounds |= rec.type == SY_REC_FINISHED_ROUND;
 		if (rec.type != SY_REC_SAMPLE || !rec.attr ||
 		    !(rec.attr->aux_action &
 		      (SY_AUX_ACTION_PAUSE | SY_AUX_ACTION_PAUSE_ARMED)))
@@ -207,6 +211,19 @@ static size_t file_order(const char *name, uint64_t *time, uint32_t *cpu,
 		n++;
 	}
 	sy_perf_close(r);
+	/* a stable insertion sort by time: equal times keep file order */
+	for (size_t i = 1; rounds && i < n; i++) {
+		uint64_t t = time[i];
+		uint32_t c = cpu[i];
+		size_t j = i;
+
+		for (; j && time[j - 1] > t; j--) {
+			time[j] = time[j - 1];
+			cpu[j] = cpu[j - 1];
+		}
+		time[j] = t;
+		cpu[j] = c;
+	}
 	return n;
 }
 
