@@ -423,7 +423,7 @@ static int sy_decode_item(const struct sy_jobs *js, struct sy_job *j,
  * together in the decoder (sy_decoder_peek). */
 static int sy_decode_loop(const struct sy_jobs *js, struct sy_job *j,
 			  struct sy_decoder *d, struct sy_stretcher *st,
-			  const struct sy_jobmem *m, void *extra)
+			  const struct sy_jobmem *m, void *extra, int early)
 {
 	struct sy_dec_item *v;
 	struct sy_head head = { UINT64_MAX, 0 };
@@ -442,7 +442,8 @@ static int sy_decode_loop(const struct sy_jobs *js, struct sy_job *j,
 		for (k = 0; k < n && !r;) {
 			r = sy_decode_item(js, j, st, m, &v[k++], &head);
 			/* while their branches are in this core's cache */
-			if (st->nr != closed && js->extra.finish_closed) {
+			if (early && st->nr != closed &&
+			    js->extra.finish_closed) {
 				closed = st->nr;
 				js->extra.finish_closed(extra, j, st->v,
 							closed);
@@ -457,6 +458,156 @@ static int sy_decode_loop(const struct sy_jobs *js, struct sy_job *j,
 	return err;
 }
 
+/* --- code replaced while a job's trace ran (ETM) ---------------------------
+ *
+ * An ETM job reads code in the snapshot of its cut (sy_code_at_fn says why
+ * it cannot switch on the way, as PT does).  When the process whose code a
+ * stretch ran replaced that code after the stretch and before the cut (a
+ * dlclose and a dlopen at the same address, an exec: maptl.h), the job is
+ * decoded again in the snapshot before the replacement, and the stretches
+ * that ran then are taken from that decode instead, the others kept: a
+ * stretch belongs to the snapshot of its last timestamp (one without a
+ * timestamp to the stretch before it), whichever decode made it.  One that
+ * spans a replacement of its process has no one snapshot and keeps the
+ * cut's.  Such jobs are rare; the others cost a look at the timeline. */
+
+/* Whether @j can hold such a stretch: an ETM job of its own (a stream's
+ * decoder state cannot be run twice) with a replacement after its start. */
+static int sy_job_may_redecode(const struct sy_job *j)
+{
+	const struct sy_maptl *tl = &j->maps;
+
+	return !j->stream && j->dp->kind == SY_TRACE_ETM && j->tc.valid &&
+	       tl->nr && tl->v[tl->nr - 1].time > j->t_start;
+}
+
+/* The snapshot timed stretch @s of @j ran in: NULL for the job's own, or
+ * when no one is (it spans a replacement of its process). */
+static struct sy_proc_snap *sy_job_stretch_snap(const struct sy_job *j,
+						const struct sy_stretch *s)
+{
+	const struct sy_maptl *tl = &j->maps;
+	const struct sy_aspace *as;
+	uint64_t t0, t1;
+	int after = 0;
+
+	t0 = sy_timeconv_to_perf(&j->tc, s->t0);
+	t1 = sy_timeconv_to_perf(&j->tc, s->t1);
+	as = sy_proc_snap_aspace(j->snap, s->has_ctx ? s->ctxid : j->ctxid);
+	for (size_t i = 0; i < tl->nr; i++) {
+		const struct sy_maptl_entry *e = &tl->v[i];
+
+		if (e->time <= t0)
+			continue;
+		/* another process's code (the kernel's is everyone's) */
+		if (e->pid != UINT32_MAX &&
+		    (!as || sy_proc_snap_aspace(j->snap, e->pid) != as))
+			continue;
+		if (e->time <= t1)
+			return NULL;
+		after = 1;
+	}
+	return after ? sy_maptl_at(tl, t1) : NULL;
+}
+
+/* The snapshot of each of @n stretches @v (see above) into @out. */
+static void sy_job_classify(const struct sy_job *j,
+			    const struct sy_stretch *v, size_t n,
+			    struct sy_proc_snap **out)
+{
+	struct sy_proc_snap *cur = NULL;
+
+	for (size_t i = 0; i < n; i++) {
+		if (v[i].has_time)
+			cur = sy_job_stretch_snap(j, &v[i]);
+		out[i] = cur;
+	}
+}
+
+/* @st's stretches of @snap (classes @cs) give way to @again's (classes
+ * @ca), in the order of their offsets.  Returns 0 or -SY_E_NOMEM (@st as
+ * it was). */
+static int sy_job_merge(struct sy_stretcher *st,
+			struct sy_proc_snap *const *cs,
+			struct sy_stretcher *again,
+			struct sy_proc_snap *const *ca,
+			const struct sy_proc_snap *snap)
+{
+	size_t cap = st->nr + again->nr + 1, n = 0, a = 0, b = 0;
+	struct sy_stretch *v = calloc(cap, sizeof(*v));
+
+	if (!v)
+		return -SY_E_NOMEM;
+	while (a < st->nr || b < again->nr) {
+		if (a < st->nr && cs[a] == snap) {
+			sy_stretch_release(&st->v[a++]);
+		} else if (b < again->nr && ca[b] != snap) {
+			b++;
+		} else if (b == again->nr ||
+			   (a < st->nr && st->v[a].off0 <= again->v[b].off0)) {
+			v[n++] = st->v[a++];
+		} else {
+			v[n++] = again->v[b];
+			sy_stretch_moved(&again->v[b++]);
+		}
+	}
+	free(st->v);
+	st->v = v;
+	st->nr = n;
+	st->cap = cap;
+	return 0;
+}
+
+/* Decodes @j again in each snapshot one of its stretches ran in (above).
+ * A decode that fails, or finds no stretch of it, changes nothing. */
+static int sy_job_redecode(struct sy_wctx *c, struct sy_job *j,
+			   struct sy_decoder *d, struct sy_stretcher *st,
+			   struct sy_jobmem *m)
+{
+	struct sy_proc_snap *want[SY_MAPTL_MAX];
+	struct sy_proc_snap **cs = NULL, **ca = NULL;
+	size_t nw = 0, k;
+	int err = 0;
+
+	if (!(cs = calloc(st->nr + 1, sizeof(*cs))))
+		return -SY_E_NOMEM;
+	sy_job_classify(j, st->v, st->nr, cs);
+	for (size_t i = 0; i < st->nr; i++) {
+		for (k = 0; cs[i] && k < nw && want[k] != cs[i]; k++)
+			;
+		if (cs[i] && k == nw && nw < SY_MAPTL_MAX)
+			want[nw++] = cs[i];
+	}
+	for (k = 0; k < nw && !err; k++) {
+		struct sy_stretcher again;
+
+		sy_stretcher_init(&again, st->depth);
+		m->snap = want[k];
+		sy_mem_reader_switch(m->mr, want[k]);
+		if (!sy_decode_loop(c->js, j, d, &again, m, c->extra, 0) &&
+		    (ca = calloc(again.nr + 1, sizeof(*ca)))) {
+			sy_job_classify(j, again.v, again.nr, ca);
+			sy_job_classify(j, st->v, st->nr, cs);
+			err = sy_job_merge(st, cs, &again, ca, want[k]);
+			free(ca);
+			ca = NULL;
+			/* for the next merge: the list may be longer */
+			if (!err) {
+				free(cs);
+				cs = calloc(st->nr + 1, sizeof(*cs));
+				err = cs ? 0 : -SY_E_NOMEM;
+			}
+		}
+		sy_stretcher_fini(&again);
+	}
+	free(cs);
+	if (nw) {
+		m->snap = j->snap;
+		sy_mem_reader_switch(m->mr, j->snap);
+	}
+	return err;
+}
+
 static void sy_job_run(void *ctx, struct sy_work *work)
 {
 	struct sy_job *j = (struct sy_job *)work;
@@ -467,6 +618,7 @@ static void sy_job_run(void *ctx, struct sy_work *work)
 	struct sy_dec_stats zero = { 0 };
 	const struct sy_dec_stats *prev = &zero;
 	struct sy_decoder *d;
+	int again;
 
 	if (ds) {
 		sy_decstate_enter(ds, j->seq);
@@ -495,14 +647,18 @@ static void sy_job_run(void *ctx, struct sy_work *work)
 	m->threads = &j->threads;
 	m->tc = &j->tc;
 	sy_mem_reader_begin(m->mr, j->snap);
-	j->err = sy_decode_loop(c->js, j, d, st, m, c->extra);
+	again = sy_job_may_redecode(j);
+	/* a stretch taken from another decode is finished with the job */
+	j->err = sy_decode_loop(c->js, j, d, st, m, c->extra, !again);
+	sy_stats_sub(&j->stats, sy_decoder_stats(d), prev);
+	if (!j->err && again)
+		j->err = sy_job_redecode(c, j, d, st, m);
 	sy_mem_reader_end(m->mr);
 	m->snap = NULL;
 	m->own = NULL;
 	m->maps = NULL;
 	m->threads = NULL;
 	m->tc = NULL;
-	sy_stats_sub(&j->stats, sy_decoder_stats(d), prev);
 	j->st = sy_stretcher_take(st, &j->nr_st);
 	/* item offsets count from the job's first byte: make them AUX
 	 * offsets, so that a window decoded in two pieces has a length and

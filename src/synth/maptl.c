@@ -73,6 +73,8 @@ int sy_maptl_note(struct sy_maptl *tl, struct sy_proc_table *t,
 	}
 	tl->v[tl->nr].time = time;
 	tl->v[tl->nr].before = snap;
+	tl->v[tl->nr].pid = type == SY_REC_COMM ? ev->u.comm.pid :
+						  ev->u.mmap.pid;
 	tl->nr++;
 	return 0;
 }

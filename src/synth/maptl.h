@@ -30,6 +30,7 @@
 struct sy_maptl_entry {
 	uint64_t time;			/* perf time of the replacing record */
 	struct sy_proc_snap *before;	/* a reference */
+	uint32_t pid;			/* whose code: UINT32_MAX the kernel's */
 };
 
 struct sy_maptl {

@@ -631,14 +631,14 @@ static int sy_on_lost(struct sy_session *s, const struct sy_event *ev)
 		   0;
 }
 
-/* Before @rec changes the processes: a replacement of code that PT
- * stream jobs may span is kept with its time (maptl.h).  Only the PT
- * decoder reads code by time (sy_code_at_fn says why ETM does not). */
+/* Before @rec changes the processes: a replacement of code that stream
+ * jobs may span is kept with its time (maptl.h).  The PT decoder reads
+ * code by time; an ETM job is decoded again where a stretch ran before
+ * one (jobs.c, "code replaced while a job's trace ran"). */
 static int sy_note_replace(struct sy_session *s, const struct sy_record *rec,
 			   const struct sy_event *ev)
 {
-	if (s->cfg.kind != SY_TRACE_PT || !ev->has_sid ||
-	    !(ev->sid.type & SY_SAMPLE_TIME))
+	if (!ev->has_sid || !(ev->sid.type & SY_SAMPLE_TIME))
 		return 0;
 	return sy_maptl_note(&s->model.maptl, s->model.procs, rec->type, ev,
 			     ev->sid.time);
