@@ -13,7 +13,9 @@ Usage: map_timeline.py PERFSCRIPT OBJ...
 OBJ: the objects (shared objects whose segments lie at their file
 offsets, as dlfx's do; their MMAP2 lines name them by path, matched by
 file name).  Prints, per object, the branch entries and the functions they
-came from: "OBJ N fn1,fn2,..."; exit 1 on an entry that does not fit."""
+came from: "OBJ N fn1,fn2,...", then "shared N": the run-time addresses
+of branch sources in every object (one address, each object's branch in
+its time); exit 1 on an entry that does not fit."""
 import os
 import re
 import subprocess
@@ -53,6 +55,7 @@ def disasm(path):
 code = {os.path.basename(o): disasm(o) for o in objs}
 maps = []          # (start, len, pgoff, name) in force, latest last
 seen = {n: [0, set()] for n in code}
+addrs = {n: set() for n in code}   # run-time addresses of branch entries
 bad = 0
 
 
@@ -94,10 +97,15 @@ for line in open(ps):
                 continue
             seen[name][0] += 1
             seen[name][1].add(i[2])
+            addrs[name].add(f)
         tname, toff = where(t)
         if tname in code and toff not in code[tname]:
             fail('%s: target %#x (%s+%#x) is no instruction of it' %
                  (tok, t, tname, toff))
 for n in sorted(seen):
     print(n, seen[n][0], ','.join(sorted(seen[n][1])))
+# branch sources at one run-time address that belonged to two objects
+names = sorted(addrs)
+shared = set.intersection(*(addrs[n] for n in names)) if names else set()
+print('shared', len(shared))
 sys.exit(1 if bad else 0)

@@ -15,7 +15,8 @@
 #     output that lies in one of the objects is a branch of the object
 #     mapped there at that point of the file, going where it says
 #     (map_timeline.py, llvm-objdump-19): branches in dlfxa's code before
-#     dlfxb's MMAP2, in dlfxb's after it, from each one's functions;
+#     dlfxb's MMAP2, in dlfxb's after it, from each one's functions, some
+#     at the same run-time addresses;
 #  3. llvm-profgen-19 (an independent oracle) builds from that output a
 #     profile of dlfxb-ARCH.so that names dlfxb's functions, without a
 #     complaint about ranges that do not fit its code, and from the
@@ -110,6 +111,9 @@ check() {
 			esac
 		done
 	done
+	# the same run-time addresses: branches of dlfxa, and later of dlfxb
+	[ "$(awk '$1 == "shared" { print $2 }' "$T/$n.mt")" -gt 0 ] ||
+		{ echo "no address with branches of both objects: $(cat "$T/$n.mt")"; return 1; }
 	profgen "$T/$n.ps" "$BIN/dlfxb-$a.so" "$T/$n.b.prof" ||
 		{ echo "llvm-profgen failed: $(cat "$T/$n.b.prof.log")"; return 1; }
 	profile_names "$T/$n.b.prof" "$T/$n.b.prof.log" dlfxb_work dlfxb_sort \
