@@ -163,9 +163,18 @@ struct fx {
 	uint64_t load_base;
 	uint64_t *perf_insns;	/* per window: instructions perf 6.1 sees
 				 * (UINT64_MAX: all), see perf61_cuts */
+	const uint8_t *win_skip;	/* per window: 1 = the oracle's image
+					 * holds other code there (objects
+					 * over time, below); NULL: none */
+	size_t cls_idx;		/* classify_rt among the objects mapped at
+				 * this truth index (objects over time);
+				 * SIZE_MAX: the first listed */
 };
 
 static void fx_load_run(struct fx *f);
+static int fx_timed(const struct fx *f);
+static uint64_t objs_at_end(const struct fx *f);
+static size_t win_skip_fill(const struct fx *f, uint64_t sel, uint8_t *skip);
 
 static void fx_open(struct fx *f, const char *name)
 {
@@ -175,6 +184,7 @@ static void fx_open(struct fx *f, const char *name)
 
 	memset(f, 0, sizeof(*f));
 	memset(&d, 0, sizeof(d));
+	f->cls_idx = SIZE_MAX;
 	snprintf(f->name, sizeof(f->name), "%s", name);
 	snprintf(path, sizeof(path), SCN_DIR "/%s.scn", name);
 	err = fx_scenario_load(&f->scn, path, &d);
@@ -230,7 +240,7 @@ static void fx_close(struct fx *f)
 static int classify_rt(const struct fx *f, uint64_t pc, struct fx_class *c)
 {
 	uint64_t d = f->sc.load_base - f->sc.qemu_bias;
-	int err = fx_truth_classify(&f->truth, pc - d, c);
+	int err = fx_truth_classify_idx(&f->truth, pc - d, f->cls_idx, c);
 
 	if (!err && c->has_target)
 		c->target += d;
@@ -609,9 +619,11 @@ static void match_cpu_at(const struct fx *f, uint32_t cpu,
 		 * //anon range, not even in the windows before its MMAP2
 		 * (perf_decodes_every_fixture) */
 		if (!w->nsegs || win_damaged(w) || f->scn.have_anon ||
-		    (f->perf_insns && !f->perf_insns[w->idx])) {
+		    (f->perf_insns && !f->perf_insns[w->idx]) ||
+		    (f->win_skip && f->win_skip[w->idx])) {
 			/* nothing decodable, or nothing predictable */
-			prev_damaged |= win_damaged(w);
+			prev_damaged |= win_damaged(w) ||
+					(f->win_skip && f->win_skip[w->idx]);
 			r->windows_skipped++;
 			continue;
 		}
@@ -805,6 +817,7 @@ static void perf_check(struct fx *f, const uint8_t *data, size_t len,
 {
 	char file[4200], cmd[40000], root[4096], kopt[4400];
 	struct items cpu[FX_SCN_MAX_CPUS];
+	uint8_t *skip = NULL;
 	char *out = NULL;
 	int st;
 
@@ -844,6 +857,15 @@ static void perf_check(struct fx *f, const uint8_t *data, size_t len,
 	 * perf_decodes_every_fixture) and decodes whole AUXTRACE buffers */
 	if ((!strcmp(f->sc.sink, "etr") || trbe_smp) && !f->sc.per_thread)
 		perf61_cuts(f, data, len);
+	/* objects over time: timeless, perf reads the code of the file's
+	 * end maps for every window (PT: in time order, each window's) */
+	if (fx_timed(f) && !fx_is_pt(f)) {
+		skip = calloc(f->sc.nwindows + 1, 1);
+		cr_assert_not_null(skip);
+		cr_assert_gt(win_skip_fill(f, objs_at_end(f), skip), 0,
+			     "%s: no window perf can decode", f->name);
+		f->win_skip = skip;
+	}
 	if (trbe_smp) {
 		/* every line says CPU 0; timeless, the queues come one
 		 * after the other */
@@ -862,6 +884,8 @@ static void perf_check(struct fx *f, const uint8_t *data, size_t len,
 	}
 	for (uint32_t c = 0; c < FX_SCN_MAX_CPUS; c++)
 		it_free(&cpu[c]);
+	f->win_skip = NULL;
+	free(skip);
 	free(f->perf_insns);
 	f->perf_insns = NULL;
 }
@@ -1006,7 +1030,9 @@ static void img_add(struct img *m, const char *path, uint64_t base_dyn,
  * kernel-mode fixture the kernel image where the recording's map puts it
  * (its _text, the first byte of its code segment, at the map's start),
  * or the module's code. */
-static void img_open(struct img *m, const struct fx *f)
+static int map_tobj(const struct fx *f, size_t k);
+
+static void img_open_sel(struct img *m, const struct fx *f, uint64_t sel)
 {
 	memset(m, 0, sizeof(*m));
 	/* the run in a module (a map line): the program's linked code where
@@ -1019,16 +1045,144 @@ static void img_open(struct img *m, const struct fx *f)
 	for (size_t k = 0; k < f->sc.nmaps; k++) {
 		char path[300];
 
+		int o = map_tobj(f, k);
+
 		snprintf(path, sizeof(path), ".%s", f->sc.maps[k].path);
+		if (o >= 0 && !(sel >> o & 1))
+			continue;
 		if (strncmp(f->sc.maps[k].path, "/tests/", 7) == 0)
 			img_add(m, path, 0, 1, f->sc.maps[k].start);
 	}
+}
+
+static void img_open(struct img *m, const struct fx *f)
+{
+	img_open_sel(m, f, UINT64_MAX);
 }
 
 static void img_close(struct img *m)
 {
 	for (size_t i = 0; i < m->n; i++)
 		free(m->s[i].data);
+}
+
+/* ------------------------------------------------------------------------
+ * Objects over time (truths of version 4: dlfx, fx_truth.h).  The
+ * sidecar's map lines are every object the file maps, two of them at one
+ * address one after the other (dlfxa, then dlfxb): an oracle given both
+ * at once reads one of them for every window.  So each oracle gets the
+ * objects of a time: trc_pkt_lister, which decodes window by window, the
+ * objects each window runs; libipt, which decodes a CPU's whole stream,
+ * the objects of the window its trace offset is in (img_tl); perf 6.1's
+ * ETM decoding, timeless, has the maps of the file's end (the objects no
+ * later one replaced) and is compared on the windows that ran none of
+ * the replaced ones (perf's PT decoding follows the maps in time and is
+ * compared on all).  The instructions the oracles give are classified in
+ * the window's time (cls_idx).  A truth without times gives every oracle
+ * every object, as before.
+ * ---------------------------------------------------------------------- */
+
+/* The truth's object (index into hdr.objs) of sidecar map @k, by file
+ * name (fx_truth names a local object by it); -1 if none. */
+static int map_tobj(const struct fx *f, size_t k)
+{
+	const char *base = strrchr(f->sc.maps[k].path, '/');
+
+	base = base ? base + 1 : f->sc.maps[k].path;
+	for (uint32_t o = 0; o < f->truth.hdr.nobjs && o < 64; o++)
+		if (!strcmp(f->truth.hdr.objs[o].name, base) &&
+		    f->truth.hdr.objs[o].map_start == f->sc.maps[k].start)
+			return (int)o;
+	return -1;
+}
+
+static int fx_timed(const struct fx *f)
+{
+	return fx_truth_timed(&f->truth.hdr);
+}
+
+/* The truth's objects mapped over the whole run. */
+static uint64_t objs_untimed(const struct fx *f)
+{
+	uint64_t m = 0;
+
+	for (uint32_t o = 0; o < f->truth.hdr.nobjs && o < 64; o++)
+		if (!f->truth.hdr.objs[o].from && !f->truth.hdr.objs[o].until)
+			m |= 1ull << o;
+	return m;
+}
+
+/* The truth's objects whose code window @w runs. */
+static uint64_t win_objs(const struct fx *f, const struct fx_sc_window *w)
+{
+	uint64_t m = 0;
+
+	for (size_t s = 0; s < w->nsegs; s++)
+		for (uint64_t i = w->segs[s].start; i < w->segs[s].end; i++) {
+			int k = fx_truth_object_at_idx(&f->truth,
+						       f->truth.insns[i].pc,
+						       (size_t)i, NULL, NULL);
+
+			if (k > 0 && k <= 64)
+				m |= 1ull << (k - 1);
+		}
+	return m;
+}
+
+/* A truth index at which the objects window @w runs are mapped: its
+ * first instruction in a timed object (a window runs code of one time),
+ * else its start. */
+static size_t win_idx(const struct fx *f, const struct fx_sc_window *w)
+{
+	const struct fx_truth_hdr *h = &f->truth.hdr;
+
+	for (size_t s = 0; s < w->nsegs; s++)
+		for (uint64_t i = w->segs[s].start; i < w->segs[s].end; i++) {
+			int k = fx_truth_object_at_idx(&f->truth,
+						       f->truth.insns[i].pc,
+						       (size_t)i, NULL, NULL);
+
+			if (k > 0 && (h->objs[k - 1].from ||
+				      h->objs[k - 1].until))
+				return (size_t)i;
+		}
+	return (size_t)w->start;
+}
+
+/* The objects perf 6.1 has at the file's end: each MMAP2 replaces what
+ * was at its address, and perf writes no record for an munmap. */
+static uint64_t objs_at_end(const struct fx *f)
+{
+	const struct fx_truth_hdr *h = &f->truth.hdr;
+	uint64_t m = 0;
+
+	for (uint32_t o = 0; o < h->nobjs && o < 64; o++) {
+		int replaced = 0;
+
+		for (uint32_t j = 0; j < h->nobjs; j++)
+			replaced |= j != o && h->objs[j].from > h->objs[o].from &&
+				    h->objs[j].map_start < h->objs[o].map_start +
+							       h->objs[o].map_len &&
+				    h->objs[o].map_start < h->objs[j].map_start +
+							       h->objs[j].map_len;
+		if (!replaced)
+			m |= 1ull << o;
+	}
+	return m;
+}
+
+/* Fills @skip (one per window) for an oracle given the objects @sel: 1
+ * where the window runs code of another object.  Returns the number of
+ * windows compared. */
+static size_t win_skip_fill(const struct fx *f, uint64_t sel, uint8_t *skip)
+{
+	size_t n = 0;
+
+	for (size_t k = 0; k < f->sc.nwindows; k++) {
+		skip[k] = (win_objs(f, &f->sc.windows[k]) & ~sel) != 0;
+		n += !skip[k];
+	}
+	return n;
 }
 
 /* ------------------------------------------------------------------------
@@ -1248,7 +1402,7 @@ static void perf61_cuts(struct fx *f, const uint8_t *data, size_t len)
 	for (size_t k = 0; k < f->sc.nwindows; k++)
 		f->perf_insns[k] = UINT64_MAX;
 	aux_open(&a, data, len, f->name);
-	img_open(&m, f);
+	img_open_sel(&m, f, fx_timed(f) ? objs_at_end(f) : UINT64_MAX);
 	cr_assert_eq(sy_perf_open_mem(&r, data, len, f->name, &d), 0, "%s",
 		     d.msg);
 	while ((err = sy_perf_next(r, &rec)) == 0) {
@@ -1631,10 +1785,22 @@ static void lister_check(const struct fx *f, const uint8_t *data,
 	struct img m;
 
 	aux_open(&a, data, len, f->name);
-	img_open(&m, f);
-	for (size_t k = 0; k < f->sc.nwindows; k++)
-		lister_window(f, &a, &m, k, r);
-	img_close(&m);
+	if (!fx_timed(f)) {
+		img_open(&m, f);
+		for (size_t k = 0; k < f->sc.nwindows; k++)
+			lister_window(f, &a, &m, k, r);
+		img_close(&m);
+	}
+	/* objects over time: each window with the objects it runs */
+	for (size_t k = 0; fx_timed(f) && k < f->sc.nwindows; k++) {
+		struct fx g = *f;
+
+		g.cls_idx = win_idx(f, &f->sc.windows[k]);
+		img_open_sel(&m, f, objs_untimed(f) |
+					    win_objs(f, &f->sc.windows[k]));
+		lister_window(&g, &a, &m, k, r);
+		img_close(&m);
+	}
 	aux_close(&a);
 }
 
@@ -1690,13 +1856,82 @@ static void blk_expand(const struct fx *f, const struct pt_block *b,
 		     b->ninsn, ip);
 }
 
+/* libipt's memory with objects over time: the objects of the window the
+ * decoder is in, found by its trace offset where the trace is enabled (a
+ * window runs code of one time: objects over time, above), as a decoder
+ * that follows the maps' timeline reads them.  One image per set of
+ * objects, made when first needed. */
+#define IMG_TL_MAX 8
+
+struct img_tl {
+	const struct fx *f;
+	struct pt_block_decoder *d;
+	uint32_t q;		/* the queue (win_in_q) */
+	uint64_t run_off;	/* AUX offset of the decoded buffer's start */
+	struct img img[IMG_TL_MAX];
+	uint64_t sel[IMG_TL_MAX];
+	size_t n, cur;
+	size_t idx;		/* cls_idx of the current window */
+};
+
+static void img_tl_close(struct img_tl *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		img_close(&t->img[i]);
+}
+
+/* Moves @t to the window of the last packet the decoder read (if that
+ * is in one). */
+static void img_tl_follow(struct img_tl *t)
+{
+	const struct fx *f = t->f;
+	uint64_t off, sel;
+	size_t i;
+
+	/* the offset of the next packet: the last one read ends before */
+	if (pt_blk_get_offset(t->d, &off) < 0 || !off)
+		return;
+	off += t->run_off - 1;
+	for (size_t k = 0; k < f->sc.nwindows; k++) {
+		const struct fx_sc_window *w = &f->sc.windows[k];
+
+		if (!win_in_q(f, w, t->q) || off < w->aux_off ||
+		    off >= w->aux_off + w->aux_len)
+			continue;
+		sel = objs_untimed(f) | win_objs(f, w);
+		for (i = 0; i < t->n && t->sel[i] != sel; i++)
+			;
+		if (i == t->n) {
+			cr_assert_lt(t->n, IMG_TL_MAX);
+			img_open_sel(&t->img[i], f, sel);
+			t->sel[t->n++] = sel;
+		}
+		t->cur = i;
+		t->idx = win_idx(f, w);
+		return;
+	}
+}
+
+static int img_tl_read(uint8_t *buffer, size_t size,
+		       const struct pt_asid *asid, uint64_t ip, void *ctx)
+{
+	struct img_tl *t = ctx;
+
+	return img_read(buffer, size, asid, ip, &t->img[t->cur]);
+}
+
+/* Decodes @buf (AUX offset @run_off of queue @q) into @out, reading @m,
+ * or with objects over time the image of each window's time. */
 static void pt_decode(const struct fx *f, const uint8_t *buf, size_t len,
-		      struct img *m, struct items *out)
+		      struct img *m, uint32_t q, uint64_t run_off,
+		      struct items *out)
 {
 	struct pt_config cfg;
 	struct pt_block_decoder *d;
 	struct pt_image *image;
 	struct fx_pt_hw hw;
+	struct img_tl *tl = NULL;
+	struct fx g = *f;
 	int st;
 
 	pt_config_init(&cfg);
@@ -1707,7 +1942,21 @@ static void pt_decode(const struct fx *f, const uint8_t *buf, size_t len,
 	d = pt_blk_alloc_decoder(&cfg);
 	cr_assert_not_null(d);
 	image = pt_blk_get_image(d);
-	cr_assert_eq(pt_image_set_callback(image, img_read, m), 0);
+	if (fx_timed(f)) {
+		tl = calloc(1, sizeof(*tl));
+		cr_assert_not_null(tl);
+		tl->f = f;
+		tl->d = d;
+		tl->q = q;
+		tl->run_off = run_off;
+		img_open_sel(&tl->img[0], f, objs_untimed(f));
+		tl->sel[0] = objs_untimed(f);
+		tl->n = 1;
+		tl->idx = SIZE_MAX;
+		cr_assert_eq(pt_image_set_callback(image, img_tl_read, tl), 0);
+	} else {
+		cr_assert_eq(pt_image_set_callback(image, img_read, m), 0);
+	}
 	for (;;) {
 		st = pt_blk_sync_forward(d);
 		if (st == -pte_eos)
@@ -1725,6 +1974,12 @@ static void pt_decode(const struct fx *f, const uint8_t *buf, size_t len,
 				st = pt_blk_event(d, &ev, sizeof(ev));
 				if (st < 0)
 					break;
+				/* a window (or its part after an interrupt)
+				 * begins: its image until the next one (the
+				 * decoder reads packets ahead, into the next
+				 * window before this one's last blocks) */
+				if (ev.type == ptev_enabled && tl)
+					img_tl_follow(tl);
 				if (ev.type == ptev_enabled)
 					it_push(out, IT_ANCHOR,
 						ev.variant.enabled.ip, 0, 0);
@@ -1738,9 +1993,11 @@ static void pt_decode(const struct fx *f, const uint8_t *buf, size_t len,
 			}
 			if (st < 0)
 				break;
+			if (tl)
+				g.cls_idx = tl->idx;
 			st = pt_blk_next(d, &b, sizeof(b));
 			if (b.ninsn)
-				blk_expand(f, &b, out);
+				blk_expand(&g, &b, out);
 			if (st < 0)
 				break;
 		}
@@ -1749,6 +2006,9 @@ static void pt_decode(const struct fx *f, const uint8_t *buf, size_t len,
 		it_push(out, IT_ERROR, (uint64_t)-st, 0, 0);
 	}
 	pt_blk_free_decoder(d);
+	if (tl)
+		img_tl_close(tl);
+	free(tl);
 }
 
 /* Every sampling-event sample inside an intact window of @cpu shows in
@@ -1761,6 +2021,7 @@ static void pt_decode(const struct fx *f, const uint8_t *buf, size_t len,
 static void libipt_samples_check(const struct fx *f, uint32_t cpu,
 				 const struct items *got, struct report *r)
 {
+	struct fx g = *f;	/* classify_rt in each window's time */
 	size_t q = 0;
 
 	for (size_t k = 0; k < f->sc.nwindows; k++) {
@@ -1773,6 +2034,8 @@ static void libipt_samples_check(const struct fx *f, uint32_t cpu,
 		if (!win_in_q(f, w, cpu) || win_damaged(w) || !w->nsegs ||
 		    w->has_lost)
 			continue;
+		if (fx_timed(f))
+			g.cls_idx = win_idx(f, w);
 		while (q < got->n && !(got->v[q].kind == IT_ANCHOR &&
 				       got->v[q].a == w->start_ip))
 			q++;
@@ -1794,7 +2057,7 @@ static void libipt_samples_check(const struct fx *f, uint32_t cpu,
 				break;
 			if (it->kind == IT_DATA) {
 				left--;
-				if (have_prev && branch_at(f, prev, &c) &&
+				if (have_prev && branch_at(&g, prev, &c) &&
 				    it->a != prev + c.size)
 					nbr++;
 				/* a syscall after which user space went on
@@ -1809,7 +2072,7 @@ static void libipt_samples_check(const struct fx *f, uint32_t cpu,
 			 * before it counts if that is not its fall-through */
 			if (x && it->kind == IT_MARK && it->b == 1 &&
 			    it->a == x->ip &&
-			    nbr + (have_prev && branch_at(f, prev, &c) &&
+			    nbr + (have_prev && branch_at(&g, prev, &c) &&
 				   it->a != prev + c.size) == x->nbr) {
 				do
 					x = win_sample(f, k, &at);
@@ -1840,12 +2103,13 @@ static void libipt_check(const struct fx *f, const uint8_t *data,
 		/* contiguous runs of the AUX area, as perf queues them */
 		for (size_t i = 0; i < a.n; i++) {
 			struct fx_buf b;
-			uint64_t end;
+			uint64_t end, run_off;
 
 			if (a.v[i].cpu != key || a.v[i].off < at)
 				continue;
 			fx_buf_init(&b);
 			end = a.v[i].off;
+			run_off = end;
 			if (end != at && got.n)	/* a gap: lost chunk */
 				it_push(&got, IT_ERROR, 0, 0, 0);
 			/* gather this run */
@@ -1870,7 +2134,7 @@ static void libipt_check(const struct fx *f, const uint8_t *data,
 						break;
 					}
 			}
-			pt_decode(f, b.data, b.len, &m, &got);
+			pt_decode(f, b.data, b.len, &m, c, run_off, &got);
 			at = end;
 			fx_buf_fini(&b);
 		}
@@ -1920,6 +2184,7 @@ static void libipt_check(const struct fx *f, const uint8_t *data,
 	img_close(&m);
 	aux_close(&a);
 }
+
 
 /* ------------------------------------------------------------------------
  * Tests.

@@ -622,3 +622,45 @@ Test(fx_programs, x86_truth_equals_ptrace, .timeout = 120)
 	cr_skip_test("native x86-64 needed for the ptrace cross-check");
 #endif
 }
+
+/* dlfx-x86_64 maps its two objects itself, at the address it asks for:
+ * natively the kernel puts them there too (the program exits 1 if dlfxb
+ * does not land where dlfxa was), so the CPU's own PCs, the objects'
+ * included, equal qemu's truth one for one, and the truth's objects are
+ * where the PCs say (issue 26: a truth of objects over time). */
+Test(fx_programs, dlfx_x86_truth_equals_ptrace, .timeout = 60)
+{
+#if defined(__x86_64__)
+	struct fx_truth t;
+	struct native r;
+	size_t i, in_obj[2] = { 0, 0 };
+
+	load_named(&t, "dlfx-x86_64");
+	cr_assert_eq(t.hdr.nobjs, 2);
+	cr_assert_eq(t.hdr.objs[0].map_start, t.hdr.objs[1].map_start,
+		     "dlfxa and dlfxb at one address");
+	native_pcs(BIN "dlfx-x86_64", t.insns[0].pc, NULL, &r);
+	for (i = 0; i < r.n && i < t.n; i++)
+		if (r.v[i] != t.insns[i].pc)
+			break;
+	cr_expect_eq(i, t.n, "first difference at insn %zu: ptrace %#llx, "
+		     "qemu %#llx", i, i < r.n ? (unsigned long long)r.v[i] : 0ull,
+		     i < t.n ? (unsigned long long)t.insns[i].pc : 0ull);
+	cr_expect_eq(r.n, t.n, "ptrace %zu insns, qemu %zu", r.n, t.n);
+	/* each object's PCs lie in its own time */
+	for (i = 0; i < t.n; i++)
+		for (uint32_t o = 0; o < 2; o++) {
+			const struct fx_truth_obj *ob = &t.hdr.objs[o];
+
+			if (t.insns[i].pc - ob->map_start < ob->map_len &&
+			    i >= ob->from && i < ob->until)
+				in_obj[o]++;
+		}
+	cr_expect_gt(in_obj[0], 1000, "dlfxa ran %zu insns", in_obj[0]);
+	cr_expect_gt(in_obj[1], 1000, "dlfxb ran %zu insns", in_obj[1]);
+	free(r.v);
+	fx_truth_fini(&t);
+#else
+	cr_skip_test("native x86-64 needed for the ptrace cross-check");
+#endif
+}
