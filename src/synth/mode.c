@@ -220,6 +220,23 @@ static int sy_units_on_pause(struct sy_session *s, struct sy_queue *q,
 	return 0;
 }
 
+/* The maps an ETM slice reads: as they were when its bytes were written,
+ * where code its process ran was replaced since (a dlclose and a dlopen
+ * at the same address, an exec: maptl.h), else as they are now.  A
+ * stream's decoder state cannot be run twice, as a whole job's is (jobs.c,
+ * "code replaced while a job's trace ran"); a replacement inside the
+ * slice's own bytes is read in the maps after it. */
+static struct sy_proc_snap *sy_qjob_slice_snap(struct sy_session *s,
+					       const struct sy_unit_task *t)
+{
+	struct sy_proc_snap *was = NULL;
+
+	if (s->cfg.kind == SY_TRACE_ETM && t->t_hi)
+		was = sy_maptl_at(&s->model.maptl, t->t_hi);
+	return was ? sy_proc_snap_get(was) :
+		     sy_proc_table_snapshot(s->model.procs);
+}
+
 static int sy_units_next_job(struct sy_session *s, struct sy_queue *q,
 			     struct sy_qjob **out)
 {
@@ -243,7 +260,7 @@ static int sy_units_next_job(struct sy_session *s, struct sy_queue *q,
 		j->job.aux_lo = t.aux_lo;
 		j->job.dp = &q->dp;
 		j->job.ctxid = q->last_tid;
-		j->job.snap = sy_proc_table_snapshot(s->model.procs);
+		j->job.snap = sy_qjob_slice_snap(s, &t);
 		sy_qjob_fallback(s, j);
 		j->job.chunks = t.piece->chunks;
 		j->job.nr_chunks = t.piece->nr_chunks;

@@ -396,6 +396,8 @@ static int sy_units_next_slice(struct sy_units *u, const struct sy_auxmap *m,
 	t->limit = limit - p->lo;
 	t->aux_lo = p->lo;
 	t->t_lo = st->started ? st->t_lo : p->t_lo;
+	t->t_hi = m->recs[sy_auxmap_rec_at(m, p->first_rec, p->last_rec,
+					   limit - 1)].time;
 	if (!st->started) {
 		int n = sy_auxmap_chunks(m, r, p->lo, p->dec_hi, &p->chunks,
 					 &p->lost);

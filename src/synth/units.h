@@ -95,6 +95,9 @@ struct sy_unit_task {
 	uint64_t aux_lo;	/* AUX offset of the chunks' first byte */
 	uint64_t ext_from;	/* PT: see struct sy_job */
 	uint64_t t_lo;		/* its data came after this perf time */
+	/* ETM slices: its data was written by this perf time (the AUX
+	 * record holding its last byte's) */
+	uint64_t t_hi;
 	/* slices */
 	int first, final;
 	uint64_t limit;		/* stop after the item at this offset */

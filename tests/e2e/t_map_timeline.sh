@@ -3,8 +3,12 @@
 # timeline): dlfx (tests/fixtures/programs/dlfx.c) maps dlfxa, runs it,
 # unmaps it, maps dlfxb where dlfxa was and runs it; the recordings write
 # dlfxb's MMAP2 where it was mapped (tests/fixtures/scenarios/README.md,
-# "Objects over time").  For etm4-etr-dlfx, etm4-etr-dlfx-thread, pt-dlfx
-# and pt-dlfx-thread:
+# "Objects over time").  For etm4-etr-dlfx, etm4-etr-dlfx-thread, pt-dlfx,
+# pt-dlfx-thread, etm4-etr-dlfx-smp (the thread migrating: dlfxb's MMAP2
+# written on cpu 1 after cpu 0's pause samples in dlfxb's code; 830f83e,
+# which walked the records in file order, read 2 windows in dlfxa's code)
+# and ete-trbe-dlfx (one TRBE job holds both objects' windows; 0e1cb9f read
+# dlfxa's in dlfxb's code, 5 windows wrong):
 #
 #  1. every window has the status the truth gives it and every ok window
 #     its stacks (truth_check; PT at 1 and 2 threads), and the statuses
@@ -128,6 +132,8 @@ check() {
 G=tests/fixtures/generated
 for f in "etm4-etr-dlfx aarch64 windows 15 statuses ok=14,end-mismatch=1" \
 	"etm4-etr-dlfx-thread aarch64 windows 12 statuses ok=12" \
+	"etm4-etr-dlfx-smp aarch64 windows 15 statuses ok=14,end-mismatch=1" \
+	"ete-trbe-dlfx aarch64 windows 15 statuses ok=14,end-mismatch=1" \
 	"pt-dlfx x86_64 windows 17 statuses ok=16,end-mismatch=1" \
 	"pt-dlfx-thread x86_64 windows 13 statuses ok=13"; do
 	# shellcheck disable=SC2086
