@@ -846,7 +846,8 @@ static int sy_pl_sequence(struct sy_pl_ctx *c, const struct sy_br *seq,
 		c->prev2 = prev;
 		prev = &seq[k];
 	}
-	sy_proven_put(&c->p->proven, seq, n, nctx, flow, nflow, land);
+	if (sy_proven_again(&c->p->proven, seq, n, nctx))
+		sy_proven_put(&c->p->proven, seq, n, nctx, flow, nflow, land);
 	return 0;
 }
 
