@@ -30,8 +30,8 @@ import subprocess
 import sys
 import tempfile
 
-CHECK_FILES = ('plausible.c', 'pl_memo.c', 'proven.c', 'validate.c',
-               'jump_table.c', 'jump_table_x86.c', 'insn.c')
+CHECK_FILES = ('plausible.c', 'pl_memo.c', 'pl_seen.c', 'proven.c',
+               'validate.c', 'jump_table.c', 'jump_table_x86.c', 'insn.c')
 CHECK_SYMBOLS = re.compile(
     r'^(sy_pl_|sy_plausible_|sy_proven_|sy_validator_|sy_insn_|sy_jt_|'
     r'sy_jtx_)|^(sy_validate|sy_reason|sy_a64_brreg)$')
