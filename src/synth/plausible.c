@@ -30,50 +30,16 @@ enum { SY_PL_OK = 1, SY_PL_UNKNOWN, SY_PL_BAD, SY_PL_MID };
 /* Where an indirect branch lands, seen from the function it leaves. */
 enum { SY_PL_HOME = 1, SY_PL_ENTRY, SY_PL_RESUME, SY_PL_INSIDE };
 
-/* A branch that passed the checks that depend only on the code, with the
- * target of the branch before it (its straight run's start) and, for an
- * indirect jump, what its jump-table bound is read from (the branch before
- * it and the one before that: sy_jt_hit); kind 0: empty.  Every
- * input of the checks is in the key, so a verdict never depends on which
- * windows the validator saw before (issue 27, bug 4: it did, with the
- * thread count and the command).  Direct-mapped, SY_PL_SEEN entries (a
- * power of two). */
-#define SY_PL_SEEN 16
-
-struct sy_pl_seen {
-	uint64_t run, from, to;
-	uint64_t pfrom, p2to;	/* 0 unless an indirect jump's */
-	/* kind + 1 of the branch, the one before and the one before that
-	 * (0: none, and an empty entry), a byte each: one word, built in a
-	 * register, so that the lookup compares words (as three bytes a key
-	 * on the stack cost a store-forwarding stall per branch: about half
-	 * of the checks' time on real ETE trace) */
-	uint32_t kinds;
-	/* indirect branches: 0 until its target passed sy_pl_target();
-	 * then a return's is 0xff, another's its sy_pl_landing() verdict
-	 * + 1 (like the checks above, both read only the code at its ends) */
-	uint8_t land;
-};
-
-static uint32_t sy_pl_kinds(const struct sy_br *b, const struct sy_br *prev,
-			    const struct sy_br *p2)
-{
-	return (uint32_t)(b->kind + 1) |
-	       (prev ? (uint32_t)(prev->kind + 1) << 8 : 0) |
-	       (p2 ? (uint32_t)(p2->kind + 1) << 16 : 0);
-}
-
 int sy_plausible_init(struct sy_plausible *p, enum sy_trace_kind arch)
 {
 	memset(p, 0, sizeof(*p));
 	p->arch = arch;
 	sy_pl_memo_init(&p->memo);
-	p->seen = calloc(SY_PL_SEEN, sizeof(*p->seen));
-	if (!p->memo.v || !p->seen || sy_proven_init(&p->proven)) {
+	if (!p->memo.v || sy_pl_seen_init(&p->seen) ||
+	    sy_proven_init(&p->proven)) {
 		sy_pl_memo_fini(&p->memo);
-		free(p->seen);
+		sy_pl_seen_fini(&p->seen);
 		sy_proven_fini(&p->proven);
-		p->seen = NULL;
 		return -SY_E_NOMEM;
 	}
 	/* without capstone every read of code is "unknown" */
@@ -85,9 +51,8 @@ void sy_plausible_fini(struct sy_plausible *p)
 {
 	sy_insn_decoder_fini(&p->dec);
 	sy_pl_memo_fini(&p->memo);
-	free(p->seen);
+	sy_pl_seen_fini(&p->seen);
 	sy_proven_fini(&p->proven);
-	p->seen = NULL;
 }
 
 /* --- the window's code ------------------------------------------------------ */
@@ -707,12 +672,65 @@ static int sy_pl_x86_table(struct sy_pl_ctx *c, const struct sy_br *b,
 	       SY_PL_OK;
 }
 
-/* The checks of @b that read only the code: where its ends are, its
- * encoding, and the straight run from @prev's target to it.  Returns 1
- * with @why when one fails. */
-static int sy_pl_code(struct sy_pl_ctx *c, const struct sy_br *b,
-		      const struct sy_br *prev, struct sy_pl_seen **seen,
-		      char *why, size_t len)
+/* The checks of @b that read only the code, for a branch the seen table
+ * does not hold (sy_pl_code): where its ends are, its encoding, and the
+ * straight run from @prev's target (@from, when @run or @xrun) to it; kept
+ * in @e (@ej) when they pass.  Returns 1 with @why when one fails.  Apart
+ * from the lookup, so that the loop over branches the table holds keeps
+ * its values in registers. */
+static __attribute__((noinline)) int
+sy_pl_code_check(struct sy_pl_ctx *c, const struct sy_br *b,
+		 const struct sy_br *prev, int run, int xrun, uint64_t from,
+		 struct sy_pl_seen *e, struct sy_pl_seen_jt *ej, char *why,
+		 size_t len)
+{
+	const struct sy_jt_code jt = { sy_pl_jt_read, sy_pl_jt_fixed, c };
+	uint32_t gen = c->p->seen.gen;
+	int jump = run && b->kind == SY_BR_IND_JUMP, table = 0;
+	uint64_t lo, hi;
+
+	if (sy_pl_places(c, b, why, len) || sy_pl_direct(c, b, why, len))
+		return 1;
+	if (run && sy_pl_range(c, prev->to, b->from) == SY_PL_BAD)
+		return SY_PL_WHY("straight run crosses a branch: %#" PRIx64
+				 " -> %#" PRIx64 " then %#" PRIx64 " -> "
+				 "%#" PRIx64, prev->from, prev->to, b->from,
+				 b->to);
+	if (jump && (table = sy_jt_range(&jt, b, prev->to, &lo, &hi)) &&
+	    (b->to < lo || b->to > hi))
+		return SY_PL_WHY("indirect jump outside its table's reach: "
+				 "%#" PRIx64 " -> %#" PRIx64 ", its entries "
+				 "reach %#" PRIx64 "..%#" PRIx64,
+				 b->from, b->to, lo, hi);
+	if (table && !sy_jt_hit(&jt, b, prev, c->prev2))
+		return SY_PL_WHY("indirect jump to no entry of its table: "
+				 "%#" PRIx64 " -> %#" PRIx64, b->from, b->to);
+	if (xrun && !sy_pl_x86_table(c, b, prev->to))
+		return SY_PL_WHY("indirect %s to no entry of its table: "
+				 "%#" PRIx64 " -> %#" PRIx64,
+				 b->kind == SY_BR_IND_JUMP ? "jump" : "call",
+				 b->from, b->to);
+	e->run = from;
+	e->from = b->from;
+	e->to = b->to;
+	e->land = 0;
+	/* the kinds without the branches before: what the checks read
+	 * unless the branch is an indirect jump whose run holds a table */
+	e->kinds = sy_pl_kinds(b, NULL, NULL, gen);
+	if (table) {
+		e->kinds = sy_pl_kinds(b, prev, c->prev2, gen);
+		ej->pfrom = prev->from;
+		ej->p2to = c->prev2 ? c->prev2->to : 0;
+	}
+	return 0;
+}
+
+/* The checks of @b that read only the code (sy_pl_code_check), unless
+ * the seen table holds @b with every input they read: *@seen is its
+ * entry.  Returns 1 with @why when one fails. */
+static inline int sy_pl_code(struct sy_pl_ctx *c, const struct sy_br *b,
+			     const struct sy_br *prev,
+			     struct sy_pl_seen **seen, char *why, size_t len)
 {
 	int run = prev && c->p->arch == SY_TRACE_ETM &&
 		  prev->kind != SY_BR_SYSCALL && prev->kind != SY_BR_ERET;
@@ -722,48 +740,23 @@ static int sy_pl_code(struct sy_pl_ctx *c, const struct sy_br *b,
 		   (b->kind == SY_BR_IND_JUMP || b->kind == SY_BR_IND_CALL) &&
 		   prev->kind != SY_BR_SYSCALL && prev->kind != SY_BR_ERET &&
 		   prev->to <= b->from;
-	uint64_t from = run || xrun ? prev->to : UINT64_MAX, lo, hi;
-	const struct sy_jt_code jt = { sy_pl_jt_read, sy_pl_jt_fixed, c };
-	struct sy_pl_seen *e = &c->seen[(b->from ^ (b->to >> 2) ^ from) &
-					 (SY_PL_SEEN - 1)];
-	struct sy_pl_seen key = { from, b->from, b->to, 0, 0,
-				  sy_pl_kinds(b, NULL, NULL), 0 };
+	uint64_t from = run || xrun ? prev->to : UINT64_MAX;
+	uint32_t gen = c->p->seen.gen;
+	size_t at = sy_pl_seen_slot(from, b->from, b->to);
+	struct sy_pl_seen *e = &c->seen[at];
+	struct sy_pl_seen_jt *ej = &c->p->seen.jt[at];
 
-	if (run && b->kind == SY_BR_IND_JUMP) {
-		key.pfrom = prev->from;
-		key.p2to = c->prev2 ? c->prev2->to : 0;
-		key.kinds = sy_pl_kinds(b, prev, c->prev2);
-	}
 	*seen = e;
-	if (e->kinds == key.kinds && e->from == key.from && e->to == key.to &&
-	    e->run == key.run && e->pfrom == key.pfrom && e->p2to == key.p2to)
-		return 0;
-	if (sy_pl_places(c, b, why, len) || sy_pl_direct(c, b, why, len))
-		return 1;
-	if (run && sy_pl_range(c, prev->to, b->from) == SY_PL_BAD)
-		return SY_PL_WHY("straight run crosses a branch: %#" PRIx64
-				 " -> %#" PRIx64 " then %#" PRIx64 " -> "
-				 "%#" PRIx64, prev->from, prev->to, b->from,
-				 b->to);
-	if (run && b->kind == SY_BR_IND_JUMP &&
-	    sy_jt_range(&jt, b, prev->to, &lo, &hi) &&
-	    (b->to < lo || b->to > hi))
-		return SY_PL_WHY("indirect jump outside its table's reach: "
-				 "%#" PRIx64 " -> %#" PRIx64 ", its entries "
-				 "reach %#" PRIx64 "..%#" PRIx64,
-				 b->from, b->to, lo, hi);
-	if (run && b->kind == SY_BR_IND_JUMP &&
-	    sy_jt_range(&jt, b, prev->to, &lo, &hi) &&
-	    !sy_jt_hit(&jt, b, prev, c->prev2))
-		return SY_PL_WHY("indirect jump to no entry of its table: "
-				 "%#" PRIx64 " -> %#" PRIx64, b->from, b->to);
-	if (xrun && !sy_pl_x86_table(c, b, prev->to))
-		return SY_PL_WHY("indirect %s to no entry of its table: "
-				 "%#" PRIx64 " -> %#" PRIx64,
-				 b->kind == SY_BR_IND_JUMP ? "jump" : "call",
-				 b->from, b->to);
-	*e = key;
-	return 0;
+	if (e->from == b->from && e->to == b->to && e->run == from) {
+		if (e->kinds == sy_pl_kinds(b, NULL, NULL, gen))
+			return 0;
+		if (run && b->kind == SY_BR_IND_JUMP &&
+		    e->kinds == sy_pl_kinds(b, prev, c->prev2, gen) &&
+		    ej->pfrom == prev->from &&
+		    ej->p2to == (c->prev2 ? c->prev2->to : 0))
+			return 0;
+	}
+	return sy_pl_code_check(c, b, prev, run, xrun, from, e, ej, why, len);
 }
 
 /* The kinds of branch whose checks depend on the branches before them
@@ -805,7 +798,10 @@ static int sy_pl_branch(struct sy_pl_ctx *c, const struct sy_br *b,
 {
 	struct sy_pl_seen *seen;
 
-	if (sy_pl_code(c, b, prev, &seen, why, len) ||
+	if (sy_pl_code(c, b, prev, &seen, why, len))
+		return 1;
+	/* (the others have no flow checks: most branches skip the call) */
+	if ((SY_PL_FLOW_KINDS >> (b->kind & 31) & 1) &&
 	    sy_pl_flow(c, b, &seen->land, why, len))
 		return 1;
 	*land = seen->land;
@@ -846,7 +842,8 @@ static int sy_pl_sequence(struct sy_pl_ctx *c, const struct sy_br *seq,
 		c->prev2 = prev;
 		prev = &seq[k];
 	}
-	sy_proven_put(&c->p->proven, seq, n, nctx, flow, nflow, land);
+	if (sy_proven_again(&c->p->proven, seq, n, nctx))
+		sy_proven_put(&c->p->proven, seq, n, nctx, flow, nflow, land);
 	return 0;
 }
 
@@ -919,10 +916,10 @@ int sy_plausible_window(struct sy_plausible *p, const struct sy_win *w,
 	c.w = w;
 	c.snap = w->snap;
 	c.id = w->pub.tid;
-	c.seen = p->seen;
+	c.seen = p->seen.v;
 	if (p->seen_serial != sy_proc_snap_serial(c.snap) ||
 	    p->seen_id != c.id) {
-		memset(p->seen, 0, SY_PL_SEEN * sizeof(*p->seen));
+		sy_pl_seen_clear(&p->seen);
 		sy_proven_clear(&p->proven);
 		p->seen_serial = sy_proc_snap_serial(c.snap);
 		p->seen_id = c.id;

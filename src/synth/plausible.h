@@ -61,10 +61,9 @@
 
 #include "insn.h"
 #include "pl_memo.h"
+#include "pl_seen.h"
 #include "proven.h"
 #include "window.h"
-
-struct sy_pl_seen;
 
 struct sy_plausible {
 	enum sy_trace_kind arch;
@@ -73,7 +72,7 @@ struct sy_plausible {
 	/* branches whose code checks passed, kept from window to window
 	 * while the snapshot (its serial) and the thread are the same:
 	 * windows of a loop are short and make the same few branches */
-	struct sy_pl_seen *seen;
+	struct sy_pl_seen_tab seen;
 	uint64_t seen_serial;	/* 0: empty */
 	uint32_t seen_id;
 	/* that thread's space in that snapshot, and the kernel's */

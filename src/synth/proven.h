@@ -35,31 +35,50 @@
 #define SY_PROVEN_REC (SY_PROVEN_LEN + SY_PROVEN_CTX)
 #define SY_PROVEN_SEQS_LOG2 7
 #define SY_PROVEN_SEQS (1u << SY_PROVEN_SEQS_LOG2)	/* entries */
+#define SY_PROVEN_ONCE_LOG2 10
+#define SY_PROVEN_ONCE (1u << SY_PROVEN_ONCE_LOG2)
 
 struct sy_proven_seq {
+	/* first: a find reads them with w[0], from one cache line */
+	uint8_t n, nctx;		/* 0 n: empty */
+	uint8_t nflow;
 	/* the records as a closed stretch's ring holds them, newest first:
 	 * the sequence, then its context; a record's three words are its
 	 * source, target and kind (zero-extended: the ring's padding bytes
 	 * are never compared) */
 	uint64_t w[3 * SY_PROVEN_REC] __attribute__((aligned(16)));
-	uint8_t n, nctx;		/* 0 n: empty */
-	uint8_t nflow;
 	/* the branches that need the owner, oldest first */
 	uint8_t flow[SY_PROVEN_LEN];
 	uint8_t land[SY_PROVEN_LEN];	/* the owner's, for branch i */
 };
 
+/* x86-64: the compare takes four records at a time where the CPU has
+ * AVX2 (proven.c). */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define SY_PROVEN_WIDE 1
+#else
+#define SY_PROVEN_WIDE 0
+#endif
+
 struct sy_proven {
 	struct sy_proven_seq *v;	/* SY_PROVEN_SEQS */
-	/* the bytes of two ring records that are fields, as words */
-	uint64_t fields[6] __attribute__((aligned(16)));
+	/* the bytes of four ring records that are fields, as words */
+	uint64_t fields[12] __attribute__((aligned(32)));
+	/* sequences seen once since the last clear, by their places and
+	 * the clear's epoch (sy_proven_again) */
+	uint64_t *once;			/* SY_PROVEN_ONCE */
+	uint64_t epoch;
+	/* the entries put since the last clear, a bit each */
+	uint64_t filled[SY_PROVEN_SEQS / 64];
 	uint64_t hits, misses;
+	int wide;		/* the four-record compare runs (the
+				 * tests clear it to run the other) */
 };
 
 /* Returns 0 or -SY_E_NOMEM. */
 int sy_proven_init(struct sy_proven *p);
 void sy_proven_fini(struct sy_proven *p);
-/* Forgets every sequence. */
+/* Forgets every sequence (and every one seen once). */
 void sy_proven_clear(struct sy_proven *p);
 
 /* The kept sequence equal to the @n branches @br[0 .. @n) (1..
@@ -68,6 +87,19 @@ void sy_proven_clear(struct sy_proven *p);
 const struct sy_proven_seq *sy_proven_find(struct sy_proven *p,
 					   const struct sy_br *br, unsigned n,
 					   unsigned nctx);
+
+/* Whether the sequence (as for sy_proven_find) that just passed its
+ * checks is worth keeping: 1 when a sequence with the same places (its
+ * newest and oldest branches, the one before it, length and context) was
+ * seen before, else 0 and it is noted.  Code that does not loop passes
+ * each sequence once, and keeping it cost a copy of it; a loop's comes
+ * again and is kept the second time (both since the last clear: the
+ * sequences of another snapshot or thread say nothing of this one's
+ * loops).  Only decides what is kept: the places may be equal for
+ * different sequences (then one more is kept), and what sy_proven_find
+ * answers stays an exact compare. */
+int sy_proven_again(struct sy_proven *p, const struct sy_br *br, unsigned n,
+		    unsigned nctx);
 
 /* Keeps that sequence as proven, with the @nflow branches that need the
  * owner (@flow: their indices in @br, oldest first) and the owner's @land

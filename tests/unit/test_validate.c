@@ -223,6 +223,42 @@ Test(plausible, checked_branches_are_kept_per_process_and_snapshot)
 	world_fini(&w);
 }
 
+/* What the validator keeps of the branches it checked belongs to one
+ * snapshot and thread: a new one starts a new generation of the table,
+ * and the table is emptied whole when the 255 generations wrap.
+ * Snapshots alternate between the program's code mapped executable and
+ * mapped as data, 600 of them: the b.ls is checked in each, ok exactly
+ * when its code is executable; the bl is checked in the first (ok: kept,
+ * in generation 1) and in every one that maps the code as data, where it
+ * must fail, among them the 256th, generation 1 again after the wrap. */
+Test(plausible, checked_branches_are_forgotten_with_their_snapshot)
+{
+	const struct sy_br *call = &a64_turn[0], *bls = &a64_turn[1];
+	struct world w;
+	struct sy_ev_mmap m;
+
+	world_init(&w, SY_TRACE_ETM, 0);
+	memset(&m, 0, sizeof(m));
+	m.pid = m.tid = PID;
+	m.is_mmap2 = 1;
+	m.addr = 0x400000;
+	m.len = 0x1000;
+	m.filename = A64_BIN;
+	for (int i = 0; i < 600; i++) {
+		int exec = i % 2 == 0;
+
+		check(&w, bls, 1, 0x4002c4, NULL, 0,
+		      exec ? NULL : "branch source outside executable mappings");
+		if (!i || !exec)
+			check(&w, call, 1, 0x4002bc, NULL, 0,
+			      exec ? NULL :
+				     "branch source outside executable mappings");
+		m.prot = SY_PROT_READ | (exec ? 0 : SY_PROT_EXEC);
+		cr_assert_eq(sy_proc_table_mmap(w.procs, &m, SY_MISC_USER), 0);
+	}
+	world_fini(&w);
+}
+
 Test(plausible, a64_branch_checks)
 {
 	static const struct {
