@@ -239,6 +239,10 @@ struct sy_session_summary {
 	uint64_t bytes, insns, branches;
 	/* ETM decode units by path (sy_dec_stats) */
 	uint64_t fast_units, full_units, fallbacks;
+	/* decodes of a job again in the code before a replacement of it
+	 * (a dlclose and a dlopen at one address, an exec) that came after
+	 * some of its trace and before its cut */
+	uint64_t decoded_again;
 	/* whole-trace windows finished on their decoding thread (given to
 	 * a sy_window_sink) */
 	uint64_t windows_in_jobs;

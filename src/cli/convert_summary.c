@@ -66,6 +66,7 @@ static void sy_summary_json(struct sy_convert *c, struct sy_session *s,
 		"  \"design_window\": %" PRIu64 ",\n"
 		"  \"%s_units\": {\"fast\": %" PRIu64 ", \"full\": %" PRIu64
 		", \"fallbacks\": %" PRIu64 "},\n"
+		"  \"decoded_again\": %" PRIu64 ",\n"
 		"  \"windows_in_jobs\": %" PRIu64 ",\n"
 		"  \"threads\": %u,\n  \"seconds\": %.3f,\n"
 		"  \"missing_binaries\": [",
@@ -80,7 +81,8 @@ static void sy_summary_json(struct sy_convert *c, struct sy_session *s,
 		sy_summary_bogus_rate(sum), sum->suspect, sum->chain_unmapped,
 		sy_design_name(sum->design), sum->design_window,
 		sy_summary_pt(sum) ? "pt" : "etm", sum->fast_units,
-		sum->full_units, sum->fallbacks, sum->windows_in_jobs, sum->threads,
+		sum->full_units, sum->fallbacks, sum->decoded_again,
+		sum->windows_in_jobs, sum->threads,
 		sum->seconds);
 	for (size_t i = 0; i < nmiss; i++) {
 		fprintf(f, "%s\n    {\"path\": ", i ? "," : "");
@@ -319,6 +321,11 @@ void sy_convert_verbose(struct sy_convert *c, const struct sy_session *s)
 			sy_summary_pt(sum) ? "libipt's block decoder" :
 					     "OpenCSD's full decode",
 			sum->fallbacks);
+	if (sum->decoded_again)
+		fprintf(stderr, "strobe-synth: %s: %" PRIu64 " decode(s) "
+				"again in the code before a mapping replaced "
+				"it\n",
+			c->opt.input, sum->decoded_again);
 	for (size_t i = 0; i < c->nr_bins; i++)
 		fprintf(stderr, "strobe-synth: %s: binary %s: read from %s "
 				"(%" PRIu64 " %s)\n",

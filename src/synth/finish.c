@@ -18,7 +18,7 @@ static void sy_finish_one(struct sy_validator *v, const struct sy_qjob *j,
 	sy_window_of_stretch_pub(p, j->cpu, st, j->job.ctxid);
 	w.st = st;
 	w.nr_st = 1;
-	w.snap = j->job.snap;
+	w.snap = sy_job_snap_at(&j->job, st);
 	sy_validate(v, &w);
 	p->snap = w.snap;
 	sy_summary_add_window(&f->sum, p);

@@ -586,6 +586,7 @@ static int sy_job_redecode(struct sy_wctx *c, struct sy_job *j,
 		sy_mem_reader_switch(m->mr, want[k]);
 		if (!sy_decode_loop(c->js, j, d, &again, m, c->extra, 0) &&
 		    (ca = calloc(again.nr + 1, sizeof(*ca)))) {
+			j->decoded_again++;
 			sy_job_classify(j, again.v, again.nr, ca);
 			sy_job_classify(j, st->v, st->nr, cs);
 			err = sy_job_merge(st, cs, &again, ca, want[k]);
@@ -674,6 +675,17 @@ static void sy_job_run(void *ctx, struct sy_work *work)
 		ds->prev = *sy_decoder_stats(d);
 		sy_decstate_leave(ds);
 	}
+}
+
+struct sy_proc_snap *sy_job_snap_at(const struct sy_job *j,
+				    const struct sy_stretch *st)
+{
+	struct sy_proc_snap *was = NULL;
+
+	if (st->has_time && j->tc.valid && j->maps.nr)
+		was = sy_maptl_at(&j->maps,
+				  sy_timeconv_to_perf(&j->tc, st->t1));
+	return was ? was : j->snap;
 }
 
 /* --- the queue of jobs ---------------------------------------------------- */

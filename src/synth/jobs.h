@@ -108,6 +108,9 @@ struct sy_job {
 	struct sy_maptl maps;
 	uint64_t t_start;	/* its bytes were written after this perf
 				 * time (0: not known) */
+	/* output: decodes again in the code before a replacement (jobs.c,
+	 * "code replaced while a job's trace ran") */
+	uint32_t decoded_again;
 	int fresh;		/* reset the decoder on the chunks first */
 	int has_limit;		/* stop after the item at offset limit */
 	uint64_t limit;
@@ -215,6 +218,12 @@ int sy_jobs_work_done(struct sy_jobs *js, struct sy_work *w, int block);
 /* Frees what the job owns (chunks, stretches, snapshot reference, switch
  * timeline), not the job itself. */
 void sy_job_release(struct sy_job *j);
+
+/* The processes as they were when stretch @st of @j ran: before the first
+ * replacement of code after its last timestamp (maptl.h), else the job's
+ * own snapshot (also for a stretch without a time).  Borrowed from @j. */
+struct sy_proc_snap *sy_job_snap_at(const struct sy_job *j,
+				    const struct sy_stretch *st);
 
 /* One decoder item as `windows --items` lists it, a line into @buf.
  * Returns its length. */

@@ -189,6 +189,7 @@ static int sy_job_done(struct sy_session *s, struct sy_qjob *j)
 	s->sum.fast_units += job->stats.fast_units;
 	s->sum.full_units += job->stats.full_units;
 	s->sum.fallbacks += job->stats.fallbacks;
+	s->sum.decoded_again += job->decoded_again;
 	if ((job->ctx_remapped || job->ctx_unknown) &&
 	    !s->sum.ctx_remapped && !s->sum.ctx_unknown)
 		s->sum.ctx_example = job->ctx_example;

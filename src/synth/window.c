@@ -32,6 +32,7 @@ void sy_finished_free(struct sy_finished *f)
 		return;
 	f->sink->job_free(f->job);
 	sy_proc_snap_put(f->snap);
+	sy_maptl_fini(&f->maps);
 	free(f);
 }
 

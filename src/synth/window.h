@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "maptl.h"
 #include "stretch.h"
 #include "sy_image.h"
 #include "sy_proc.h"
@@ -59,8 +60,11 @@ struct sy_finished {
 	void *job;		/* the sink's */
 	struct sy_session_summary sum; /* sy_summary_add_window's counts */
 	int err;		/* the first the sink returned */
-	/* the address space of its windows, held until they are merged */
+	/* the address space of its windows, held until they are merged:
+	 * the job's, or one before a replacement of code (jobs.h,
+	 * sy_job_snap_at) */
 	struct sy_proc_snap *snap;
+	struct sy_maptl maps;
 };
 
 /* NULL-safe. */

@@ -129,7 +129,9 @@ static struct sy_win *sy_window_of_stretch(struct sy_qjob *j, size_t i)
 	w->st[0] = job->st[i];
 	sy_stretch_moved(&job->st[i]);
 	w->nr_st = 1;
-	w->snap = sy_proc_snap_get(job->snap);
+	/* a whole-trace window's processes are those of its time: the job
+	 * may hold windows before and after a replacement of code */
+	w->snap = sy_proc_snap_get(sy_job_snap_at(job, &w->st[0]));
 	return w;
 }
 
@@ -143,6 +145,7 @@ static int sy_windows_finished(struct sy_session *s, struct sy_qjob *j)
 		return 0;
 	j->fin = NULL;
 	f->snap = sy_proc_snap_get(j->job.snap); /* their windows' */
+	sy_maptl_copy(&f->maps, &j->job.maps);	/* (sy_job_snap_at) */
 	sy_outq_append_finished(&s->deliver.out, f);
 	return 0;
 }

@@ -25,7 +25,12 @@ for f in tests/fixtures/generated/etm*.data tests/fixtures/generated/ete*.data \
 	set -- $(units "$T/full.json")
 	[ "$1" -eq 0 ] && [ "$2" -gt 0 ] || fail "$f: --decoder full: units $*"
 	set -- $(units "$T/fast.json")
-	[ "$1" -gt 0 ] || fail "$f: the fast path decoded no unit ($*)"
+	# a job that spans a replacement of code (ete-trbe-dlfx) reads the
+	# later code for its earlier windows the first time, which the fast
+	# path hands to the full decode; they come from its decode again
+	again=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["decoded_again"])' "$T/fast.json")
+	[ "$1" -gt 0 ] || [ "$again" -gt 0 ] ||
+		fail "$f: the fast path decoded no unit ($*)"
 	n=$((n + 1))
 done
 [ $n -ge 20 ] || fail "only $n recordings compared"

@@ -16,11 +16,14 @@ GEN=$SY_BUILD/sy-fixturegen
 # sanitizer (t_memory_flat.sh does the same)
 export ASAN_OPTIONS="${ASAN_OPTIONS:-}:quarantine_size_mb=0:malloc_context_size=0"
 
-# peak CMD...: the peak RssAnon and ru_maxrss of CMD in kB (tests/measure)
+# peak CMD...: the peak RssAnon and ru_maxrss of CMD in kB (tests/measure),
+# the larger of two runs each: at -j 2 a run whose worker kept less in
+# flight peaks a few MB lower (37 against 41-43 MB for pt-deep at 1x, seen
+# once), and a low baseline is not the growth this test is about
 peak() {
-	set -- $(tests/measure "$@")
-	[ "$4" = 0 ] || return 1
-	echo "$2 $3"
+	m1=$(tests/measure "$@") && m2=$(tests/measure "$@") || return 1
+	echo "$m1 $m2" | awk '$4 != 0 || $8 != 0 { exit 1 }
+		{ print ($2 > $6 ? $2 : $6), ($3 > $7 ? $3 : $7) }'
 }
 
 # flat WHAT A B: B (kB at 2x) within 10% + 2 MB of A (kB at 1x)

@@ -162,9 +162,22 @@ static uint64_t compare(const char *path, const char *symfs,
 			t->fallbacks += fast.sum.fallbacks;
 			t->insns += fast.sum.insns;
 			t->recordings++;
-			fallbacks = fast.sum.fallbacks;
-			/* the fast path did decode this recording */
-			cr_assert_gt(fast.sum.fast_units, 0, "%s", path);
+			/* a job decoded again read code that was replaced
+			 * for some of its windows the first time: there the
+			 * fast path's guard must hand over */
+			fallbacks = fast.sum.decoded_again ?
+					    0 : fast.sum.fallbacks;
+			/* the fast path did decode this recording; but where
+			 * a job spans a replacement of code (ete-trbe-dlfx),
+			 * its first decode reads the later code for the
+			 * earlier windows, which the fast path's guard hands
+			 * to the full decoder, and its windows come from the
+			 * decode again in the earlier code (jobs.c) */
+			cr_assert(fast.sum.fast_units > 0 ||
+					  fast.sum.decoded_again > 0,
+				  "%s", path);
+			cr_assert_eq(fast.sum.decoded_again,
+				     full.sum.decoded_again, "%s", path);
 		}
 		free(fast.text);
 		free(full.text);
