@@ -180,14 +180,18 @@ static void sy_span_events(struct sy_matcher *m, struct sy_win *w,
 	}
 }
 
-/* Whether window @w's resume sample is of another thread than its pause
- * sample, and a context switch came after it and no later than @t_start,
- * where the window's trace begins: the resume was taken on the last
- * instruction before the switch. */
+/* Whether a context switch came on the queue after window @w's resume
+ * sample and no later than @t_start, where the window's trace on it
+ * begins: the trace starts where the switch put a thread in, not at the
+ * resume.  The resume was taken on the last instruction before the switch
+ * (its sample is of the thread switched out), or the window's thread
+ * was switched out and in again, here or on another CPU (a thread that
+ * migrates in its window: its resume sample is on the CPU it left, the
+ * trace here starts where it came in). */
 static int sy_resumed_across_switch(const struct sy_matcher *m,
 				    const struct sy_win *w, uint64_t t_start)
 {
-	if (w->match.resume_tid == w->pub.tid || !w->pub.has_pause)
+	if (!w->pub.has_pause)
 		return 0;
 	for (size_t i = m->ev_pos; i < m->nr_ev; i++) {
 		const struct sy_qevent *e = &m->ev[i];
