@@ -562,10 +562,14 @@ static int sy_job_merge(struct sy_stretcher *st,
  * A decode that fails, or finds no stretch of it, changes nothing. */
 static int sy_job_redecode(struct sy_wctx *c, struct sy_job *j,
 			   struct sy_decoder *d, struct sy_stretcher *st,
-			   struct sy_jobmem *m)
+			   struct sy_jobmem *m, int drop_head)
 {
 	struct sy_proc_snap *want[SY_MAPTL_MAX];
 	struct sy_proc_snap **cs = NULL, **ca = NULL;
+	/* what a decode sets in the job: the first decode's stands */
+	const int kept_drop = j->drop_head, kept_seam = j->seam_reached;
+	const uint64_t kept_remap = j->ctx_remapped, kept_unk = j->ctx_unknown;
+	const uint32_t kept_ex = j->ctx_example;
 	size_t nw = 0, k;
 	int err = 0;
 
@@ -584,6 +588,8 @@ static int sy_job_redecode(struct sy_wctx *c, struct sy_job *j,
 		sy_stretcher_init(&again, st->depth);
 		m->snap = want[k];
 		sy_mem_reader_switch(m->mr, want[k]);
+		/* the first decode dropped the head after a seam: again */
+		j->drop_head = drop_head;
 		if (!sy_decode_loop(c->js, j, d, &again, m, c->extra, 0) &&
 		    (ca = calloc(again.nr + 1, sizeof(*ca)))) {
 			j->decoded_again++;
@@ -606,6 +612,11 @@ static int sy_job_redecode(struct sy_wctx *c, struct sy_job *j,
 		m->snap = j->snap;
 		sy_mem_reader_switch(m->mr, j->snap);
 	}
+	j->drop_head = kept_drop;
+	j->seam_reached = kept_seam;
+	j->ctx_remapped = kept_remap;
+	j->ctx_unknown = kept_unk;
+	j->ctx_example = kept_ex;
 	return err;
 }
 
@@ -619,7 +630,7 @@ static void sy_job_run(void *ctx, struct sy_work *work)
 	struct sy_dec_stats zero = { 0 };
 	const struct sy_dec_stats *prev = &zero;
 	struct sy_decoder *d;
-	int again;
+	int again, drop_head;
 
 	if (ds) {
 		sy_decstate_enter(ds, j->seq);
@@ -649,11 +660,12 @@ static void sy_job_run(void *ctx, struct sy_work *work)
 	m->tc = &j->tc;
 	sy_mem_reader_begin(m->mr, j->snap);
 	again = sy_job_may_redecode(j);
+	drop_head = j->drop_head;
 	/* a stretch taken from another decode is finished with the job */
 	j->err = sy_decode_loop(c->js, j, d, st, m, c->extra, !again);
 	sy_stats_sub(&j->stats, sy_decoder_stats(d), prev);
 	if (!j->err && again)
-		j->err = sy_job_redecode(c, j, d, st, m);
+		j->err = sy_job_redecode(c, j, d, st, m, drop_head);
 	sy_mem_reader_end(m->mr);
 	m->snap = NULL;
 	m->own = NULL;
