@@ -6,18 +6,12 @@
 #include <stdlib.h>
 
 #include "sy_error.h"
+#include "sy_vec.h"
 
 int sy_pt_cyc_add(struct sy_pt_cyc *c, uint64_t off, uint64_t cycles)
 {
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? 2 * c->cap : 64;
-		struct sy_pt_cyc_at *v = realloc(c->v, cap * sizeof(*v));
-
-		if (!v)
-			return -SY_E_NOMEM;
-		c->v = v;
-		c->cap = cap;
-	}
+	if (sy_grow((void **)&c->v, &c->cap, c->n, sizeof(*c->v)))
+		return -SY_E_NOMEM;
 	c->v[c->n].off = off;
 	c->v[c->n].cycles = cycles;
 	c->n++;

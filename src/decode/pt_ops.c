@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "pt_state.h"
+#include "sy_vec.h"
 
 /* ------------------------------------------------------------------------
  * Backend ops.
@@ -89,15 +90,9 @@ static void sy_pt_fini(struct sy_decoder *d)
 
 static int sy_pt_add_pge(struct sy_pt *pt, uint64_t off)
 {
-	if (pt->npge == pt->pge_cap) {
-		size_t cap = pt->pge_cap ? 2 * pt->pge_cap : 16;
-		uint64_t *p = realloc(pt->pge, cap * sizeof(*p));
-
-		if (!p)
-			return -SY_E_NOMEM;
-		pt->pge = p;
-		pt->pge_cap = cap;
-	}
+	if (sy_grow((void **)&pt->pge, &pt->pge_cap, pt->npge,
+		    sizeof(*pt->pge)))
+		return -SY_E_NOMEM;
 	pt->pge[pt->npge++] = off;
 	return 0;
 }
