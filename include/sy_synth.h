@@ -279,10 +279,13 @@ struct sy_session_summary {
 double sy_summary_bogus_rate(const struct sy_session_summary *s);
 /* "N implausible windows: bogus-sample rate R% ..." in @buf for the
  * summary, blaming the binaries before the trace when @forced of them were
- * read in another build; returns 0 (nothing written) when no window is
- * implausible. */
+ * read in another build, and saying that the windows with a suspect branch
+ * were kept, or that @suspect_dropped of them were dropped (convert
+ * --drop-suspect); returns 0 (nothing written) when no window is
+ * implausible or suspect and no callchain is unmapped. */
 int sy_summary_bogus_line(const struct sy_session_summary *s,
-			  uint64_t forced, char *buf, size_t len);
+			  uint64_t forced, int drop_suspect,
+			  uint64_t suspect_dropped, char *buf, size_t len);
 /* "design: ..." (which strobing design made the windows, and their
  * designed length) in @buf for the summaries; 0 (nothing written) for a
  * whole-trace recording. */

@@ -15,6 +15,7 @@
 enum {
 	OPT_FORMAT = SY_OPT_CMD_BASE,
 	OPT_KEEP,
+	OPT_DROP_SUSPECT,
 	OPT_BINARY_FILTER,
 	OPT_STATS_JSON,
 };
@@ -62,6 +63,11 @@ static void sy_convert_usage(FILE *f)
 	fprintf(f,
 		"      --keep S[,S...]    statuses whose windows still emit samples\n"
 		"                         (default: ok)\n"
+		"      --drop-suspect     windows with a suspect branch (unusual\n"
+		"                         code or damage) emit nothing either:\n"
+		"                         fewer fabricated samples from damaged\n"
+		"                         trace, but unusual correct code loses\n"
+		"                         its samples too\n"
 		"      --binary-filter S  only samples whose leaf lies in a binary\n"
 		"                         whose path contains S (bolt: the branches\n"
 		"                         of that binary, from every sample)\n"
@@ -230,6 +236,10 @@ static int sy_convert_window(void *ctx, const struct sy_window *w)
 		sy_convert_dropped(c, w, run->s);
 		return 0;
 	}
+	if (c->opt.drop_suspect && w->suspect) {
+		c->n.suspect_dropped++;
+		return 0;
+	}
 	if (c->opt.whole_trace)
 		return sy_convert_whole(c, w);
 	/* the samples that interrupted the window, then the pause sample:
@@ -327,6 +337,7 @@ static int sy_convert_options(struct sy_convert *c, int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "keep", required_argument, NULL, OPT_KEEP },
+		{ "drop-suspect", no_argument, NULL, OPT_DROP_SUSPECT },
 		{ "binary-filter", required_argument, NULL, OPT_BINARY_FILTER },
 		{ "stats-json", required_argument, NULL, OPT_STATS_JSON },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -353,6 +364,9 @@ static int sy_convert_options(struct sy_convert *c, int argc, char **argv)
 		case OPT_KEEP:
 			if (sy_parse_keep(c, optarg))
 				return SY_EXIT_USAGE;
+			break;
+		case OPT_DROP_SUSPECT:
+			c->opt.drop_suspect = 1;
 			break;
 		case OPT_BINARY_FILTER:
 			c->opt.binary_filter = optarg;
@@ -464,6 +478,7 @@ void sy_convert_counts_add(struct sy_convert_counts *to,
 	to->samples += from->samples;
 	to->filtered += from->filtered;
 	to->not_kept += from->not_kept;
+	to->suspect_dropped += from->suspect_dropped;
 	to->no_stack += from->no_stack;
 	to->binary_filtered += from->binary_filtered;
 	to->stack_entries += from->stack_entries;

@@ -26,6 +26,10 @@ struct sy_convert_opts {
 	enum sy_conv_format fmt;
 	uint32_t keep;		/* bit per status */
 	int keep_given;		/* --keep said which: whole trace too */
+	/* --drop-suspect: a kept window with a suspect branch emits nothing
+	 * (precision before recall, the user's choice: correct but unusual
+	 * code loses its samples too) */
+	int drop_suspect;
 	const char *binary_filter;
 	const char *stats_json;
 	int quiet;
@@ -40,6 +44,7 @@ struct sy_convert_counts {
 	uint64_t selected;	/* windows the selection options kept */
 	uint64_t by_status[SY_ST_NR]; /* of those */
 	uint64_t samples, filtered, not_kept, no_stack;
+	uint64_t suspect_dropped; /* kept windows --drop-suspect dropped */
 	uint64_t binary_filtered; /* samples --binary-filter dropped */
 	uint64_t stack_entries;
 };

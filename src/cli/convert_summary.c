@@ -61,6 +61,7 @@ static void sy_summary_json(struct sy_convert *c, struct sy_session *s,
 		"  \"damaged_records\": %" PRIu64 ",\n"
 		"  \"bogus_sample_rate\": %.6f,\n"
 		"  \"suspect_windows\": %" PRIu64 ",\n"
+		"  \"suspect_dropped\": %" PRIu64 ",\n"
 		"  \"callchains_unmapped\": %" PRIu64 ",\n"
 		"  \"design\": \"%s\",\n"
 		"  \"design_window\": %" PRIu64 ",\n"
@@ -78,7 +79,8 @@ static void sy_summary_json(struct sy_convert *c, struct sy_session *s,
 		sum->inner_samples, sum->placed, sum->unplaced,
 		c->n.filtered, sum->decode_errors, sum->overflows,
 		sum->bytes, sum->insns, sum->branches, sum->damage,
-		sy_summary_bogus_rate(sum), sum->suspect, sum->chain_unmapped,
+		sy_summary_bogus_rate(sum), sum->suspect, c->n.suspect_dropped,
+		sum->chain_unmapped,
 		sy_design_name(sum->design), sum->design_window,
 		sy_summary_pt(sum) ? "pt" : "etm", sum->fast_units,
 		sum->full_units, sum->fallbacks, sum->decoded_again,
@@ -125,8 +127,9 @@ static void sy_summary_text(struct sy_convert *c, struct sy_session *s,
 		c->n.samples ? (double)c->n.stack_entries / (double)c->n.samples : 0.0,
 		sum->unplaced, sum->decode_errors,
 		sy_plural(sum->decode_errors, "error", "errors"));
-	if (sy_summary_bogus_line(sum, sy_session_forced_binaries(s), line,
-				  sizeof(line)))
+	if (sy_summary_bogus_line(sum, sy_session_forced_binaries(s),
+				  c->opt.drop_suspect, c->n.suspect_dropped,
+				  line, sizeof(line)))
 		fprintf(f, "strobe-synth: %s: %s\n", c->opt.input, line);
 	if (sy_summary_design_line(sum, line, sizeof(line)))
 		fprintf(f, "strobe-synth: %s: %s\n", c->opt.input, line);
@@ -296,6 +299,12 @@ void sy_convert_why_nothing(struct sy_convert *c, struct sy_session *s)
 			  "trace", st, sy_session_forced_binaries(s),
 			  sy_session_forced_binaries(s) == 1 ? "binary was" :
 							       "binaries were");
+	else if (c->n.suspect_dropped &&
+		 c->n.not_kept + c->n.suspect_dropped == c->n.selected)
+		sy_why(c, "no sample written: --drop-suspect dropped every "
+			  "window that would have been converted (%" PRIu64
+			  " with a suspect branch: unusual code or damage); "
+			  "without it they are converted", c->n.suspect_dropped);
 	else if (c->n.not_kept == c->n.selected)
 		sy_why(c, "no sample written: no window is ok (%s); "
 			     "'strobe-synth windows' says why, --keep STATUS "

@@ -53,7 +53,8 @@ double sy_summary_bogus_rate(const struct sy_session_summary *s)
 }
 
 int sy_summary_bogus_line(const struct sy_session_summary *s,
-			  uint64_t forced, char *buf, size_t len)
+			  uint64_t forced, int drop_suspect,
+			  uint64_t suspect_dropped, char *buf, size_t len)
 {
 	uint64_t bad = s->by_status[SY_ST_IMPLAUSIBLE];
 	int n = 0;
@@ -73,12 +74,18 @@ int sy_summary_bogus_line(const struct sy_session_summary *s,
 				      "(--allow-mismatch), or damaged trace" :
 				      "damaged trace",
 			     100.0 * sy_summary_bogus_rate(s));
-	if (s->suspect && n >= 0 && (size_t)n < len)
+	if (s->suspect && !drop_suspect && n >= 0 && (size_t)n < len)
 		snprintf(buf + n, len - (size_t)n,
 			 "%s%" PRIu64 " window%s with a suspect branch (unusual "
 			 "code or damage; kept)",
 			 bad ? "; " : "", s->suspect,
 			 s->suspect == 1 ? "" : "s");
+	else if (s->suspect && n >= 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n,
+			 "%s%" PRIu64 " window%s with a suspect branch (unusual "
+			 "code or damage; --drop-suspect dropped %" PRIu64 ")",
+			 bad ? "; " : "", s->suspect,
+			 s->suspect == 1 ? "" : "s", suspect_dropped);
 	n = (int)strlen(buf);
 	if (s->chain_unmapped && (size_t)n < len)
 		snprintf(buf + n, len - (size_t)n,

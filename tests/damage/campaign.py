@@ -4,6 +4,7 @@
 
     campaign.py --sy BIN [--shared DIR] [--seed N] [--per-input N]
                 [--jobs N] [--timeout S] [--max-fabricated N] [--measure]
+                [--convert-opt OPT]...
 
 For every mutant (tests/damage/mutate.py) it checks:
 
@@ -16,6 +17,10 @@ For every mutant (tests/damage/mutate.py) it checks:
   * it counts the samples of the output whose branch stack holds a branch
     (from, to) the undamaged file never has: a fabricated sample.  Their
     total must stay at or below --max-fabricated.
+
+--convert-opt adds an option to every mutant's convert (not to the
+undamaged file's, whose branches are the program's): `--convert-opt
+--drop-suspect` measures what that option leaves.
 
 --measure also converts every mutant with `--keep ok,implausible` and lists
 `windows --json`, and prints, per kind, how many fabricated samples the
@@ -107,11 +112,12 @@ class Input:
         self.pairs = {b for _, br in self.samples for b in br}
 
 
-def check_mutant(sy, inp, mpath, kind, report, timeout, measure):
+def check_mutant(sy, inp, mpath, kind, report, timeout, measure, extra=()):
     """Returns a dict of findings for one mutant."""
     res = {"kind": kind, "input": inp.name, "file": mpath, "errors": [],
            "fabricated": 0, "new_samples": 0}
-    argv = [sy, "convert", "-q", "-j", "2"] + inp.opts + ["-o", "-", mpath]
+    argv = [sy, "convert", "-q", "-j", "2"] + list(extra) + inp.opts + [
+        "-o", "-", mpath]
     rc, out, err = run(argv, timeout)
     res["rc"] = rc
     if rc is None:
@@ -177,6 +183,7 @@ def main():
     ap.add_argument("--max-fabricated", type=int, default=-1)
     ap.add_argument("--kinds", default=",".join(mutate.KINDS))
     ap.add_argument("--measure", action="store_true")
+    ap.add_argument("--convert-opt", action="append", default=[])
     ap.add_argument("--require-shared", action="store_true")
     ap.add_argument("-v", "--verbose", action="store_true")
     a = ap.parse_args()
@@ -217,7 +224,7 @@ def _campaign(a, inputs, tmp):
             jobs.append((inp, mpath, kind, report, off, detail))
     with concurrent.futures.ThreadPoolExecutor(a.jobs) as ex:
         futs = [ex.submit(check_mutant, a.sy, inp, mpath, kind, report,
-                          a.timeout, a.measure)
+                          a.timeout, a.measure, a.convert_opt)
                 for inp, mpath, kind, report, _, _ in jobs]
         results = [f.result() for f in futs]
     for r, (_, _, _, _, off, detail) in zip(results, jobs):

@@ -498,8 +498,8 @@ void sy_wl_summary(struct sy_wl *c, struct sy_session *s)
 		sum->resume_samples,
 		sy_plural(sum->resume_samples, "sample", "samples"),
 		sum->resume_while_running);
-	if (sy_summary_bogus_line(sum, sy_session_forced_binaries(s), line,
-				  sizeof(line)))
+	if (sy_summary_bogus_line(sum, sy_session_forced_binaries(s), 0, 0,
+				  line, sizeof(line)))
 		fprintf(f, "%s\n", line);
 	if (sy_summary_design_line(sum, line, sizeof(line)))
 		fprintf(f, "%s\n", line);
