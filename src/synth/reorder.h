@@ -12,8 +12,9 @@
  * same between the record reader and the walk:
  *
  *   - a record with a time (a sample with PERF_SAMPLE_TIME, another
- *     kernel record with sample_id_all and TIME) is copied into the queue;
- *     time 0 counts as none, as in perf (synthesized records);
+ *     kernel record with sample_id_all and TIME) is queued: copied, or by
+ *     reference when its bytes stay (SY_RECORD_STABLE); time 0 counts as
+ *     none, as in perf (synthesized records);
  *   - a record without one (user records: AUXTRACE_INFO, AUXTRACE,
  *     ID_INDEX, TIME_CONV, HEADER_*, FINISHED_*; a record of no known
  *     attr) goes on at once, ahead of the queue, as in perf (AUXTRACE
