@@ -149,11 +149,18 @@ static struct sy_dec_item *sy_pt_enqueue(struct sy_pt *pt,
 {
 	struct sy_dec_item *it;
 
-	/* next() drains the queue before it decodes again and no single
-	 * step pushes more than a handful of items. */
-	if (pt->qn == SY_PT_QUEUE)
+	/* no step pushes more than a handful of items: the queue is
+	 * bounded whatever the input (pt_state.h) */
+	if (pt->step_n == SY_PT_STEP_ITEMS)
 		return &pt->discard;
-	it = &pt->q[(pt->qhead + pt->qn++) % SY_PT_QUEUE];
+	pt->step_n++;
+	if (pt->skip) {
+		/* the fast path's, already out (pt_ops.c) */
+		pt->skip--;
+		it = &pt->discard;
+	} else {
+		it = &pt->q[pt->qhead + pt->qn++];
+	}
 	memset(it, 0, sizeof(*it));
 	it->kind = (uint8_t)kind;
 	it->offset = off;
@@ -237,6 +244,8 @@ static void sy_pt_context(struct sy_pt *pt, int have_time, uint64_t tsc,
 	uint64_t ninsn = pt->ninsn;
 	struct sy_dec_item *it;
 	uint32_t ctxid;
+
+	pt->batch_stop = 1;
 
 	/* the code in force then (a mapping replaced since): read afresh */
 	if (p->code_at && have_time && p->code_at(p->mem_ctx, tsc)) {
