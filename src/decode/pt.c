@@ -738,7 +738,7 @@ static void sy_pt_end(struct sy_pt *pt, uint64_t off)
 	sy_pt_done(pt, pt->len);
 }
 
-void sy_pt_run(struct sy_pt *pt)
+static void sy_pt_run_one(struct sy_pt *pt)
 {
 	struct pt_event ev;
 	struct pt_block b;
@@ -790,4 +790,28 @@ void sy_pt_run(struct sy_pt *pt)
 		return;
 	}
 	pt->status = st;
+}
+
+/* Whether the step goes on with the next block: while the caller takes
+ * several steps' items at once (@batching), blocks follow each other
+ * without going back to it, as long as their items fit (each block may
+ * push SY_PT_STEP_ITEMS) and nothing but a block comes next.  A doubt
+ * drops the items of the whole step, which the block decoder then gives
+ * again (pt_ops.c): the same items. */
+static int sy_pt_run_on(const struct sy_pt *pt)
+{
+	return pt->batching && pt->phase == SY_PT_RUN &&
+	       !(pt->status & (pts_event_pending | pts_eos)) &&
+	       !(pt->fast && pt->walk.doubt) && !pt->batch_stop &&
+	       pt->qhead + pt->qn <= SY_PT_QUEUE - SY_PT_STEP_ITEMS;
+}
+
+void sy_pt_run(struct sy_pt *pt)
+{
+	for (;;) {
+		sy_pt_run_one(pt);
+		if (!sy_pt_run_on(pt))
+			return;
+		pt->step_n = 0;
+	}
 }

@@ -295,6 +295,7 @@ static int sy_pt_fill(struct sy_pt *pt, int batch)
 
 	if (!pt->qn)
 		pt->qhead = 0;
+	pt->batching = batch;
 	while (!pt->qn ||
 	       (batch && !pt->batch_stop && !pt->fall_back_due &&
 		pt->qhead + pt->qn <= SY_PT_QUEUE - SY_PT_STEP_ITEMS)) {

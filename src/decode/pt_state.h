@@ -148,6 +148,7 @@ struct sy_pt {
 	 * answer the caller's handling of the items before may depend on):
 	 * no step after it until they are out */
 	int batch_stop;
+	int batching;			/* for sy_decoder_peek: see pt.c */
 	struct sy_dec_item discard;	/* target of suppressed items */
 	/* sy_decoder_peek while CYC counts go out between the items: one
 	 * item at a time, sy_pt_next's */
