@@ -149,11 +149,18 @@ static struct sy_dec_item *sy_pt_enqueue(struct sy_pt *pt,
 {
 	struct sy_dec_item *it;
 
-	/* next() drains the queue before it decodes again and no single
-	 * step pushes more than a handful of items. */
-	if (pt->qn == SY_PT_QUEUE)
+	/* no step pushes more than a handful of items: the queue is
+	 * bounded whatever the input (pt_state.h) */
+	if (pt->step_n == SY_PT_STEP_ITEMS)
 		return &pt->discard;
-	it = &pt->q[(pt->qhead + pt->qn++) % SY_PT_QUEUE];
+	pt->step_n++;
+	if (pt->skip) {
+		/* the fast path's, already out (pt_ops.c) */
+		pt->skip--;
+		it = &pt->discard;
+	} else {
+		it = &pt->q[pt->qhead + pt->qn++];
+	}
 	memset(it, 0, sizeof(*it));
 	it->kind = (uint8_t)kind;
 	it->offset = off;
@@ -237,6 +244,8 @@ static void sy_pt_context(struct sy_pt *pt, int have_time, uint64_t tsc,
 	uint64_t ninsn = pt->ninsn;
 	struct sy_dec_item *it;
 	uint32_t ctxid;
+
+	pt->batch_stop = 1;
 
 	/* the code in force then (a mapping replaced since): read afresh */
 	if (p->code_at && have_time && p->code_at(p->mem_ctx, tsc)) {
@@ -729,7 +738,7 @@ static void sy_pt_end(struct sy_pt *pt, uint64_t off)
 	sy_pt_done(pt, pt->len);
 }
 
-void sy_pt_run(struct sy_pt *pt)
+static void sy_pt_run_one(struct sy_pt *pt)
 {
 	struct pt_event ev;
 	struct pt_block b;
@@ -781,4 +790,28 @@ void sy_pt_run(struct sy_pt *pt)
 		return;
 	}
 	pt->status = st;
+}
+
+/* Whether the step goes on with the next block: while the caller takes
+ * several steps' items at once (@batching), blocks follow each other
+ * without going back to it, as long as their items fit (each block may
+ * push SY_PT_STEP_ITEMS) and nothing but a block comes next.  A doubt
+ * drops the items of the whole step, which the block decoder then gives
+ * again (pt_ops.c): the same items. */
+static int sy_pt_run_on(const struct sy_pt *pt)
+{
+	return pt->batching && pt->phase == SY_PT_RUN &&
+	       !(pt->status & (pts_event_pending | pts_eos)) &&
+	       !(pt->fast && pt->walk.doubt) && !pt->batch_stop &&
+	       pt->qhead + pt->qn <= SY_PT_QUEUE - SY_PT_STEP_ITEMS;
+}
+
+void sy_pt_run(struct sy_pt *pt)
+{
+	for (;;) {
+		sy_pt_run_one(pt);
+		if (!sy_pt_run_on(pt))
+			return;
+		pt->step_n = 0;
+	}
 }

@@ -160,8 +160,10 @@ static int sy_pt_reset(struct sy_decoder *d, const struct sy_dec_chunk *chunks,
 
 	pt->report_from = report_from;
 	pt->ctxid0 = d->ctxid;
-	pt->delivered = 0;
+	pt->committed = 0;
 	pt->skip = 0;
+	pt->fall_back_due = 0;
+	pt->have_one = 0;
 	pt->counted = 0;
 	pt->npge = 0;
 	pt->have_held = 0;
@@ -242,52 +244,93 @@ static int sy_pt_begin(struct sy_pt *pt, int fast)
 	return 0;
 }
 
-/* The fast path doubts: the block decoder takes the window over from its
- * start, its first @delivered items already out. */
+/* The fast path doubted: the block decoder takes the window over from
+ * its start, the @committed items of the steps before already out. */
 static int sy_pt_fall_back(struct sy_pt *pt)
 {
 	pt->d->stats.fallbacks++;
-	pt->skip = pt->delivered;
+	pt->skip = pt->committed;
 	return sy_pt_begin(pt, 0);
+}
+
+/* One step of the decode, its items onto the queue.  Returns 1 when the
+ * window is done (no step was taken). */
+static int sy_pt_step(struct sy_pt *pt)
+{
+	unsigned before = pt->qn;
+
+	pt->step_n = 0;
+	pt->batch_stop = 0;
+	switch (pt->phase) {
+	case SY_PT_FIRST_SYNC:
+	case SY_PT_RESYNC:
+		sy_pt_sync(pt);
+		break;
+	case SY_PT_RUN:
+		sy_pt_run(pt);
+		break;
+	default:
+		return 1;
+	}
+	if (pt->fast && pt->walk.doubt) {
+		/* the step's items are the block decoder's to give, once the
+		 * items before them are out (as they were before it) */
+		pt->qn = before;
+		pt->fall_back_due = 1;
+		return 0;
+	}
+	pt->committed += pt->qn - before;
+	return 0;
+}
+
+/* Decodes until the queue holds an item: 0, or -SY_E_EOS at the window's
+ * end.  With @batch, steps go on while their items fit, so that the
+ * caller takes several in place; they stop where the caller must see the
+ * items before a step first (pt_state.h: @batch_stop, @fall_back_due),
+ * so that nothing it sees depends on how far the decode ran ahead. */
+static int sy_pt_fill(struct sy_pt *pt, int batch)
+{
+	struct sy_decoder *d = pt->d;
+	int err;
+
+	if (!pt->qn)
+		pt->qhead = 0;
+	pt->batching = batch;
+	while (!pt->qn ||
+	       (batch && !pt->batch_stop && !pt->fall_back_due &&
+		pt->qhead + pt->qn <= SY_PT_QUEUE - SY_PT_STEP_ITEMS)) {
+		if (pt->fall_back_due) {
+			/* the queue is empty */
+			pt->fall_back_due = 0;
+			if ((err = sy_pt_fall_back(pt)))
+				return err;
+			continue;
+		}
+		if (!sy_pt_step(pt))
+			continue;
+		if (pt->qn)
+			return 0;
+		if (!pt->counted && pt->len) {
+			pt->counted = 1;
+			if (pt->fast)
+				d->stats.fast_units++;
+			else
+				d->stats.full_units++;
+		}
+		return -SY_E_EOS;
+	}
+	return 0;
 }
 
 static int sy_pt_next_item(struct sy_decoder *d, struct sy_dec_item *item)
 {
 	struct sy_pt *pt = sy_pt_of(d);
-	int err;
+	int err = sy_pt_fill(pt, 0);
 
-	for (;;) {
-		while (!pt->qn) {
-			switch (pt->phase) {
-			case SY_PT_FIRST_SYNC:
-			case SY_PT_RESYNC:
-				sy_pt_sync(pt);
-				break;
-			case SY_PT_RUN:
-				sy_pt_run(pt);
-				break;
-			default:
-				if (!pt->counted && pt->len) {
-					pt->counted = 1;
-					if (pt->fast)
-						d->stats.fast_units++;
-					else
-						d->stats.full_units++;
-				}
-				return -SY_E_EOS;
-			}
-			if (pt->fast && pt->walk.doubt &&
-			    (err = sy_pt_fall_back(pt)))
-				return err;
-		}
-		*item = pt->q[pt->qhead];
-		pt->qhead = (pt->qhead + 1) % SY_PT_QUEUE;
-		pt->qn--;
-		if (!pt->skip)
-			break;
-		pt->skip--;
-	}
-	pt->delivered++;
+	if (err)
+		return err;
+	*item = pt->q[pt->qhead++];
+	pt->qn--;
 	return 0;
 }
 
@@ -311,6 +354,11 @@ static int sy_pt_next(struct sy_decoder *d, struct sy_dec_item *item)
 	struct sy_pt *pt = sy_pt_of(d);
 	int err;
 
+	if (pt->have_one) {	/* peeked, not used */
+		*item = pt->one;
+		pt->have_one = 0;
+		return 0;
+	}
 	if (pt->cyc.next == pt->cyc.n && !pt->have_held)
 		return sy_pt_next_item(d, item);
 	if (!pt->have_held) {
@@ -333,11 +381,48 @@ static int sy_pt_next(struct sy_decoder *d, struct sy_dec_item *item)
 	return 0;
 }
 
+/* The queue's items in place; while CYC counts go out between them, one
+ * at a time (sy_pt_next's). */
+static int sy_pt_peek(struct sy_decoder *d, struct sy_dec_item **items,
+		      size_t *n)
+{
+	struct sy_pt *pt = sy_pt_of(d);
+	int err;
+
+	if (pt->have_one || pt->cyc.next != pt->cyc.n || pt->have_held) {
+		if (!pt->have_one && (err = sy_pt_next(d, &pt->one)))
+			return err;
+		pt->have_one = 1;
+		*items = &pt->one;
+		*n = 1;
+		return 0;
+	}
+	if ((err = sy_pt_fill(pt, 1)))
+		return err;
+	*items = &pt->q[pt->qhead];
+	*n = pt->qn;
+	return 0;
+}
+
+static void sy_pt_advance(struct sy_decoder *d, size_t k)
+{
+	struct sy_pt *pt = sy_pt_of(d);
+
+	if (pt->have_one) {
+		pt->have_one = !k;
+		return;
+	}
+	pt->qhead += (unsigned)k;
+	pt->qn -= (unsigned)k;
+}
+
 const struct sy_decoder_ops sy_pt_decoder_ops = {
 	.init = sy_pt_init,
 	.fini = sy_pt_fini,
 	.reset = sy_pt_reset,
 	.next = sy_pt_next,
+	.peek = sy_pt_peek,
+	.advance = sy_pt_advance,
 };
 
 void sy_pt_set_code_cache(struct sy_decoder *d, int on)

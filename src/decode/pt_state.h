@@ -15,7 +15,12 @@
 
 enum {
 	SY_PT_NCLASS = 1024,		/* last instructions of blocks */
-	SY_PT_QUEUE = 16,
+	/* Items one step of the decode may push (no step pushes more than
+	 * a handful; any beyond are dropped, so that no input can make the
+	 * queue grow), and the queue: several steps' items go out in place
+	 * at once (pt_ops.c, sy_decoder_peek). */
+	SY_PT_STEP_ITEMS = 16,
+	SY_PT_QUEUE = 4 * SY_PT_STEP_ITEMS,
 	/* Instructions the block decoder may walk without reading trace
 	 * before we call it stuck (see the top of this file). */
 	SY_PT_MAX_IDLE_INSNS = 1 << 18,
@@ -71,14 +76,17 @@ struct sy_pt {
 	struct pt_block_decoder *blk;	/* one per window, unless @fast */
 
 	/* The fast path (pt_walk.h) in place of @blk.  When it doubts, the
-	 * window is decoded again by the block decoder from its start, and
-	 * the @delivered items already handed out are skipped (@skip): the
-	 * two give the same items, so the caller sees one stream. */
+	 * step's items are dropped and, once the queue's earlier items are
+	 * out (@fall_back_due), the window is decoded again by the block
+	 * decoder from its start, the @committed items of the steps before
+	 * skipped (@skip): the two give the same items, so the caller sees
+	 * one stream. */
 	int fast;
 	int use_fast;			/* for the next reset */
 	int fast_ok;			/* @walk could be made */
+	int fall_back_due;
 	struct sy_ptw walk;
-	uint64_t delivered, skip;
+	uint64_t committed, skip;
 	uint32_t ctxid0;		/* the context at reset */
 	int counted;			/* the window's unit is counted */
 
@@ -130,9 +138,22 @@ struct sy_pt {
 	struct sy_dec_item held;
 	int have_held;
 
+	/* The queue, q[qhead .. qhead + qn), in one piece: it starts again
+	 * at q[0] whenever it is empty, and steps go on only while
+	 * SY_PT_STEP_ITEMS fit after it. */
 	struct sy_dec_item q[SY_PT_QUEUE];
 	unsigned qhead, qn;
+	unsigned step_n;		/* items the current step pushed */
+	/* the step asked the caller which code or thread runs when (whose
+	 * answer the caller's handling of the items before may depend on):
+	 * no step after it until they are out */
+	int batch_stop;
+	int batching;			/* for sy_decoder_peek: see pt.c */
 	struct sy_dec_item discard;	/* target of suppressed items */
+	/* sy_decoder_peek while CYC counts go out between the items: one
+	 * item at a time, sy_pt_next's */
+	struct sy_dec_item one;
+	int have_one;
 
 	int cache_on, cache_next;
 	uint32_t cls_ctxid;		/* the context @cls holds */

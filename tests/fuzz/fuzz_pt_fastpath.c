@@ -1,9 +1,11 @@
 /* libFuzzer target: the same bytes as one Intel PT window through the PT
  * fast path (src/decode/pt_walk.h) and through libipt's block decoder
  * (sy_pt_params.decoder); the items must be equal, field for field, in the
- * same order, and so must the counters that follow from them.  Where the
- * fast path gives the window up (a decode error, TSX, a doubtful
- * instruction, ...) the block decoder decodes it again from its start and
+ * same order (the fast path's taken in place, several at a time, as the
+ * jobs take them, and every third through next()), and so must the
+ * counters that follow from them.  Where the fast path gives the window
+ * up (a decode error, TSX, a doubtful instruction, ...) the block
+ * decoder decodes it again from its start and
  * the counters say so (sy_dec_stats.fallbacks); the items are compared all
  * the same: a fallback must not change them either.  Anything else traps.
  *
@@ -154,6 +156,22 @@ static int fz_same(const struct sy_dec_item *a, const struct sy_dec_item *b)
 	       a->time == b->time;
 }
 
+/* The next item through sy_decoder_peek / sy_decoder_advance. */
+static int fz_peek(struct sy_decoder *d, struct sy_dec_item *it)
+{
+	struct sy_dec_item *v;
+	size_t n;
+	int err = sy_decoder_peek(d, &v, &n);
+
+	if (err)
+		return err;
+	if (!n)
+		abort();
+	*it = v[0];
+	sy_decoder_advance(d, 1);
+	return 0;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct sy_dec_chunk ch[4];
@@ -202,8 +220,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (sy_decoder_reset(fast, ch, nch, from - a) != 0 ||
 	    sy_decoder_reset(full, ch, nch, from - a) != 0)
 		abort();
-	for (;;) {
-		ef = sy_decoder_next(fast, &x);
+	for (size_t k = 0;; k++) {
+		/* the fast path as the jobs read it, several items in place
+		 * (sy_decoder_peek), and, every third item, through next() */
+		ef = k % 3 == 2 ? sy_decoder_next(fast, &x) : fz_peek(fast, &x);
 		eb = sy_decoder_next(full, &y);
 		if (ef != eb)
 			abort();

@@ -1076,16 +1076,16 @@ Test(pt_decode, chunks_are_one_buffer)
 	sy_decoder_free(d);
 }
 
-/* sy_decoder_peek / sy_decoder_advance through the backend's next() (PT
- * has no ring to hand out): next()'s items and counts, whether a peek's
- * item is used, left for the next peek, or taken by next() after all. */
+/* sy_decoder_peek / sy_decoder_advance: the items of next(), in order,
+ * and its counts, whether a peek's items are all used, some of them, none
+ * (left for the next peek), or the first taken by next() after all. */
 Test(pt_decode, peek_equals_next)
 {
 	struct knobs k = { .ret_compress = 1, .ip_compress = 1, .time = 1,
 			   .p_nopsb = 70, .max_len = 1500, .max_gap = 100 };
 	struct stream *st = malloc(sizeof(*st));
 	struct sy_decoder *d = new_decoder(NULL);
-	uint64_t rng = 78;
+	uint64_t rng = 78, several = 0;
 
 	cr_assert_not_null(st);
 	stream_build(st, &k, 43);
@@ -1094,9 +1094,9 @@ Test(pt_decode, peek_equals_next)
 		struct items one = { 0 };
 		struct sy_dec_stats s1;
 		struct sy_dec_chunk ch;
-		struct sy_dec_item *v, it;
+		struct sy_dec_item *v, *v2, it;
 		uint64_t sync = wi->begin, insns = 0;
-		size_t n, i = 0, step = 0;
+		size_t n, n2, used, i = 0, step = 0;
 		int err;
 
 		cr_assert_eq(sy_decode_find_sync(SY_TRACE_PT, st->buf.data,
@@ -1108,36 +1108,48 @@ Test(pt_decode, peek_equals_next)
 		ch.len = wi->end - sync;
 		cr_assert_eq(sy_decoder_reset(d, &ch, 1, wi->begin - sync), 0);
 		for (;;) {
-			switch (step++ % 3) {
-			case 0:		/* peek, use it */
-				if ((err = sy_decoder_peek(d, &v, &n)))
-					break;
-				cr_assert_eq(n, 1);
-				it = v[0];
-				sy_decoder_advance(d, 1);
+			if ((err = sy_decoder_peek(d, &v, &n)))
 				break;
-			case 1:		/* peek, leave it, peek again */
-				if ((err = sy_decoder_peek(d, &v, &n)))
-					break;
+			cr_assert_geq(n, 1);
+			several += n > 1;
+			switch (step++ % 4) {
+			case 0:		/* use them all */
+				used = n;
+				break;
+			case 1:		/* the first */
+				used = 1;
+				break;
+			case 2:		/* none, peek again: the same first */
+				it = v[0];
 				sy_decoder_advance(d, 0);
-				if ((err = sy_decoder_peek(d, &v, &n)))
-					break;
-				it = v[0];
-				sy_decoder_advance(d, 1);
+				cr_assert_eq(sy_decoder_peek(d, &v2, &n2), 0);
+				cr_assert_geq(n2, 1);
+				cr_assert(memcmp(&it, &v2[0], sizeof(it)) == 0);
+				v = v2;
+				n = n2;
+				used = n > 1 ? n - 1 : 1;
 				break;
-			default:	/* peek, leave it, next() */
-				if ((err = sy_decoder_peek(d, &v, &n)))
-					break;
-				err = sy_decoder_next(d, &it);
-				break;
+			default:	/* none: next() */
+				cr_assert_lt(i, one.n, "window %zu: more items",
+					     w);
+				cr_assert_eq(sy_decoder_next(d, &it), 0);
+				cr_assert(memcmp(&it, &one.e[i], sizeof(it)) ==
+						  0,
+					  "window %zu item %zu", w, i);
+				insns += it.ninsn;
+				i++;
+				continue;
 			}
-			if (err)
-				break;
-			cr_assert_lt(i, one.n, "window %zu: more items", w);
-			cr_assert(memcmp(&it, &one.e[i], sizeof(it)) == 0,
-				  "window %zu item %zu", w, i);
-			insns += it.ninsn;
-			i++;
+			for (size_t x = 0; x < used; x++) {
+				cr_assert_lt(i, one.n, "window %zu: more items",
+					     w);
+				cr_assert(memcmp(&v[x], &one.e[i],
+						 sizeof(v[x])) == 0,
+					  "window %zu item %zu", w, i);
+				insns += v[x].ninsn;
+				i++;
+			}
+			sy_decoder_advance(d, used);
 		}
 		cr_assert_eq(err, -SY_E_EOS);
 		cr_assert_eq(i, one.n, "window %zu", w);
@@ -1147,6 +1159,8 @@ Test(pt_decode, peek_equals_next)
 		cr_assert_eq(sy_decoder_stats(d)->errors, s1.errors);
 		items_free(&one);
 	}
+	/* the items came several at a time */
+	cr_assert_gt(several, 0);
 	fx_buf_fini(&st->buf);
 	free(st);
 	sy_decoder_free(d);
