@@ -7,11 +7,10 @@
 #include "sy_perf_abi.h"
 #include "sy_vec.h"
 
-/* A queued record: its sort key and where its bytes are. */
+/* A queued record: its sort key and where its copy is. */
 struct sy_reorder_ent {
 	uint64_t time;
 	uint64_t seq;
-	const uint8_t *data;	/* a stable record's own bytes (NULL: copied) */
 	size_t off;		/* of its copy in buf */
 	uint64_t rec_off;	/* sy_record.offset */
 	const struct sy_perf_attr *attr;
@@ -95,25 +94,21 @@ static size_t sy_pad8(size_t n)
  * the others to the front of buf, in file order. */
 static void sy_reorder_compact(struct sy_reorder *o, uint64_t limit)
 {
-	size_t w = 0, pos = 0, held = 0;
+	size_t w = 0, pos = 0;
 
 	for (size_t i = 0; i < o->nr; i++) {
 		struct sy_reorder_ent e = o->ent[i];
 
 		if (e.time <= limit)
 			continue;
-		held += sy_pad8(e.size);
-		if (!e.data) {
-			if (e.off != pos)
-				memmove(o->buf + pos, o->buf + e.off, e.size);
-			e.off = pos;
-			pos += sy_pad8(e.size);
-		}
+		if (e.off != pos)
+			memmove(o->buf + pos, o->buf + e.off, e.size);
+		e.off = pos;
+		pos += sy_pad8(e.size);
 		o->ent[w++] = e;
 	}
 	o->nr = w;
 	o->len = pos;
-	o->held = held;
 }
 
 /* Hands out, in (time, file order), every queued record of time <=
@@ -151,8 +146,8 @@ static int sy_reorder_release(struct sy_reorder *o, uint64_t limit,
 		rec.type = e->type;
 		rec.misc = e->misc;
 		rec.size = e->size;
-		rec.flags = e->data ? e->flags : e->flags | SY_RECORD_COPIED;
-		rec.data = e->data ? e->data : o->buf + e->off;
+		rec.flags = e->flags | SY_RECORD_COPIED;
+		rec.data = o->buf + e->off;
 		rec.attr = e->attr;
 		if (!o->has_released || e->time > o->released)
 			o->released = e->time;
@@ -183,8 +178,7 @@ static int sy_reorder_queue(struct sy_reorder *o, const struct sy_record *rec,
 			    uint64_t t)
 {
 	struct sy_reorder_ent *e;
-	int stable = !!(rec->flags & SY_RECORD_STABLE);
-	size_t need = o->len + (stable ? 0 : sy_pad8(rec->size));
+	size_t need = o->len + sy_pad8(rec->size);
 
 	if (sy_grow((void **)&o->ent, &o->cap_ent, o->nr, sizeof(*o->ent)))
 		return -SY_E_NOMEM;
@@ -202,7 +196,6 @@ static int sy_reorder_queue(struct sy_reorder *o, const struct sy_record *rec,
 	e = &o->ent[o->nr++];
 	e->time = t;
 	e->seq = o->seq++;
-	e->data = stable ? rec->data : NULL;
 	e->off = o->len;
 	e->rec_off = rec->offset;
 	e->attr = rec->attr;
@@ -210,10 +203,8 @@ static int sy_reorder_queue(struct sy_reorder *o, const struct sy_record *rec,
 	e->flags = rec->flags;
 	e->misc = rec->misc;
 	e->size = rec->size;
-	if (!stable)
-		memcpy(o->buf + o->len, rec->data, rec->size);
+	memcpy(o->buf + o->len, rec->data, rec->size);
 	o->len = need;
-	o->held += sy_pad8(rec->size);
 	if (o->has_released && t < o->released)
 		o->late++;
 	if (t > o->max_time)
@@ -244,7 +235,7 @@ int sy_reorder_push(struct sy_reorder *o, const struct sy_record *rec,
 	}
 	if (!sy_reorder_time(rec, &t))
 		return fn(ctx, rec);
-	if (o->nr && o->held + sy_pad8(rec->size) +
+	if (o->nr && o->len + sy_pad8(rec->size) +
 			     (o->nr + 1) * sizeof(struct sy_reorder_ent) >
 		     o->cap) {
 		if (forced)

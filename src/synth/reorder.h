@@ -12,9 +12,8 @@
  * same between the record reader and the walk:
  *
  *   - a record with a time (a sample with PERF_SAMPLE_TIME, another
- *     kernel record with sample_id_all and TIME) is queued: copied, or by
- *     reference when its bytes stay (SY_RECORD_STABLE); time 0 counts as
- *     none, as in perf (synthesized records);
+ *     kernel record with sample_id_all and TIME) is copied into the queue;
+ *     time 0 counts as none, as in perf (synthesized records);
  *   - a record without one (user records: AUXTRACE_INFO, AUXTRACE,
  *     ID_INDEX, TIME_CONV, HEADER_*, FINISHED_*; a record of no known
  *     attr) goes on at once, ahead of the queue, as in perf (AUXTRACE
@@ -41,8 +40,8 @@
 
 #include "sy_perf_reader.h"
 
-/* Bytes the queue may hold (its records and their entries) before it
- * releases the older half of its span. */
+/* Bytes the queue may hold (copies and their entries) before it releases
+ * the older half of its span. */
 #define SY_REORDER_CAP_DEFAULT (64u << 20)
 
 /* Takes one record (the walk).  Returns 0 or a negative error, which
@@ -60,8 +59,6 @@ struct sy_reorder {
 	size_t cap_out;
 	uint8_t *buf;		/* their copies, in file order */
 	size_t len, cap_buf;
-	size_t held;		/* bytes of the queued records, copied or
-				 * not: what the cap counts */
 	uint64_t seq;		/* records queued so far: file order */
 	uint64_t max_time;	/* largest time queued */
 	uint64_t next_flush;	/* the next round releases up to this */
@@ -81,17 +78,9 @@ void sy_reorder_fini(struct sy_reorder *o);
  * short to hold it). */
 int sy_reorder_time(const struct sy_record *rec, uint64_t *t);
 
-/* sy_record.flags the session sets on a record whose bytes stay valid
- * until the reader is closed (a mapped file's, not inflated): it is
- * queued by reference.  A deep callchain makes a sample weigh hundreds of
- * bytes; copying each one in and compacting the round that stays copied
- * it again, on the walk's thread, which every worker waits for.  Pages of
- * the mapping the reader dropped since are read again when touched. */
-#define SY_RECORD_STABLE 0x400u
-
-/* One record read: handed to @fn now or queued (its bytes copied unless
- * it is SY_RECORD_STABLE; a copy handed out is flagged SY_RECORD_COPIED
- * and lives until @fn returns); a FINISHED_ROUND releases what it may first.  *@forced is
+/* One record read: handed to @fn now or queued (its bytes copied; the
+ * copy handed out is flagged SY_RECORD_COPIED and lives until @fn
+ * returns); a FINISHED_ROUND releases what it may first.  *@forced is
  * set when this call had to release because of the cap (NULL: not
  * told). */
 int sy_reorder_push(struct sy_reorder *o, const struct sy_record *rec,

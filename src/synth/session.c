@@ -300,10 +300,6 @@ static int sy_session_walk(struct sy_session *s)
 	sy_reorder_init(&s->reorder, s->in.rounds > 0, s->o.reorder_cap);
 	while ((rerr = sy_perf_next(s->in.r, &rec)) == 0 && !s->deliver.fn_ret) {
 		rec.flags |= sy_walk_order_check(s, &rec);
-		/* in the mapping, where it stays until the reader closes
-		 * (an inflated or streamed record is in a buffer reused) */
-		if (sy_perf_bytes(s->in.r, rec.offset, rec.size) == rec.data)
-			rec.flags |= SY_RECORD_STABLE;
 		if ((err = sy_reorder_push(&s->reorder, &rec, sy_session_take,
 					   s, &forced)))
 			return err;

@@ -347,65 +347,6 @@ Test(reorder, cap_releases_older_half)
 	sy_reorder_fini(&o);
 }
 
-/* Records whose bytes stay (SY_RECORD_STABLE: a mapped file's) are queued
- * by reference: handed on as themselves, not copies, in the same order,
- * and counted against the cap as a copy would be, so that the releases
- * the cap forces come where they came when every record was copied. */
-static uint8_t own[12][48];
-
-static struct sy_record stable(uint64_t i, uint64_t time)
-{
-	struct sy_record r = sample(i, time);
-
-	memcpy(own[i - 1], src, 48);
-	r.data = own[i - 1];
-	r.flags = SY_RECORD_STABLE;
-	return r;
-}
-
-static int take_stable(void *ctx, const struct sy_record *r)
-{
-	uint64_t tag = tag_of(r);
-
-	/* every other record was copied (odd tags are stable) */
-	cr_assert_eq(r->data == own[tag - 1], (int)(tag & 1));
-	cr_assert_eq(!!(r->flags & SY_RECORD_COPIED), (int)!(tag & 1));
-	return take(ctx, r);
-}
-
-Test(reorder, stable_records_by_reference)
-{
-	size_t cap = 4 * 48 + 5 * 64;
-	struct sy_reorder a, b;
-	struct seen sa = { 0 }, sb = { 0 };
-	int fa, fb;
-
-	sy_reorder_init(&a, 1, cap);
-	sy_reorder_init(&b, 1, cap);
-	for (uint64_t i = 1; i <= 12; i++) {
-		/* out of time order in pairs, so the sort has work */
-		uint64_t t = 100 * (i + (i & 1 ? 1 : -1));
-		struct sy_record r = sample(i, t);
-
-		cr_assert_eq(sy_reorder_push(&a, &r, take, &sa, &fa), 0);
-		r = i & 1 ? stable(i, t) : sample(i, t);
-		cr_assert_eq(sy_reorder_push(&b, &r, take_stable, &sb, &fb),
-			     0);
-		cr_assert_eq(fa, fb, "record %llu: forced %d, %d copied",
-			     (unsigned long long)i, fb, fa);
-		cr_assert_eq(sa.n, sb.n);
-		/* only the copied ones are in the buffer */
-		cr_assert_leq(b.len, a.len);
-	}
-	cr_assert_gt(b.forced, 0);
-	cr_assert_eq(sy_reorder_drain(&a, take, &sa), 0);
-	cr_assert_eq(sy_reorder_drain(&b, take_stable, &sb), 0);
-	cr_assert_eq(sb.n, 12);
-	expect(&sb, sa.tag, sa.n);
-	sy_reorder_fini(&a);
-	sy_reorder_fini(&b);
-}
-
 /* An error of the walk stops the release and comes back. */
 Test(reorder, error_stops_release)
 {
