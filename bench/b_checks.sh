@@ -95,7 +95,7 @@ row() {
 		"$(echo "${4:--}" | tr ',' ' ')"
 }
 
-echo "convert --format lbr -q -j1 -o /dev/null; checks' share of perf's profile (median of $PERF_RUNS at $CHECK_SHARE_FREQ Hz)"
+echo "convert --format lbr -q -j1 -o - (discarded); checks' share of perf's profile (median of $PERF_RUNS at $CHECK_SHARE_FREQ Hz)"
 header
 if [ -d "$REAL/perf61-compat" ]; then
 	SYMFS=$(cd "$REAL/symfs" && pwd)
@@ -104,7 +104,7 @@ if [ -d "$REAL/perf61-compat" ]; then
 		f=$T/$1.data
 		"$B" make "$REAL/perf61-compat/$2" "$f" "$MIB" >/dev/null ||
 			{ echo "b_checks: cannot build $f" >&2; exit 1; }
-		row "$1" "$SY" convert --format lbr -q -j1 --symfs "$SYMFS" -o /dev/null "$f"
+		row "$1" "$SY" convert --format lbr -q -j1 --symfs "$SYMFS" -o - "$f"
 		rm -f "$f"
 	done
 else
@@ -131,6 +131,6 @@ for prog in interp dynfx; do
 	"$GEN" --scale "$reps" --no-truth -o "$T" "$scn" 2>"$T/gen.err" ||
 		{ cat "$T/gen.err" >&2; exit 1; }
 	f=$T/gen-$prog-x$reps.data
-	row "gen-$prog" "$SY" convert --format lbr -q -j1 --symfs "$ROOT" -o /dev/null "$f"
+	row "gen-$prog" "$SY" convert --format lbr -q -j1 --symfs "$ROOT" -o - "$f"
 	rm -f "$f" "$T/gen-$prog-x1.data"
 done

@@ -18,7 +18,7 @@
 #                    the same bytes, no image: the floor of a walk that takes
 #                    TNT bits, TIP targets, events and time from it, as
 #                    libipt's block decoder does; best of 3, decode alone
-#   convert -jN      strobe-synth convert --format lbr -o /dev/null (the
+#   convert -jN      strobe-synth convert --format lbr -o - (the
 #                    PT fast path, src/decode/pt_walk.h); best of
 #                    PT_REAL_RUNS (default 3) runs, as every convert row
 #   convert full -jN the same with --decoder full (libipt's block decoder)
@@ -111,8 +111,8 @@ scaled() {	# SCENARIO
 	rm -f "$f"
 	scale=$(awk -v b="$b" -v mb="$MB" 'BEGIN { s = int(mb * 1e6 * 100 / b); print (s < 1 ? 1 : s) }')
 	f=$(gen "$1" "$scale") || return 1
-	"$SY" convert --format lbr -q -j1 --symfs "$ROOT" -o /dev/null \
-		--stats-json "$T/stats.json" "$f" 2>/dev/null
+	"$SY" convert --format lbr -q -j1 --symfs "$ROOT" -o - \
+		--stats-json "$T/stats.json" "$f" >/dev/null 2>&1
 	INSNS=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["instructions"])' "$T/stats.json")
 	BRANCHES=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["branches"])' "$T/stats.json")
 	fl=$("$FLOOR" 3 "$f") || { echo "b_pt_real: floor failed on $f" >&2; return 1; }
@@ -124,13 +124,13 @@ scaled() {	# SCENARIO
 	row floor-query "$(fld 7 "$fl")" 0
 	fq=$(fld 7 "$fl")
 	RUNS=${PT_REAL_RUNS:-3}
-	one "convert -j1" "$SY" convert --format lbr -q -j1 --symfs "$ROOT" -o /dev/null "$f"
+	one "convert -j1" "$SY" convert --format lbr -q -j1 --symfs "$ROOT" -o - "$f"
 	cj1=$LAST_W
-	one "convert -j2" "$SY" convert --format lbr -q -j2 --symfs "$ROOT" -o /dev/null "$f"
+	one "convert -j2" "$SY" convert --format lbr -q -j2 --symfs "$ROOT" -o - "$f"
 	cj2=$LAST_W
-	one "convert full -j1" "$SY" convert --decoder full --format lbr -q -j1 --symfs "$ROOT" -o /dev/null "$f"
+	one "convert full -j1" "$SY" convert --decoder full --format lbr -q -j1 --symfs "$ROOT" -o - "$f"
 	fj1=$LAST_W
-	one "convert full -j2" "$SY" convert --decoder full --format lbr -q -j2 --symfs "$ROOT" -o /dev/null "$f"
+	one "convert full -j2" "$SY" convert --decoder full --format lbr -q -j2 --symfs "$ROOT" -o - "$f"
 	fj2=$LAST_W
 	RUNS=1
 	pb=
@@ -162,7 +162,7 @@ scaled() {	# SCENARIO
 
 peaks() {	# LABEL FILE: peak anonymous RSS and ru_maxrss of convert -j1, -j2
 	for j in 1 2; do
-		m=$(measure "$SY" convert --format lbr -q -j$j --symfs "$ROOT" -o /dev/null "$2")
+		m=$(measure "$SY" convert --format lbr -q -j$j --symfs "$ROOT" -o - "$2")
 		echo "  $1: convert -j$j peak anon RSS $(awk -v r="$(fld 2 "$m")" 'BEGIN { printf "%.1f", r / 1024 }') MB, ru_maxrss $(awk -v r="$(fld 3 "$m")" 'BEGIN { printf "%.1f", r / 1024 }') MB"
 	done
 }
