@@ -803,7 +803,7 @@ static int sy_pt_run_on(const struct sy_pt *pt)
 	return pt->batching && pt->phase == SY_PT_RUN &&
 	       !(pt->status & (pts_event_pending | pts_eos)) &&
 	       !(pt->fast && pt->walk.doubt) && !pt->batch_stop &&
-	       pt->qhead + pt->qn <= SY_PT_QUEUE - SY_PT_STEP_ITEMS;
+	       sy_pt_room(pt);
 }
 
 void sy_pt_run(struct sy_pt *pt)

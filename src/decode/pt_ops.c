@@ -298,7 +298,7 @@ static int sy_pt_fill(struct sy_pt *pt, int batch)
 	pt->batching = batch;
 	while (!pt->qn ||
 	       (batch && !pt->batch_stop && !pt->fall_back_due &&
-		pt->qhead + pt->qn <= SY_PT_QUEUE - SY_PT_STEP_ITEMS)) {
+		sy_pt_room(pt))) {
 		if (pt->fall_back_due) {
 			/* the queue is empty */
 			pt->fall_back_due = 0;

@@ -219,4 +219,12 @@ int sy_pt_image_read(uint8_t *buf, size_t size, const struct pt_asid *asid,
 void sy_pt_run(struct sy_pt *pt);
 void sy_pt_sync(struct sy_pt *pt);
 
+/* Whether one more step's items fit after the queue (it stays in one
+ * piece, pt_ops.c): where batched steps go on, between steps (pt_ops.c)
+ * and between the blocks of one (pt.c). */
+static inline int sy_pt_room(const struct sy_pt *pt)
+{
+	return pt->qhead + pt->qn <= SY_PT_QUEUE - SY_PT_STEP_ITEMS;
+}
+
 #endif
