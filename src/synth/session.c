@@ -251,6 +251,7 @@ static int sy_session_take(void *ctx, const struct sy_record *rec)
 
 	if (s->deliver.fn_ret)
 		return 0;
+	s->walked += rec->size;
 	if ((err = sy_walk_record(s, rec)))
 		return err;
 	/* the walk waits for the decoders when too many windows

@@ -43,6 +43,7 @@ struct sy_qjob {
 	int has_aux_time;	/* ETR group: the closing AUX record's time */
 	uint64_t aux_time;
 	uint64_t t_lo;		/* its data came after this perf time */
+	uint64_t walked_at;	/* sy_session.walked when it was sent */
 	/* whole trace: its windows finished on the decoding thread (set
 	 * when it is sent; NULL: none), what that made */
 	const struct sy_window_sink *sink;
@@ -157,6 +158,7 @@ struct sy_session {
 	 * round (reorder.h) */
 	struct sy_reorder reorder;
 	uint64_t nr_walked;	/* records handed to the walk */
+	uint64_t walked;	/* and their bytes (sy_walk_must_wait) */
 	/* pause samples' chains: their windows are freed in the order of
 	 * their pause samples, so each block goes soon after it is full */
 	struct sy_blocks chains;

@@ -24,11 +24,28 @@
 #define SY_HELD_MAX(threads) (4096 + 2048 * (size_t)(threads))
 /* and batches of windows validating: enough to keep the workers busy */
 #define SY_VALIDATING_MAX(threads) (2 + 2 * (size_t)(threads))
+/* and record bytes walked since the oldest job in flight went out: the
+ * samples read meanwhile wait (their chains copied) for trace not decoded
+ * yet.  The trace bytes in flight bound the jobs (jobs.h), but where
+ * samples outweigh the trace (PT with deep callchains: the file 37 times
+ * its trace) those bytes let the walk read tens of megabytes ahead, and
+ * at -j2 how far it got before the decoders caught up, so the resident
+ * size, depended on the threads' schedule (35-45 MB for pt-deep). */
+#define SY_AHEAD_MAX(threads) (((uint64_t)2 << 20) * (threads))
+
+/* Bytes of records walked since the oldest job in flight was sent. */
+static uint64_t sy_walk_ahead(const struct sy_session *s)
+{
+	const struct sy_qjob *head = (const struct sy_qjob *)s->jobs.head;
+
+	return head ? s->walked - head->walked_at : 0;
+}
 
 int sy_walk_must_wait(const struct sy_session *s)
 {
 	return (s->deliver.out.nr > SY_OUT_MAX(s->sum.threads) ||
-		s->held > SY_HELD_MAX(s->sum.threads)) &&
+		s->held > SY_HELD_MAX(s->sum.threads) ||
+		sy_walk_ahead(s) > SY_AHEAD_MAX(s->sum.threads)) &&
 	       !sy_jobs_idle(&s->jobs);
 }
 
@@ -141,6 +158,7 @@ static int sy_feed(struct sy_session *s, struct sy_queue *q)
 			j->sink = &s->deliver.sink;
 			j->cpu = q->cpu;
 		}
+		j->walked_at = s->walked;
 		sy_jobs_submit(&s->jobs, &j->job);
 		if (sy_jobs_full(&s->jobs) && (err = sy_walk_pump(s, 1)))
 			return err;
