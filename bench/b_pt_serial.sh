@@ -53,7 +53,7 @@ scaled() {	# SCENARIO: prints the file, about MB MB of PT
 }
 
 convert() {	# J FILE
-	echo "$SY" convert --format lbr -q -j"$1" --symfs "$ROOT" -o /dev/null "$2"
+	echo "$SY" convert --format lbr -q -j"$1" --symfs "$ROOT" -o - "$2"
 }
 
 serial() {	# FILE

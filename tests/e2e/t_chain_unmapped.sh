@@ -42,7 +42,7 @@ grep -q "1 pause sample with a callchain frame in no mapping" "$T/err" ||
 	{ cat "$T/err"; fail "convert summary: not counted"; }
 [ "$(grep -c '^ 0x' "$T/d.ps")" -eq "$(grep -c '^ 0x' "$T/ok.ps")" ] ||
 	fail "the damaged sample's window was dropped or more were written"
-"$SY" convert -q --symfs . -o /dev/null --stats-json "$T/s.json" "$T/chain.data" ||
+"$SY" convert -q --symfs . -o "$T/s.out" --stats-json "$T/s.json" "$T/chain.data" ||
 	fail "convert --stats-json failed on the damaged sample"
 python3 -c 'import json, sys
 j = json.load(open(sys.argv[1]))
@@ -50,7 +50,7 @@ assert j["callchains_unmapped"] == 1, j["callchains_unmapped"]' "$T/s.json" ||
 	fail "--stats-json: callchains_unmapped is not 1"
 # the oddflow program's windows are all correct (the truth) and unusual:
 # kept, counted as suspect in the JSON as in the summary line
-"$SY" convert -q --symfs . -o /dev/null --stats-json "$T/o.json" \
+"$SY" convert -q --symfs . -o "$T/o.out" --stats-json "$T/o.json" \
 	"$G/etm4-etr-oddflow.data" || fail "convert failed on etm4-etr-oddflow"
 python3 -c 'import json, sys
 j = json.load(open(sys.argv[1]))

@@ -21,7 +21,7 @@ check() {	# FILE OPTIONS...
 			>"$T/w-$j-$depth.json" 2>/dev/null || [ $? -eq 4 ] ||
 			fail "$f: windows failed"
 		rm -f "$T/c-$j-$depth.json"
-		"$SY" convert -q -j $j --depth $depth --format lbr -o /dev/null \
+		"$SY" convert -q -j $j --depth $depth --format lbr -o "$T/c-$j-$depth.out" \
 			--stats-json "$T/c-$j-$depth.json" "$@" "$f" 2>/dev/null
 		[ -s "$T/c-$j-$depth.json" ] || fail "$f: convert wrote no stats"
 	done

@@ -53,7 +53,7 @@ done
 # convert's summary and --stats-json say the same (one check, both
 # commands)
 for n in etm4-etr-design-armed etm4-etr-design-first ete-trbe-design-stagger; do
-	"$SY" convert --symfs . -o /dev/null --stats-json "$T/$n.conv.json" "$G/$n.data" \
+	"$SY" convert --symfs . -o "$T/$n.conv.out" --stats-json "$T/$n.conv.json" "$G/$n.data" \
 		2>"$T/$n.conv.err" || { cat "$T/$n.conv.err"; fail "$n: convert failed"; }
 	grep -q ': design check' "$T/$n.conv.err" || { cat "$T/$n.conv.err"; fail "$n: convert has no design check line"; }
 	python3 - "$T/$n.json" "$T/$n.conv.json" <<'PY' || fail "$n: convert's design check differs from windows'"

@@ -29,7 +29,7 @@ for n in etm4-etr-design-cyc ete-trbe-design-cyc pt-design-cyc \
 		fail "$n: windows --json failed"
 	"$SY" windows -q --json --decoder full --symfs . "$G/$n.data" \
 		>"$T/$n.full.json" || fail "$n: windows --decoder full failed"
-	"$SY" convert --symfs . -o /dev/null --stats-json "$T/$n.conv.json" \
+	"$SY" convert --symfs . -o "$T/$n.conv.out" --stats-json "$T/$n.conv.json" \
 		"$G/$n.data" 2>"$T/$n.conv.err" ||
 		{ cat "$T/$n.conv.err"; fail "$n: convert failed"; }
 	python3 - "$n" "$T/$n.json" "$T/$n.full.json" "$T/$n.conv.json" \

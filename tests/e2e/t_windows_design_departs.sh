@@ -25,7 +25,7 @@ for n in ${ONLY:-etm4-etr-design-throttle etm4-etr-design-stagger-throttle \
 		fail "$n: windows --json failed"
 	"$SY" windows -q --symfs . "$G/$n.data" >"$T/$n.txt" ||
 		fail "$n: windows failed"
-	"$SY" convert --symfs . -o /dev/null --stats-json "$T/$n.conv.json" \
+	"$SY" convert --symfs . -o "$T/$n.conv.out" --stats-json "$T/$n.conv.json" \
 		"$G/$n.data" 2>"$T/$n.conv.err" ||
 		{ cat "$T/$n.conv.err"; fail "$n: convert failed"; }
 	python3 - "$n" "$T/$n.json" "$T/$n.txt" "$T/$n.conv.json" \
