@@ -23,9 +23,15 @@ void sy_pages_drop(const void *p, size_t len);
  * on (an interrupt on each): dropped a job's bytes at a time (two ranges
  * per job of 128 KiB), that cost two threads a sixth of what the second
  * gained on dense trace.  Ranges that touch or overlap the batch join it;
- * one that does not drops the batch first.  All zero is empty. */
+ * one that does not drops the batch first.  The batch goes once its end
+ * is SY_PAGES_BATCH past where the last drop ended (or its start): a
+ * range reaching back over dropped pages (a small job's chunk with the
+ * SY_PAGES_AROUND on each side, walk.c) is dropped again with the next
+ * megabyte, not at once (25,000 drops of 6 MB each on pt-deep, one per
+ * job, on the walk's thread).  All zero is empty. */
 struct sy_pages_batch {
 	uintptr_t lo, hi;
+	uintptr_t mark;		/* where the last drop ended */
 };
 
 /* What one touch of a mapped file may bring into the process: the pages
@@ -40,8 +46,8 @@ struct sy_pages_batch {
 /* At least this much is dropped at once (what stays resident besides). */
 #define SY_PAGES_BATCH ((size_t)1 << 20)
 
-/* Adds [@p, @p + @len): the batch is dropped once it spans
- * SY_PAGES_BATCH, or before a range apart from it. */
+/* Adds [@p, @p + @len): the batch is dropped once it reaches
+ * SY_PAGES_BATCH past the last drop, or before a range apart from it. */
 void sy_pages_batch_add(struct sy_pages_batch *b, const void *p, size_t len);
 /* Drops what the batch holds; it is empty after. */
 void sy_pages_batch_flush(struct sy_pages_batch *b);

@@ -26,7 +26,7 @@ void sy_pages_batch_flush(struct sy_pages_batch *b)
 {
 	if (b->hi > b->lo)
 		sy_pages_drop((const void *)b->lo, b->hi - b->lo);
-	b->lo = b->hi = 0;
+	b->lo = b->hi = b->mark = 0;
 }
 
 void sy_pages_batch_add(struct sy_pages_batch *b, const void *p, size_t len)
@@ -35,18 +35,26 @@ void sy_pages_batch_add(struct sy_pages_batch *b, const void *p, size_t len)
 
 	if (!p || !len)
 		return;
-	if (b->hi > b->lo && (lo > b->hi || hi < b->lo))
+	/* (a batch that was dropped up to a page's end is empty but not
+	 * over: its mark holds) */
+	if (b->hi && (lo > b->hi || hi < b->lo))
 		sy_pages_batch_flush(b);
-	if (b->hi > b->lo) {
+	if (b->hi) {
 		lo = lo < b->lo ? lo : b->lo;
 		hi = hi > b->hi ? hi : b->hi;
+	} else {
+		b->mark = lo;
 	}
 	b->lo = lo;
 	b->hi = hi;
-	if (b->hi - b->lo >= SY_PAGES_BATCH) {
+	/* a megabyte past the last drop: ranges that reach back over what
+	 * was dropped (a chunk and the pages around it) join without
+	 * dropping those again one range at a time */
+	if (b->hi - b->mark >= SY_PAGES_BATCH) {
 		sy_pages_drop((const void *)b->lo, b->hi - b->lo);
 		/* the last page, when the batch ends inside it, waits for the
 		 * range that completes it */
 		b->lo = b->hi & ~(sy_page_size() - 1);
+		b->mark = b->hi;
 	}
 }

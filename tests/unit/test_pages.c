@@ -86,3 +86,32 @@ Test(pages, batch_drops_a_megabyte_at_a_time)
 	cr_assert(b.lo == 0 && b.hi == 0);
 	munmap(m, len);
 }
+
+/* Ranges that reach back over what a drop took (a chunk with the pages
+ * around it, walk.c), one after another, each a little further on: they
+ * join the batch, which goes again only a megabyte past its last drop, all
+ * of it (the pages touched again since go too).  Before, a drop that ended
+ * on a page boundary left the batch empty, and every such range was
+ * dropped at once (one drop of megabytes per chunk). */
+Test(pages, batch_reaching_back_waits_a_megabyte)
+{
+	size_t len = 4 * SY_PAGES_BATCH;
+	unsigned char *m = fresh(len);
+	struct sy_pages_batch b = { 0 };
+	size_t step = 16 * page, end = SY_PAGES_BATCH;
+
+	sy_pages_batch_add(&b, m, end);
+	cr_assert(all(m, 0, end, 0), "a full batch is not dropped");
+	/* touched again: the next ranges reach back over them */
+	memset(m, 0xaa, end);
+	for (size_t hi = end + step; hi < 2 * SY_PAGES_BATCH; hi += step) {
+		sy_pages_batch_add(&b, m, hi);
+		cr_assert(all(m, 0, hi, 0xaa),
+			  "dropped again before a megabyte more came");
+	}
+	sy_pages_batch_add(&b, m + page, 2 * SY_PAGES_BATCH - page);
+	cr_assert(all(m, 0, 2 * SY_PAGES_BATCH, 0),
+		  "the batch did not go a megabyte past its last drop");
+	cr_assert(all(m, 2 * SY_PAGES_BATCH, len, 0xaa));
+	munmap(m, len);
+}
