@@ -161,17 +161,23 @@ ifeq ($(CI),true)
 	@$(MAKE) --no-print-directory fuzz-core FUZZ_SECONDS=$(CI_FUZZ_SECONDS)
 endif
 
+# Builds run JOBS compilers at once (default: the CPUs); the tests run one
+# suite after the other, each spreading over the CPUs itself.
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+
 check-core:
-	@$(MAKE) --no-print-directory tools
+	@$(MAKE) --no-print-directory -j$(JOBS) tools $(UNIT_BINS) \
+		$(FIXTUREGEN) $(BUILD)/tests/truth_check
 	@tests/import-cycles $(BUILD)
 	@tests/code-shape
-	@$(MAKE) --no-print-directory unit e2e
+	@$(MAKE) --no-print-directory unit
+	@$(MAKE) --no-print-directory e2e
 
 unit: $(UNIT_BINS)
 	@tests/run-unit $(UNIT_BINS)
 
 e2e: $(PROG) $(FIXTUREGEN) $(BUILD)/tests/truth_check
-	@SY_BUILD=$(BUILD) tests/e2e/run
+	@SY_BUILD=$(BUILD) SY_SAN="$(SAN)" tests/e2e/run
 
 demo: deps
 	@$(MAKE) --no-print-directory all $(FIXTUREGEN)
@@ -191,7 +197,7 @@ tsan: deps
 	@$(MAKE) --no-print-directory tsan-core
 
 tsan-core:
-	@$(MAKE) --no-print-directory BUILD=build-tsan CC=clang \
+	@$(MAKE) --no-print-directory -j$(JOBS) BUILD=build-tsan CC=clang \
 		OPT="-O1 -g -fno-omit-frame-pointer" SAN="-fsanitize=thread" tools
 	@SY_BUILD=build-tsan tests/tsan-check
 

@@ -1,3 +1,4 @@
+# e2e: long (minutes; tests/e2e/run starts it first)
 # The damage campaign of issue 14, kept: seeded mutants of generated
 # fixtures and real captures (tests/damage/mutate.py: AUX payload bit flips
 # and byte overwrites, record header and body damage, attrs, features, the
@@ -81,6 +82,11 @@ python3 tests/damage/campaign.py --sy "$SY" --shared "$SHARED" $need_shared \
 # whole trace's decode-error windows checked 44 (52), with x86 tables 35
 # (42): the
 # bound is that measurement, far from the 0.2% (6 flips) issue 27 asks
+# The 3,000 flips measure a figure of the code (fabricated samples), the
+# same in every build: under a sanitizer (SY_SAN, set by make asan) they
+# take 20 minutes and find nothing the 840 mutants above and the fuzzers
+# do not, so `make check` measures them once, unsanitized.
+if [ -z "${SY_SAN:-}" ]; then
 python3 tests/damage/campaign.py --sy "$SY" --shared "$SHARED" $need_shared \
 	--seed 27 --per-input 250 --kinds payload-flip --max-fabricated 42 ||
 	fail "damage campaign (3,000 AUX bit flips) failed (above)"
@@ -95,6 +101,7 @@ python3 tests/damage/campaign.py --sy "$SY" --shared "$SHARED" $need_shared \
 	--seed 27 --per-input 250 --kinds payload-flip \
 	--convert-opt=--drop-suspect --max-fabricated 8 ||
 	fail "damage campaign (3,000 AUX bit flips, --drop-suspect) failed (above)"
+fi
 # one implausible window as a user meets it: one bit of etm4-etr-basic's
 # trace flipped sends op_switch's jump-table branch (0x4002e0) into
 # report (0x400734), and the window still starts at its resume and stops

@@ -1,3 +1,4 @@
+# e2e: long (minutes; tests/e2e/run starts it first)
 # --decoder fast|full (issue 12): the fast path and OpenCSD's full decode
 # give the same profile, on every ETM fixture and the real captures, and
 # --stats-json says which path decoded the units.

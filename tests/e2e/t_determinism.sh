@@ -1,3 +1,4 @@
+# e2e: long (minutes; tests/e2e/run starts it first)
 # Output does not depend on the thread count or the thread schedule
 # (issue 14, section 3): recordings without pause samples (the whole trace
 # is converted, windows are single stretches) on several CPUs, where each

@@ -1,3 +1,4 @@
+# e2e: long (minutes; tests/e2e/run starts it first)
 # Every generated fixture (tests/fixtures/generated/*.data) is read by
 # `strobe-synth dump` without a single warning, and its per-type record
 # counts equal those of perf 6.1's `perf report -D` ("Aggregated stats").

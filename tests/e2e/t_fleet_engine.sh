@@ -1,3 +1,4 @@
+# e2e: long (minutes; tests/e2e/run starts it first)
 # The README's fleet recipe on a real multi-host engine (issue 23): GNU
 # parallel with --sshloginfile sends the converts to two sshd instances
 # this test starts on loopback ports (its own host and user keys, all in

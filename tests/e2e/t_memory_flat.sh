@@ -1,3 +1,4 @@
+# e2e: alone (measures peak resident sizes; tests/e2e/run runs it by itself)
 # Memory does not grow with the input (issue 12, section 3), as a property:
 # the real captures' trace repeated into ONE long AUX record per CPU
 # (tests/tools/aux_repeat: the shape of real, dense user code), at two sizes

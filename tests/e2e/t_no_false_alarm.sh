@@ -1,3 +1,4 @@
+# e2e: long (minutes; tests/e2e/run starts it first)
 # The plausibility checks never refuse undamaged trace: no window of any
 # generated fixture or real capture is implausible, with the default branch
 # stack depth and with every branch of each window kept (what convert

@@ -1,3 +1,4 @@
+# e2e: long (minutes; tests/e2e/run starts it first)
 # One window, one status, whichever command asks (issue 27, bug 4): for
 # every generated fixture and every real capture in ../shared, the
 # statuses windows --json lists, counted, equal convert's --stats-json

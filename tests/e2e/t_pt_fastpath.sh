@@ -1,3 +1,4 @@
+# e2e: long (minutes; tests/e2e/run starts it first)
 # The Intel PT fast path (issue 25) against libipt's block decoder through
 # the CLI, on scaled recordings (sy-fixturegen --scale 200 of pt-basic,
 # pt-mt-smp and the cycle-accurate pt-design-cyc, whose CYC packets both

@@ -1,3 +1,4 @@
+# e2e: alone (measures peak resident sizes; tests/e2e/run runs it by itself)
 # Memory does not grow with the input on Intel PT (issue 25), as a property:
 # generated PT recordings (sy-fixturegen --scale: the scenario run N times
 # in a row) at two sizes, N and 2N, converted (lbr: whole trace, and

@@ -1,3 +1,4 @@
+# e2e: long (minutes; tests/e2e/run starts it first)
 # Per-CPU Intel PT without pause samples: each stretch is converted in the
 # thread the context switch records (ITRACE_START, SWITCH_CPU_WIDE) say
 # ran on its CPU at its start, as perf's intel_pt decoder does.  Every

@@ -1,3 +1,4 @@
+# e2e: long (minutes; tests/e2e/run starts it first)
 # `strobe-synth windows` on every generated fixture, checked against
 # oracles that are not strobe-synth:
 #  - the window list (one per pause sample: status, thread, resume time)

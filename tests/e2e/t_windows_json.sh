@@ -1,3 +1,4 @@
+# e2e: long (minutes; tests/e2e/run starts it first)
 # windows --json carries what the text summary says (issue 24): the
 # histogram's bins (the text's bounds and counts; their split by status
 # recomputed from the JSON window list) and the periods' advice (P/R and

@@ -1,3 +1,4 @@
+# e2e: alone (measures peak resident sizes; tests/e2e/run runs it by itself)
 # windows' memory does not grow with the number of windows (issue 24): the
 # dense real ETE capture's trace repeated into one long AUX record
 # (tests/tools/aux_repeat, the shape of bench/bench_etm_real make) at 16

@@ -1,3 +1,4 @@
+# e2e: long (minutes; tests/e2e/run starts it first)
 # windows --svg: no two labels of the picture overlap and every label is
 # inside its viewBox (issue 24: on dense real ETE "p95 920" covered the
 # legend's title), checked by tests/e2e/svg_labels.py with DejaVu Sans
