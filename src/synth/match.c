@@ -43,8 +43,22 @@ int sy_matcher_event(struct sy_matcher *m, enum sy_qev_kind kind,
 	m->ev[m->nr_ev].kind = kind;
 	m->ev[m->nr_ev].time = time;
 	m->ev[m->nr_ev].flags = flags;
+	m->ev[m->nr_ev].tid = 0;
+	m->ev[m->nr_ev].has_tid = 0;
 	m->nr_ev++;
 	return 0;
+}
+
+int sy_matcher_switch(struct sy_matcher *m, uint64_t time, uint64_t seq,
+		      uint32_t tid, int has_tid)
+{
+	int err = sy_matcher_event(m, SY_QEV_SWITCH, time, seq);
+
+	if (!err) {
+		m->ev[m->nr_ev - 1].tid = tid;
+		m->ev[m->nr_ev - 1].has_tid = has_tid;
+	}
+	return err;
 }
 
 int sy_matcher_pause(struct sy_matcher *m, struct sy_win *w)
@@ -170,6 +184,16 @@ static void sy_span_events(struct sy_matcher *m, struct sy_win *w,
 			 * kernel switched after the pause interrupt */
 			if (e->time == hi && e->flags > w->seq)
 				break;
+			/* the paused thread going out and coming back in
+			 * (maybe from another CPU) runs no other thread's
+			 * code here: its stack cannot join across the gap,
+			 * whose ends are at different addresses
+			 * (sy_stretch_joins), unless it ran nothing away */
+			if (w->pub.has_pause && e->has_tid &&
+			    e->tid == w->pub.tid) {
+				w->ev.own_switches++;
+				break;
+			}
 			w->ev.switches++;
 			break;
 		case SY_QEV_LOST:

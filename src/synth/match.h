@@ -52,6 +52,8 @@ struct sy_qevent {
 	int kind;
 	uint64_t time;
 	uint64_t flags;
+	uint32_t tid;		/* SWITCH: the thread switched out or in */
+	int has_tid;		/* SWITCH: the record names it */
 };
 
 struct sy_matcher {
@@ -81,6 +83,10 @@ int sy_matcher_resume(struct sy_matcher *m, uint64_t time, uint64_t ip,
 		      uint32_t tid, uint64_t seq);
 int sy_matcher_event(struct sy_matcher *m, enum sy_qev_kind kind,
 		     uint64_t time, uint64_t flags);
+/* A context switch at @time, read after sample @seq, of thread @tid (out
+ * or in) when @has_tid. */
+int sy_matcher_switch(struct sy_matcher *m, uint64_t time, uint64_t seq,
+		      uint32_t tid, int has_tid);
 /* Pause sample @w waits for its trace (the matcher does not own it). */
 int sy_matcher_pause(struct sy_matcher *m, struct sy_win *w);
 

@@ -618,8 +618,9 @@ static int sy_on_switch(struct sy_session *s, const struct sy_event *ev)
 	if (q && sy_queue_tracks_threads(&s->cfg) &&
 	    sy_queue_thread_record(q, ev))
 		return -SY_E_NOMEM;
-	return q ? sy_matcher_event(&q->match, SY_QEV_SWITCH, ev->sid.time,
-				    s->sample_seq) :
+	return q ? sy_matcher_switch(&q->match, ev->sid.time, s->sample_seq,
+				     ev->sid.tid,
+				     !!(ev->sid.type & SY_SAMPLE_TID)) :
 		   0;
 }
 

@@ -106,7 +106,8 @@ struct sy_win_evidence {
 	uint64_t aux_bytes;	/* ETR: bytes of its AUX group */
 	uint64_t aux_flags;
 	int lost;
-	uint32_t switches;
+	uint32_t switches;	/* of other threads than the paused one */
+	uint32_t own_switches;	/* the paused thread out or in */
 };
 
 struct sy_win {

@@ -527,8 +527,10 @@ static void exp_ranges(const struct fx *f, const struct fx_sc_window *w,
 
 /* The segment of @w that the interrupt of sampling-event sample @x ends:
  * one of @x's thread whose next instruction is @x's IP and whose taken
- * branches, with those of the segments before it back to the last cut,
- * newest first, are @x's br lines.  Returns its index, or -1. */
+ * branches, with those of the segments before it back to the last cut
+ * or to where its thread came in (a segment that does not end where the
+ * next starts), newest first, are @x's br lines.  Returns its index, or
+ * -1. */
 static long sample_segment(const struct fx *f, const struct fx_sc_window *w,
 			   const struct fx_sc_sample *x)
 {
@@ -541,7 +543,9 @@ static long sample_segment(const struct fx *f, const struct fx_sc_window *w,
 			continue;
 		int cut = 0;
 
-		for (size_t q = s + 1; q-- > 0 && same && !cut;)
+		for (size_t q = s + 1; q-- > 0 && same && !cut;) {
+			if (q < s && w->segs[q].end != w->segs[q + 1].start)
+				break;
 			for (uint64_t i = w->segs[q].end;
 			     i-- > w->segs[q].start && same && !cut;) {
 				if ((cut = cut_at(&f->in[i])) != 0 ||
@@ -552,6 +556,7 @@ static long sample_segment(const struct fx *f, const struct fx_sc_window *w,
 				       x->br[j].to == f->in[i].next;
 				j++;
 			}
+		}
 		if (same && j == x->nbr)
 			return (long)s;
 	}
@@ -1601,6 +1606,22 @@ static int sample_irq_shows(const struct fx *f, const struct fx_sc_window *w,
 	return s < 0 || w->segs[s].end_kind == FX_SEG_IRQ;
 }
 
+/* Whether the traced instruction at position @pos of window @w (0: its
+ * first) is where its thread came in after running elsewhere, or another
+ * thread's: a segment that does not go on from the one before.  A stack
+ * starts there again (fx_gen_sidecar.c, sample_stack). */
+static int seg_gap_at(const struct fx_sc_window *w, uint64_t pos)
+{
+	uint64_t n = 0;
+
+	for (size_t s = 0; s < w->nsegs && n <= pos; s++) {
+		if (n == pos)
+			return s > 0 && w->segs[s - 1].end != w->segs[s].start;
+		n += w->segs[s].end - w->segs[s].start;
+	}
+	return 0;
+}
+
 /* Every sampling-event sample inside window @k shows in its decode by
  * trc_pkt_lister (@got ranges, @irq exceptions): an IRQ exception whose
  * return address is the sample's IP, after exactly the sample's nbr taken
@@ -1618,7 +1639,7 @@ static int lister_samples_check(const struct fx *f, size_t k,
 		if (!sample_irq_shows(f, w, x))
 			continue;
 		for (; j < irq->n; j++) {
-			uint64_t nbr = 0;
+			uint64_t nbr = 0, pos = 0;
 
 			if (irq->v[j].a != x->ip)
 				continue;
@@ -1626,6 +1647,9 @@ static int lister_samples_check(const struct fx *f, size_t k,
 				struct fx_class c;
 				uint64_t last = got->v[q].b - 4;	/* A64 */
 
+				if (seg_gap_at(w, pos))
+					nbr = 0;
+				pos += (got->v[q].b - got->v[q].a) / 4;
 				nbr += (got->v[q].c >> 40) &&
 				       branch_at(f, last, &c);
 				/* an SVC after which the trace goes on
@@ -2027,7 +2051,7 @@ static void libipt_samples_check(const struct fx *f, uint32_t cpu,
 	for (size_t k = 0; k < f->sc.nwindows; k++) {
 		const struct fx_sc_window *w = &f->sc.windows[k];
 		const struct fx_sc_sample *x;
-		uint64_t left = win_traced(f, w), nbr = 0, prev = 0;
+		uint64_t left = win_traced(f, w), nbr = 0, prev = 0, pos = 0;
 		size_t at = 0;
 		int have_prev = 0;
 
@@ -2060,6 +2084,10 @@ static void libipt_samples_check(const struct fx *f, uint32_t cpu,
 				if (have_prev && branch_at(&g, prev, &c) &&
 				    it->a != prev + c.size)
 					nbr++;
+				/* where the thread came in after running
+				 * elsewhere: the stack starts again */
+				if (seg_gap_at(w, pos++))
+					nbr = 0;
 				/* a syscall after which user space went on
 				 * elsewhere: the stack starts again */
 				if (have_prev && c.kind == SY_BR_SYSCALL &&
@@ -2500,7 +2528,11 @@ Test(fixturegen, model_windows_match_the_run)
 						  "%#x", f.name, k, w->status);
 			}
 		}
-		/* branch stacks: the window's taken branches, newest first */
+		/* branch stacks: the window's taken branches, newest first,
+		 * back to a cut or to where the thread came in after running
+		 * elsewhere (the segment before does not end where the next
+		 * starts: another CPU ran the instructions between, or
+		 * another thread ran here) */
 		for (size_t k = 0; k < f.sc.npauses; k++) {
 			const struct fx_sc_sample *p = &f.sc.pauses[k];
 			const struct fx_sc_window *w;
@@ -2516,7 +2548,10 @@ Test(fixturegen, model_windows_match_the_run)
 				continue;
 			}
 			w = &f.sc.windows[p->window];
-			for (size_t s = w->nsegs; s-- > 0 && !cut;)
+			for (size_t s = w->nsegs; s-- > 0 && !cut;) {
+				if (s + 1 < w->nsegs &&
+				    w->segs[s].end != w->segs[s + 1].start)
+					break;
 				for (uint64_t x = w->segs[s].end;
 				     x-- > w->segs[s].start && !cut;) {
 					if ((cut = cut_at(&f.in[x])) != 0 ||
@@ -2528,6 +2563,7 @@ Test(fixturegen, model_windows_match_the_run)
 						  "%s p%zu br %zu", f.name, k, j);
 					j++;
 				}
+			}
 			cr_expect_eq(j, p->nbr, "%s p%zu: %zu of %zu branches",
 				     f.name, k, j, p->nbr);
 			cr_expect_eq(p->status, w->status);
