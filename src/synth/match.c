@@ -190,10 +190,8 @@ static void sy_span_events(struct sy_matcher *m, struct sy_win *w,
 			 * whose ends are at different addresses
 			 * (sy_stretch_joins), unless it ran nothing away */
 			if (w->pub.has_pause && e->has_tid &&
-			    e->tid == w->pub.tid) {
-				w->ev.own_switches++;
+			    e->tid == w->pub.tid)
 				break;
-			}
 			w->ev.switches++;
 			break;
 		case SY_QEV_LOST:

@@ -107,7 +107,6 @@ struct sy_win_evidence {
 	uint64_t aux_flags;
 	int lost;
 	uint32_t switches;	/* of other threads than the paused one */
-	uint32_t own_switches;	/* the paused thread out or in */
 };
 
 struct sy_win {
