@@ -725,33 +725,43 @@ sy_pl_code_check(struct sy_pl_ctx *c, const struct sy_br *b,
 	return 0;
 }
 
+/* What the lookups of a sequence's branches read, loaded once per
+ * sequence into registers: the loop's byte stores (the landing verdicts)
+ * may alias anything, so fields read through the context were loaded again
+ * for each branch. */
+struct sy_pl_look {
+	int etm;			/* c->p->arch == SY_TRACE_ETM */
+	uint32_t gen;			/* c->p->seen.gen */
+	struct sy_pl_seen *v;		/* c->seen */
+	struct sy_pl_seen_jt *jt;	/* c->p->seen.jt */
+};
+
 /* The checks of @b that read only the code (sy_pl_code_check), unless
  * the seen table holds @b with every input they read: *@seen is its
  * entry.  Returns 1 with @why when one fails. */
-static inline int sy_pl_code(struct sy_pl_ctx *c, const struct sy_br *b,
-			     const struct sy_br *prev,
+static inline int sy_pl_code(struct sy_pl_ctx *c, struct sy_pl_look t,
+			     const struct sy_br *b, const struct sy_br *prev,
 			     struct sy_pl_seen **seen, char *why, size_t len)
 {
-	int run = prev && c->p->arch == SY_TRACE_ETM &&
-		  prev->kind != SY_BR_SYSCALL && prev->kind != SY_BR_ERET;
+	int run = prev && t.etm && prev->kind != SY_BR_SYSCALL &&
+		  prev->kind != SY_BR_ERET;
 	/* x86: an indexed jump or call reads its table's bound from its
 	 * straight run, which starts at the previous branch's target */
-	int xrun = prev && c->p->arch == SY_TRACE_PT &&
+	int xrun = prev && !t.etm &&
 		   (b->kind == SY_BR_IND_JUMP || b->kind == SY_BR_IND_CALL) &&
 		   prev->kind != SY_BR_SYSCALL && prev->kind != SY_BR_ERET &&
 		   prev->to <= b->from;
 	uint64_t from = run || xrun ? prev->to : UINT64_MAX;
-	uint32_t gen = c->p->seen.gen;
 	size_t at = sy_pl_seen_slot(from, b->from, b->to);
-	struct sy_pl_seen *e = &c->seen[at];
-	struct sy_pl_seen_jt *ej = &c->p->seen.jt[at];
+	struct sy_pl_seen *e = &t.v[at];
+	struct sy_pl_seen_jt *ej = &t.jt[at];
 
 	*seen = e;
 	if (e->from == b->from && e->to == b->to && e->run == from) {
-		if (e->kinds == sy_pl_kinds(b, NULL, NULL, gen))
+		if (e->kinds == sy_pl_kinds(b, NULL, NULL, t.gen))
 			return 0;
 		if (run && b->kind == SY_BR_IND_JUMP &&
-		    e->kinds == sy_pl_kinds(b, prev, c->prev2, gen) &&
+		    e->kinds == sy_pl_kinds(b, prev, c->prev2, t.gen) &&
 		    ej->pfrom == prev->from &&
 		    ej->p2to == (c->prev2 ? c->prev2->to : 0))
 			return 0;
@@ -792,13 +802,13 @@ static int sy_pl_flow(struct sy_pl_ctx *c, const struct sy_br *b,
 }
 
 /* Checks @b (after @prev); *@land is its landing verdict after. */
-static int sy_pl_branch(struct sy_pl_ctx *c, const struct sy_br *b,
-			const struct sy_br *prev, uint8_t *land, char *why,
-			size_t len)
+static inline int sy_pl_branch(struct sy_pl_ctx *c, struct sy_pl_look t,
+			       const struct sy_br *b, const struct sy_br *prev,
+			       uint8_t *land, char *why, size_t len)
 {
 	struct sy_pl_seen *seen;
 
-	if (sy_pl_code(c, b, prev, &seen, why, len))
+	if (sy_pl_code(c, t, b, prev, &seen, why, len))
 		return 1;
 	/* (the others have no flow checks: most branches skip the call) */
 	if ((SY_PL_FLOW_KINDS >> (b->kind & 31) & 1) &&
@@ -820,6 +830,8 @@ static int sy_pl_sequence(struct sy_pl_ctx *c, const struct sy_br *seq,
 	const struct sy_proven_seq *s =
 		sy_proven_find(&c->p->proven, seq, n, nctx);
 	const struct sy_br *prev = nctx ? &seq[n] : NULL;
+	const struct sy_pl_look t = { c->p->arch == SY_TRACE_ETM,
+				      c->p->seen.gen, c->seen, c->p->seen.jt };
 	uint8_t land[SY_PROVEN_LEN], flow[SY_PROVEN_LEN];
 	unsigned nflow = 0;
 
@@ -835,7 +847,7 @@ static int sy_pl_sequence(struct sy_pl_ctx *c, const struct sy_br *seq,
 	}
 	c->prev2 = nctx > 1 ? &seq[n + 1] : NULL;
 	for (unsigned k = n; k-- > 0;) {
-		if (sy_pl_branch(c, &seq[k], prev, &land[k], why, len))
+		if (sy_pl_branch(c, t, &seq[k], prev, &land[k], why, len))
 			return 1;
 		if (SY_PL_FLOW_KINDS >> (seq[k].kind & 31) & 1)
 			flow[nflow++] = (uint8_t)k;
