@@ -1,5 +1,6 @@
 /* The plausibility checks' memo (src/synth/pl_memo.c). */
 #include <criterion/criterion.h>
+#include <inttypes.h>
 
 #include "synth/pl_memo.h"
 
@@ -68,6 +69,34 @@ Test(pl_memo, empties_when_three_quarters_full)
 		cr_assert_not_null(sy_pl_memo_get(&m, &k));
 		k.a = 0;
 		cr_assert_null(sy_pl_memo_get(&m, &k));
+	}
+	sy_pl_memo_fini(&m);
+}
+
+/* It starts small and doubles as it fills: every verdict (and decoded
+ * instruction) put before a growth is found after it, up to the cap. */
+Test(pl_memo, grows_keeping_every_verdict)
+{
+	struct sy_pl_memo m;
+	uint64_t n = SY_PL_MEMO_CAP / 4 * 3;
+
+	sy_pl_memo_init(&m);
+	cr_assert_eq(m.cap, SY_PL_MEMO_MIN);
+	for (uint64_t i = 0; i < n; i++) {
+		struct sy_pl_key k = key(1 + i % 3, 0x1000, i * 4, i & 1);
+		struct sy_insn in = { .size = 4, .target = i };
+
+		sy_pl_memo_put(&m, &k, 1 + (int)(i % 4), &in);
+	}
+	cr_assert_eq(m.cap, SY_PL_MEMO_CAP);
+	cr_assert_eq(m.used, n);
+	for (uint64_t i = 0; i < n; i++) {
+		struct sy_pl_key k = key(1 + i % 3, 0x1000, i * 4, i & 1);
+		const struct sy_pl_memo_ent *e = sy_pl_memo_get(&m, &k);
+
+		cr_assert_not_null(e, "entry %" PRIu64, i);
+		cr_assert_eq(e->verdict, 1 + i % 4);
+		cr_assert_eq(e->insn.target, i);
 	}
 	sy_pl_memo_fini(&m);
 }
