@@ -15,9 +15,18 @@
 #               tables, computed gotos) and dynfx-aarch64 (PLT, a shared
 #               library, callbacks), one run of the program per process
 #               (40000 instructions, about 4 windows), to CHECKS_GEN_MB MB
-#               of trace (default 16): each process is a new snapshot, whose
-#               branches the checks have not seen (their per-snapshot caches
-#               start empty), so most of the code is checked, not recalled
+#               of trace (default 16).  Every process maps the same objects
+#               at the same addresses as the one before (a fleet's runs of
+#               one program without address randomisation, or forked
+#               workers), so the checks' caches, kept while the mappings are
+#               the same, recall the branches of the processes before
+#   gen-*-fresh the same file with every other process's objects named by
+#               another path (bench/other_paths.py; a symbolic link under
+#               the symfs leads to the same binaries, and the output is the
+#               same but for those names): each process maps other objects
+#               than the one before, as a new program or a randomised layout
+#               does, so its branches are checked, not recalled: the checks'
+#               worst case
 # Rows: convert -j1's CPU seconds (user + system, the best of CHECKS_RUNS,
 # default 3, without perf), then the checks' share of the profile (median
 # of CHECKS_PERF_RUNS, default 3, at CHECK_SHARE_FREQ Hz, default 5000),
@@ -81,7 +90,7 @@ share() {
 }
 
 header() {
-	printf "  %-12s %9s %9s %10s %8s  %s\n" input "cpu s" "checks %" \
+	printf "  %-18s %9s %9s %10s %8s  %s\n" input "cpu s" "checks %" \
 		"capstone %" samples "largest check symbols (%)"
 }
 
@@ -91,7 +100,7 @@ row() {
 	shift
 	c=$(cpu "$@")
 	set -- $(share "$@")
-	printf "  %-12s %9s %9s %10s %8s  %s\n" "$name" "$c" "$1" "$2" "$3" \
+	printf "  %-18s %9s %9s %10s %8s  %s\n" "$name" "$c" "$1" "$2" "$3" \
 		"$(echo "${4:--}" | tr ',' ' ')"
 }
 
@@ -110,6 +119,10 @@ if [ -d "$REAL/perf61-compat" ]; then
 else
 	echo "  (real captures skipped: $REAL not found; set STROBE_SHARED_DIR)"
 fi
+# the fresh rows' symfs: the programs' folder under its name and another
+mkdir -p "$T/symfs/tests/fixtures/programs" || exit 1
+ln -sfn "$ROOT/tests/fixtures/programs/bin" "$T/symfs/tests/fixtures/programs/bin"
+ln -sfn "$ROOT/tests/fixtures/programs/bin" "$T/symfs/tests/fixtures/programs/bim"
 for prog in interp dynfx; do
 	scn=$T/gen-$prog.scn
 	{
@@ -132,5 +145,10 @@ for prog in interp dynfx; do
 		{ cat "$T/gen.err" >&2; exit 1; }
 	f=$T/gen-$prog-x$reps.data
 	row "gen-$prog" "$SY" convert --format lbr -q -j1 --symfs "$ROOT" -o - "$f"
-	rm -f "$f" "$T/gen-$prog-x1.data"
+	python3 "$ROOT/bench/other_paths.py" "$f" "$T/fresh.data" \
+		/programs/bin/ /programs/bim/ >/dev/null ||
+		{ echo "b_checks: other_paths.py failed on $f" >&2; exit 1; }
+	row "gen-$prog-fresh" "$SY" convert --format lbr -q -j1 --symfs "$T/symfs" \
+		-o - "$T/fresh.data"
+	rm -f "$f" "$T/fresh.data" "$T/gen-$prog-x1.data"
 done

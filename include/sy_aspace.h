@@ -41,6 +41,12 @@ struct sy_aspace;
 size_t sy_aspace_nr_maps(const struct sy_aspace *as);
 /* Mappings sorted by start, never overlapping. */
 const struct sy_map *sy_aspace_map(const struct sy_aspace *as, size_t i);
+/* 1 when @a and @b hold the same mappings, field by field (the same
+ * images at the same addresses): what a reader of code finds in one it
+ * finds in the other.  Two processes forked from one, or one run of a
+ * program after another without address randomisation, have the same.
+ * NULL is the same only as NULL.  O(n). */
+int sy_aspace_same(const struct sy_aspace *a, const struct sy_aspace *b);
 /* The mapping containing @addr, or NULL.  O(log n). */
 const struct sy_map *sy_aspace_find(const struct sy_aspace *as,
 				    uint64_t addr);

@@ -102,6 +102,27 @@ const struct sy_map *sy_aspace_map(const struct sy_aspace *as, size_t i)
 	return as && i < as->nr ? &as->maps[i] : NULL;
 }
 
+static int sy_map_same(const struct sy_map *m, const struct sy_map *n)
+{
+	/* (the build-id only finds the image, which is compared) */
+	return m->start == n->start && m->end == n->end &&
+	       m->pgoff == n->pgoff && m->path == n->path && m->img == n->img &&
+	       m->err == n->err && m->prot == n->prot &&
+	       m->flags == n->flags && m->reloc == n->reloc;
+}
+
+int sy_aspace_same(const struct sy_aspace *a, const struct sy_aspace *b)
+{
+	if (a == b)
+		return 1;
+	if (!a || !b || a->nr != b->nr)
+		return 0;
+	for (size_t i = 0; i < a->nr; i++)
+		if (!sy_map_same(&a->maps[i], &b->maps[i]))
+			return 0;
+	return 1;
+}
+
 struct sy_aspace_key {
 	const struct sy_aspace *as;
 	uint64_t addr;

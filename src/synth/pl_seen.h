@@ -1,5 +1,5 @@
 /* The branches whose code checks passed (plausible.c), kept from window to
- * window while the snapshot and the thread are the same: a branch with
+ * window while the windows' spaces hold the same mappings: a branch with
  * the target of the branch before it (its straight run's start) and, for
  * an indirect jump whose run holds a table (sy_jt_range), what its bound
  * is read from (the branch before it and the one before that: sy_jt_hit;
@@ -14,8 +14,8 @@
  * visit when 16 entries held them (a fifth of convert's time on generated
  * recordings of several programs, issue 27).  An entry belongs to one
  * generation of the table (the top byte of its kinds word): emptying the
- * table, at each new snapshot or thread, starts a new generation, and
- * writes it only when the 255 generations wrap. */
+ * table, when a window's mappings are not the last one's, starts a new
+ * generation, and writes it only when the 255 generations wrap. */
 #ifndef SY_SYNTH_PL_SEEN_H
 #define SY_SYNTH_PL_SEEN_H
 

@@ -49,6 +49,8 @@ int sy_plausible_init(struct sy_plausible *p, enum sy_trace_kind arch)
 
 void sy_plausible_fini(struct sy_plausible *p)
 {
+	sy_proc_snap_put(p->snap);
+	p->snap = NULL;
 	sy_insn_decoder_fini(&p->dec);
 	sy_pl_memo_fini(&p->memo);
 	sy_pl_seen_fini(&p->seen);
@@ -931,14 +933,24 @@ int sy_plausible_window(struct sy_plausible *p, const struct sy_win *w,
 	c.seen = p->seen.v;
 	if (p->seen_serial != sy_proc_snap_serial(c.snap) ||
 	    p->seen_id != c.id) {
-		sy_pl_seen_clear(&p->seen);
-		sy_proven_clear(&p->proven);
+		/* another snapshot or thread: every input of the seen and
+		 * proven branches' verdicts is their addresses and the code
+		 * the two spaces map there, so they stay while the mappings
+		 * are the same */
+		const struct sy_aspace *as = sy_proc_snap_aspace(c.snap, c.id);
+		const struct sy_aspace *kernel = sy_proc_snap_kernel(c.snap);
+
+		if (!p->snap || !sy_aspace_same(as, p->as) ||
+		    !sy_aspace_same(kernel, p->kernel)) {
+			sy_pl_seen_clear(&p->seen);
+			sy_proven_clear(&p->proven);
+		}
+		sy_proc_snap_put(p->snap);
+		p->snap = sy_proc_snap_get(w->snap);
 		p->seen_serial = sy_proc_snap_serial(c.snap);
 		p->seen_id = c.id;
-		/* the same snapshot (no other has its serial) and thread:
-		 * the same spaces */
-		p->as = sy_proc_snap_aspace(c.snap, c.id);
-		p->kernel = sy_proc_snap_kernel(c.snap);
+		p->as = as;
+		p->kernel = kernel;
 	}
 	c.as = p->as;
 	c.kernel = p->kernel;

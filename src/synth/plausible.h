@@ -70,12 +70,16 @@ struct sy_plausible {
 	struct sy_insn_decoder dec;
 	struct sy_pl_memo memo;
 	/* branches whose code checks passed, kept from window to window
-	 * while the snapshot (its serial) and the thread are the same:
-	 * windows of a loop are short and make the same few branches */
+	 * while the thread's space and the kernel's hold the same mappings
+	 * (sy_aspace_same): windows of a loop are short and make the same
+	 * few branches, and the processes of a fleet (forked workers, runs
+	 * of one program) the same code at the same addresses */
 	struct sy_pl_seen_tab seen;
-	uint64_t seen_serial;	/* 0: empty */
-	uint32_t seen_id;
-	/* that thread's space in that snapshot, and the kernel's */
+	uint64_t seen_serial;	/* the last window's snapshot; 0: none */
+	uint32_t seen_id;	/* and thread */
+	/* that thread's space in that snapshot, and the kernel's, which
+	 * the reference to the snapshot keeps */
+	struct sy_proc_snap *snap;
 	const struct sy_aspace *as, *kernel;
 	/* sequences of such branches, kept and emptied with them: a loop's
 	 * path costs one compare per branch (proven.h) */

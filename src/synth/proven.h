@@ -6,13 +6,13 @@
  * on the branch, the one before it and the one before that in its stretch
  * (its straight run starts at the previous target; a jump table's bound is
  * read from the two before its `br`; none before: no run, no bound), and
- * on the process snapshot and thread they read code in.  So a sequence of
+ * on the mappings of the space they read code in.  So a sequence of
  * branches that all passed, kept with the (up to SY_PROVEN_CTX) branches
  * of the stretch before it, proves the same of any sequence equal to it,
  * branch for branch (source, target, kind), with as many branches before
- * it and those equal too, in the same snapshot and thread: every input of
- * every check is equal, and so is every verdict.  The owner empties the
- * table when the snapshot or thread changes.
+ * it and those equal too, under the same mappings: every input of every
+ * check is equal, and so is every verdict.  The owner empties the table
+ * when a window's spaces hold other mappings (sy_aspace_same).
  *
  * What the checks carry from branch to branch (the open calls, the suspect
  * count) is not the sequence's to prove: it lists the branches that need
@@ -94,7 +94,7 @@ const struct sy_proven_seq *sy_proven_find(struct sy_proven *p,
  * seen before, else 0 and it is noted.  Code that does not loop passes
  * each sequence once, and keeping it cost a copy of it; a loop's comes
  * again and is kept the second time (both since the last clear: the
- * sequences of another snapshot or thread say nothing of this one's
+ * sequences of other mappings say nothing of these ones'
  * loops).  Only decides what is kept: the places may be equal for
  * different sequences (then one more is kept), and what sy_proven_find
  * answers stays an exact compare. */

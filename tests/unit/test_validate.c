@@ -223,6 +223,55 @@ Test(plausible, checked_branches_are_kept_per_process_and_snapshot)
 	world_fini(&w);
 }
 
+/* What passed is kept for another process, or another snapshot, only
+ * when its mappings are the same ones (sy_aspace_same): a fleet's
+ * processes of one program at the same addresses are checked once.
+ * Another program at the same address is not the same: branchy-aarch64's
+ * bl at 0x40094c calls sort_check (0x4005f4), interp-aarch64's there
+ * calls 0x400160, so the same branch is implausible in it, whatever
+ * passed before in the other process. */
+Test(plausible, checked_branches_are_kept_only_for_the_same_mappings)
+{
+	static const struct sy_br call[] = {
+		{ 0x40094c, 0x4005f4, SY_BR_CALL },
+	};
+	struct world w;
+	struct sy_ev_mmap m;
+	struct sy_win *win;
+
+	world_init(&w, SY_TRACE_ETM, 0);
+	memset(&m, 0, sizeof(m));
+	m.is_mmap2 = 1;
+	m.prot = SY_PROT_READ | SY_PROT_EXEC;
+	m.addr = 0x400000;
+	m.len = 0x1000;
+	/* PID + 1: the same program at the same address */
+	m.pid = m.tid = PID + 1;
+	m.filename = A64_BIN;
+	cr_assert_eq(sy_proc_table_mmap(w.procs, &m, SY_MISC_USER), 0);
+	/* PID + 2: another program there */
+	m.pid = m.tid = PID + 2;
+	m.filename = "/tests/fixtures/programs/bin/interp-aarch64";
+	cr_assert_eq(sy_proc_table_mmap(w.procs, &m, SY_MISC_USER), 0);
+	for (int round = 0; round < 2; round++) {
+		check(&w, call, 1, 0x400600, NULL, 0, NULL);
+		win = window(&w, call, 1, 0x400600, NULL, 0);
+		win->pub.pid = win->pub.tid = PID + 1;
+		sy_validate(&w.v, win);
+		cr_assert_eq(win->pub.status, SY_ST_OK, "%s", win->pub.reason);
+		sy_win_free(win);
+		win = window(&w, call, 1, 0x400600, NULL, 0);
+		win->pub.pid = win->pub.tid = PID + 2;
+		sy_validate(&w.v, win);
+		cr_assert_eq(win->pub.status, SY_ST_IMPLAUSIBLE, "round %d: %s",
+			     round, sy_status_name(win->pub.status));
+		cr_assert(strstr(win->pub.reason, "direct branch elsewhere"),
+			  "%s", win->pub.reason);
+		sy_win_free(win);
+	}
+	world_fini(&w);
+}
+
 /* What the validator keeps of the branches it checked belongs to one
  * snapshot and thread: a new one starts a new generation of the table,
  * and the table is emptied whole when the 255 generations wrap.
