@@ -218,9 +218,18 @@ void sy_proven_put(struct sy_proven *p, const struct sy_br *br, unsigned n,
 	size_t at = sy_proven_slot(br, n, nctx);
 	struct sy_proven_seq *s = &p->v[at];
 
-	/* the newer way's sequence becomes the older one */
+	/* the newer way's sequence becomes the older one: what it holds
+	 * (a copy of the whole entry, 3 KB, was most of a put on code
+	 * that does not loop) */
 	if (s->n) {
-		s[1] = s[0];
+		unsigned m = s->n + s->nctx;
+
+		s[1].n = s->n;
+		s[1].nctx = s->nctx;
+		s[1].nflow = s->nflow;
+		memcpy(s[1].w, s->w, 3 * m * sizeof(*s->w));
+		memcpy(s[1].flow, s->flow, s->nflow);
+		memcpy(s[1].land, s->land, s->n);
 		p->filled[(at + 1) / 64] |= 1ull << ((at + 1) % 64);
 	}
 	p->filled[at / 64] |= 1ull << (at % 64);

@@ -311,3 +311,44 @@ Test(proven, clear_forgets_every_sequence)
 	free(all);
 	sy_proven_fini(&p);
 }
+
+/* A place keeps two sequences: a third with the same places (a loop
+ * entered where two others were) replaces the older one, and each find
+ * answers with the sequence it asked for, its flow branches and landing
+ * verdicts. */
+Test(proven, a_place_keeps_the_two_newest_sequences)
+{
+	enum { N = 12 };
+	struct sy_proven p;
+	struct sy_br s[3][N + SY_PROVEN_CTX];
+	uint8_t land[3][N], flow[3][1];
+
+	cr_assert_eq(sy_proven_init(&p), 0);
+	for (int k = 0; k < 3; k++) {
+		fill(s[k], N + SY_PROVEN_CTX, 5, 0);
+		/* the same ends and context: one branch inside differs */
+		s[k][N / 2].to += 4 * (unsigned)(k + 1);
+		memset(land[k], 0x10 + k, N);
+		flow[k][0] = (uint8_t)k;
+	}
+	for (int k = 0; k < 3; k++) {
+		sy_proven_put(&p, s[k], N, SY_PROVEN_CTX, flow[k], 1, land[k]);
+		for (int j = 0; j <= k; j++) {
+			const struct sy_proven_seq *q =
+				sy_proven_find(&p, s[j], N, SY_PROVEN_CTX);
+
+			if (j < k - 1) {
+				cr_assert_null(q, "sequence %d kept after %d more",
+					       j, k - j);
+				continue;
+			}
+			cr_assert_not_null(q, "sequence %d lost after %d", j, k);
+			cr_assert(same((const struct sy_br *)q->w, s[j],
+				       N + SY_PROVEN_CTX));
+			cr_assert_eq(q->nflow, 1);
+			cr_assert_eq(q->flow[0], j);
+			cr_assert_eq(q->land[N - 1], 0x10 + j);
+		}
+	}
+	sy_proven_fini(&p);
+}
