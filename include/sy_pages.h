@@ -22,8 +22,8 @@ void sy_pages_drop(const void *p, size_t len);
  * the kernel flush the mapping's TLB entries on every CPU the process runs
  * on (an interrupt on each): dropped a job's bytes at a time (two ranges
  * per job of 128 KiB), that cost two threads a sixth of what the second
- * gained on dense trace.  Ranges that touch or overlap the batch join it;
- * one that does not drops the batch first.  The batch goes once its end
+ * gained on dense trace.  Ranges that touch or overlap the batch (or come
+ * within @join of it) join it; one that does not drops the batch first.  The batch goes once its end
  * is SY_PAGES_BATCH past where the last drop ended (or its start): a
  * range reaching back over dropped pages (a small job's chunk with the
  * SY_PAGES_AROUND on each side, walk.c) is dropped again with the next
@@ -32,6 +32,12 @@ void sy_pages_drop(const void *p, size_t len);
 struct sy_pages_batch {
 	uintptr_t lo, hi;
 	uintptr_t mark;		/* where the last drop ended */
+	/* Ranges up to this many bytes apart join too, and the pages between
+	 * go with them: for a caller to whom those pages are only read again
+	 * (the unit planner's reads of small AUX payloads, each between
+	 * sample records: a drop per payload was 28,000 madvise calls on a
+	 * recording of a window per AUX record).  0: touching only. */
+	size_t join;
 };
 
 /* What one touch of a mapped file may bring into the process: the pages

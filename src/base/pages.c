@@ -37,8 +37,8 @@ void sy_pages_batch_add(struct sy_pages_batch *b, const void *p, size_t len)
 		return;
 	/* (a batch that was dropped up to a page's end is empty but not
 	 * over: its mark holds) */
-	if (b->hi && (lo > b->hi || hi < b->lo))
-		sy_pages_batch_flush(b);
+	if (b->hi && (lo > b->hi + b->join || hi + b->join < b->lo))
+		sy_pages_batch_flush(b);	/* (join stays) */
 	if (b->hi) {
 		lo = lo < b->lo ? lo : b->lo;
 		hi = hi > b->hi ? hi : b->hi;

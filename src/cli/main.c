@@ -72,7 +72,7 @@ int main(int argc, char **argv)
 	 * 128 KiB (no longer raised to what was freed): every larger block
 	 * (a job's stretches, hundreds of KiB on dense PT) was mmapped,
 	 * faulted in page by page and unmapped, job after job: half of
-	 * convert's page faults on PT and 6-15% of -j1's time (issue 25).
+	 * convert's page faults on PT and 5-13% of -j1's time (issue 25).
 	 * Blocks up to 4 MiB now come from the arenas and are reused. */
 #ifdef M_MMAP_THRESHOLD
 	mallopt(M_MMAP_THRESHOLD, 4 << 20);
