@@ -4,6 +4,7 @@
  * oracle for the aggregated branch-only form. */
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <inttypes.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -303,6 +304,70 @@ Test(profgen, logged_sample_key_and_range)
 	sy_agg_log_free(l);
 	sy_agg_log_free(NULL);
 	cr_assert_eq(sy_agg_log_samples(NULL), 0);
+}
+
+/* The numbers are written without printf: every width of value, 0 (which
+ * "%#lx" prints bare), the top bit, and lines longer than the writer's
+ * buffer come out as printf, the oracle, prints them. */
+static const uint64_t num_vals[] = {
+	0, 1, 0xf, 0x10, 0x123, 0xffff, 0x10000, 0x400000, 0xffffffff,
+	0x100000000, 0x5500846528, 0xffffffffffff, 0x8000000000000000,
+	0x7fffffffffffffff, 0xfedcba9876543210, UINT64_MAX,
+};
+#define NR_NUM (sizeof(num_vals) / sizeof(num_vals[0]))
+#define NR_LONG 300	/* branches: some 13 KB, past the 4 KB buffer */
+
+Test(profgen, numbers_print_as_printf_prints_them)
+{
+	static struct sy_br st[NR_LONG];
+	uint64_t fr[NR_NUM];
+	enum sy_profgen_format fmts[] = { SY_PROFGEN_HYBRID, SY_PROFGEN_LBR };
+
+	for (size_t i = 0; i < NR_LONG; i++) {
+		st[i].from = num_vals[i % NR_NUM];
+		st[i].to = num_vals[(i * 7 + 3) % NR_NUM];
+	}
+	for (size_t i = 0; i < NR_NUM; i++)
+		fr[i] = num_vals[NR_NUM - 1 - i];
+	for (int k = 0; k < 2; k++)
+		for (uint32_t n = 0; n <= NR_LONG; n += n < 3 ? 1 : 99) {
+			char *got = NULL, *want = NULL;
+			size_t glen = 0, wlen = 0;
+			FILE *g = open_memstream(&got, &glen);
+			FILE *f = open_memstream(&want, &wlen);
+			struct sy_profgen *w;
+
+			cr_assert_eq(sy_profgen_open_file(&w, g, fmts[k]), 0);
+			cr_assert_eq(sy_profgen_sample(w, 5, fr, NR_NUM, st, n),
+				     0);
+			cr_assert_eq(sy_profgen_sample(w, 1, fr + 3, 1, st, n),
+				     0);
+			cr_assert_eq(sy_profgen_commit(w, NULL), 0);
+			fclose(g);
+			for (int r = 0; r < 2; r++) {
+				const uint64_t *fp = r ? fr + 3 : fr;
+				uint32_t nf = r ? 1 : NR_NUM;
+
+				if (!r)
+					fprintf(f, "5\n");
+				if (fmts[k] == SY_PROFGEN_HYBRID)
+					for (uint32_t i = 0; i < nf; i++)
+						fprintf(f, "\t%16" PRIx64 "\n",
+							fp[i]);
+				else
+					fprintf(f, "%16" PRIx64, fp[0]);
+				for (uint32_t i = 0; i < n; i++)
+					fprintf(f, " %#" PRIx64 "/%#" PRIx64
+						"/P/-/-/0", st[i].from,
+						st[i].to);
+				fputc('\n', f);
+			}
+			fclose(f);
+			cr_assert_str_eq(got, want, "format %d, %u branches",
+					 k, n);
+			free(got);
+			free(want);
+		}
 }
 
 Test(profgen, atomic_output)
