@@ -23,12 +23,13 @@ void sy_pages_drop(const void *p, size_t len);
  * on (an interrupt on each): dropped a job's bytes at a time (two ranges
  * per job of 128 KiB), that cost two threads a sixth of what the second
  * gained on dense trace.  Ranges that touch or overlap the batch (or come
- * within @join of it) join it; one that does not drops the batch first.  The batch goes once its end
- * is SY_PAGES_BATCH past where the last drop ended (or its start): a
- * range reaching back over dropped pages (a small job's chunk with the
- * SY_PAGES_AROUND on each side, walk.c) is dropped again with the next
- * megabyte, not at once (25,000 drops of 6 MB each on pt-deep, one per
- * job, on the walk's thread).  All zero is empty. */
+ * within its join distance) join it; one that does not drops the batch
+ * first.  The batch goes once its end is SY_PAGES_BATCH past where the
+ * last drop ended (or its start): a range reaching back over dropped pages
+ * (a small job's chunk with the SY_PAGES_AROUND on each side, walk.c) is
+ * dropped again with the next megabyte, not at once (25,000 drops of 6 MB
+ * each on pt-deep, one per job, on the walk's thread).  All zero is
+ * empty. */
 struct sy_pages_batch {
 	uintptr_t lo, hi;
 	uintptr_t mark;		/* where the last drop ended */

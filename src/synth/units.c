@@ -300,10 +300,10 @@ int sy_units_plan(struct sy_units *u, const struct sy_auxmap *m,
 	/* looking for seams and PSBs brought pages of the whole trace in
 	 * (a few KiB at every cut, and the kernel's fault-around): let them
 	 * go until the decode reads them.  In one drop from the first payload
-	 * to the end of the last: a drop per payload was 29,000 madvise calls
-	 * (each a TLB flush) on a recording of many small AUX records, and
-	 * the records between payloads, which the prepass dropped behind it,
-	 * are only read again, never lost (sy_pages.h). */
+	 * to the end of the last, not one per payload (an madvise call, each
+	 * a TLB flush, per AUX record): the records between payloads, which
+	 * the prepass dropped behind it, are only read again, never lost
+	 * (sy_pages.h). */
 	if (sy_perf_bytes_droppable(r) && m->nr_bufs) {
 		uint64_t lo = UINT64_MAX, hi = 0;
 
