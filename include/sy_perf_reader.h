@@ -245,6 +245,17 @@ int sy_perf_bytes_droppable(const struct sy_perf_reader *r);
  * the pages before the offset this returns are dropped.  0 otherwise. */
 uint64_t sy_perf_bytes_passed(const struct sy_perf_reader *r);
 
+/* A mapped file's records read from here on (@on 1) with pread into a
+ * buffer of the reader's, not through the mapping; 0: through the mapping
+ * again.  For a walk that keeps no pointer into a record past the next
+ * sy_perf_next (the session's two walks): one copy from the page cache,
+ * where the mapping faulted each page in, a TLB miss at every page the
+ * prefetcher does not cross, and dropped it again.  An AUXTRACE record's
+ * payload is not read: rec->aux points into the mapping, untouched, and
+ * so does sy_perf_bytes.  Returns 0, or -SY_E_INVALID for a reader
+ * without a mapped file of its own. */
+int sy_perf_skim(struct sy_perf_reader *r, int on);
+
 /* perf's name of a record type ("MMAP2", "ATTR", ...) or NULL. */
 const char *sy_record_type_name(uint32_t type);
 /* Name of a feature bit ("BUILD_ID") or NULL. */

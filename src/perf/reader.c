@@ -340,6 +340,8 @@ int sy_perf_open_fd(struct sy_perf_reader **out, int fd, const char *name,
 		void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE,
 			       fd, 0);
 		if (m != MAP_FAILED) {
+			/* kept for sy_perf_skim */
+			r->fd = fd;
 			r->unmap_base = m;
 			r->map = m;
 			r->map_len = (uint64_t)st.st_size;
@@ -367,12 +369,10 @@ int sy_perf_open(struct sy_perf_reader **out, const char *path,
 					 strerror(e));
 	}
 	err = sy_perf_open_fd(out, fd, path, diag);
-	if (err || (*out)->map) {
-		/* mapped: the mapping outlives the descriptor */
+	if (err)
 		close(fd);
-	} else {
+	else
 		(*out)->own_fd = 1;
-	}
 	return err;
 }
 
@@ -471,6 +471,16 @@ const uint8_t *sy_perf_bytes(const struct sy_perf_reader *r, uint64_t offset,
 	if (!r->map || offset > r->map_len || len > r->map_len - offset)
 		return NULL;
 	return r->map + offset;
+}
+
+int sy_perf_skim(struct sy_perf_reader *r, int on)
+{
+	if (!r || !r->unmap_base || r->fd < 0)
+		return -SY_E_INVALID;
+	r->skim = !!on;
+	/* the mapping's pointers and the buffer's never mix */
+	r->slen = 0;
+	return 0;
 }
 
 int sy_perf_bytes_droppable(const struct sy_perf_reader *r)

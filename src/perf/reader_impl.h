@@ -63,7 +63,10 @@ struct sy_perf_reader {
 	 * (sy_perf_src_passed) */
 	uint64_t dropped;
 
-	/* streamed source */
+	/* records read with pread from fd into sbuf (sy_perf_skim) */
+	int skim;
+
+	/* streamed source (and a mapped file's descriptor) */
 	int fd;
 	int own_fd;
 	uint8_t *sbuf;

@@ -224,7 +224,9 @@ static int sy_next_raw(struct sy_perf_reader *r, struct sy_record *rec)
 					   " bytes runs past the end of the data",
 					   paysz);
 	}
-	err = sy_perf_rec_get(r, off, rec->size + paysz, &p, &avail);
+	/* (skimmed: the payload stays in the mapping, unread) */
+	err = sy_perf_rec_get(r, off, rec->size + (r->skim ? 0 : paysz), &p,
+			      &avail);
 	if (err == -SY_E_TRUNCATED) {
 		if (paysz && avail >= rec->size)
 			return sy_diag_set(&r->diag, off, -SY_E_TRUNCATED,
@@ -238,7 +240,8 @@ static int sy_next_raw(struct sy_perf_reader *r, struct sy_record *rec)
 	rec->offset = off;
 	rec->data = p;
 	rec->flags = 0;
-	rec->aux = paysz ? p + rec->size : NULL;
+	rec->aux = !paysz ? NULL :
+		   r->skim ? r->map + off + rec->size : p + rec->size;
 	rec->aux_size = paysz;
 	rec->aux_file_offset = paysz ? off + rec->size : 0;
 	r->pos = off + rec->size + paysz;

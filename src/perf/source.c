@@ -9,11 +9,86 @@
 #include "sy_bytes.h"
 #include "sy_pages.h"
 
+/* sy_perf_skim: what one pread fetches at least.  Records are at most
+ * 64 KB; a read of many is one copy from the page cache.  Under
+ * AddressSanitizer every read goes to a new buffer and frees the old one,
+ * a page at a time, so that a pointer a caller kept into a record past
+ * its turn is a use after free the sanitizer names, not a silently
+ * changed record. */
+#if defined(__SANITIZE_ADDRESS__)
+#define SY_SKIM_CHECK 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SY_SKIM_CHECK 1
+#endif
+#endif
+#ifdef SY_SKIM_CHECK
+#define SY_SKIM_CHUNK ((size_t)4 << 10)
+#else
+#define SY_SKIM_CHECK 0
+#define SY_SKIM_CHUNK ((size_t)256 << 10)
+#endif
+
+/* sy_perf_src_get of a skimmed file: [off, off+len) of the mapped file's
+ * bytes, copied into sbuf (sbase, slen) from the descriptor. */
+static int sy_perf_src_pread(struct sy_perf_reader *r, uint64_t off,
+			     uint64_t len, const uint8_t **p, uint64_t *avail)
+{
+	uint64_t lim = r->map_len;
+	uint64_t want = off >= lim ? 0 : (lim - off < len ? lim - off : len);
+	size_t n, got = 0;
+
+	if (!want) {
+		/* as the mapping answers past its end */
+		*p = r->map + (off < lim ? off : lim);
+		*avail = 0;
+		return len ? -SY_E_TRUNCATED : 0;
+	}
+	if (off < r->sbase || off - r->sbase > r->slen ||
+	    r->slen - (off - r->sbase) < want) {
+		n = want > SY_SKIM_CHUNK ? (size_t)want : SY_SKIM_CHUNK;
+		if (n > lim - off)
+			n = (size_t)(lim - off);
+		if (SY_SKIM_CHECK || n > r->scap) {
+			uint8_t *nb = SY_SKIM_CHECK ? malloc(n) :
+						      realloc(r->sbuf, n);
+
+			if (!nb)
+				return -SY_E_NOMEM;
+			if (SY_SKIM_CHECK)
+				free(r->sbuf);
+			r->sbuf = nb;
+			r->scap = n;
+		}
+		while (got < n) {
+			ssize_t k = pread(r->fd, r->sbuf + got, n - got,
+					  (off_t)(off + got));
+
+			if (k < 0 && errno == EINTR)
+				continue;
+			if (k < 0)
+				return sy_diag_set(&r->diag, off + got, -SY_E_IO,
+						   "read: %s", strerror(errno));
+			if (!k)
+				break;	/* the file shrank: as truncated */
+			got += (size_t)k;
+		}
+		r->sbase = off;
+		r->slen = got;
+	}
+	*p = r->sbuf + (off - r->sbase);
+	*avail = r->slen - (off - r->sbase) < want ? r->slen - (off - r->sbase) :
+						     want;
+	return *avail == len ? 0 : -SY_E_TRUNCATED;
+}
+
 /* Points *p at [off, off+len).  Returns 0, or -SY_E_TRUNCATED with *avail set
  * to the bytes that do exist, or -SY_E_IO / -SY_E_NOMEM / -SY_E_LIMIT. */
 int sy_perf_src_get(struct sy_perf_reader *r, uint64_t off, uint64_t len,
 		      const uint8_t **p, uint64_t *avail)
 {
+	if (r->skim)
+		return sy_perf_src_pread(r, off, len, p, avail);
 	if (r->map) {
 		uint64_t lim = r->map_len;
 
@@ -110,7 +185,9 @@ int sy_perf_rec_get(struct sy_perf_reader *r, uint64_t off, uint64_t len,
  * in the process's RSS: for a recording whose samples outweigh its trace
  * (deep callchains: 37 times the trace), the whole file.  The walk reads
  * forward, so the pages it passed are dropped, SY_PAGES_BATCH at a time
- * (each drop flushes TLBs).  SY_READ_KEEP behind the walk stay: the pause
+ * (each drop flushes TLBs); a skimmed walk (sy_perf_skim) touches only
+ * what is read in place (AUX payloads, a possible duplicate's bytes), and
+ * drops it the same way.  SY_READ_KEEP behind the walk stay: the pause
  * samples and AUX payloads the session uses soon after reading them.  A
  * pointer into a dropped page stays valid (sy_record): the page of a
  * private, never-written file mapping is read again when touched. */
@@ -121,6 +198,8 @@ void sy_perf_src_passed(struct sy_perf_reader *r, uint64_t pos)
 	long ps;
 	uint64_t hi, page;
 
+	/* (skimmed, only what was read in place is there: a duplicate's
+	 * compare, sy_order_sample) */
 	if (!r->unmap_base || pos < SY_READ_KEEP)
 		return;
 	hi = pos - SY_READ_KEEP;

@@ -479,18 +479,25 @@ int sy_prepass(struct sy_session *s)
 	struct sy_prewalk pw;
 	struct sy_record rec;
 	uint32_t pmu_type = 0;
-	int err;
+	int err, perr = 0;
 
 	memset(&pw, 0, sizeof(pw));
 	if (!s->cfg.unit_bytes)
 		s->cfg.unit_bytes = SY_UNIT_BYTES_DEFAULT;
+	/* it keeps nothing of a record but what it copies out: read with
+	 * pread, not faulted in (sy_perf_skim); a memory buffer is read in
+	 * place */
+	(void)sy_perf_skim(s->in.r, 1);
 	/* roles after the walk: HEADER_ATTR records may add attrs in a pipe
 	 * layout */
-	while ((err = sy_perf_next(s->in.r, &rec)) == 0)
-		if ((err = rec.type == SY_REC_SAMPLE ?
-				   sy_pre_sample(s, &rec) :
-				   sy_pre_record(s, &pw, &rec)))
-			goto out;
+	while (!perr && (err = sy_perf_next(s->in.r, &rec)) == 0)
+		perr = rec.type == SY_REC_SAMPLE ? sy_pre_sample(s, &rec) :
+						   sy_pre_record(s, &pw, &rec);
+	(void)sy_perf_skim(s->in.r, 0);
+	if (perr) {
+		err = perr;
+		goto out;
+	}
 	/* damage ends this walk where it will end the main one: the windows
 	 * before it are still worth converting */
 	if (err != -SY_E_EOS)

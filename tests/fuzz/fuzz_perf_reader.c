@@ -1,9 +1,13 @@
 /* libFuzzer target: the perf.data reader over arbitrary bytes, mapped and
  * streamed through a pipe, with every record body, sample and AUXTRACE_INFO
- * parsed the way dump and convert parse them. */
+ * parsed the way dump and convert parse them; and a file read with pread
+ * (sy_perf_skim) against the same bytes mapped: the same records, byte for
+ * byte, and the same end, or an abort. */
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "sy_auxtrace.h"
@@ -12,13 +16,30 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void sy_fuzz_walk(struct sy_perf_reader *r)
+static void sy_fuzz_mix(uint64_t *h, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+
+	for (size_t i = 0; i < n; i++)
+		*h = (*h ^ b[i]) * 0x100000001b3ull;
+}
+
+/* Walks @r; returns a digest of every record and of how the walk ended. */
+static uint64_t sy_fuzz_walk(struct sy_perf_reader *r)
 {
 	struct sy_record rec;
 	struct sy_diag d;
-	int n = 0;
+	uint64_t h = 0xcbf29ce484222325ull;
+	int n = 0, err;
 
-	while (sy_perf_next(r, &rec) == 0 && n++ < 100000) {
+	while ((err = sy_perf_next(r, &rec)) == 0 && n++ < 100000) {
+		uint64_t f[4] = { rec.type, rec.offset, rec.size,
+				  rec.aux_size };
+
+		sy_fuzz_mix(&h, f, sizeof(f));
+		sy_fuzz_mix(&h, rec.data, rec.size);
+		if (rec.aux_size)
+			sy_fuzz_mix(&h, rec.aux, rec.aux_size);
 		if (rec.type == SY_REC_SAMPLE && rec.attr) {
 			struct sy_sample s;
 
@@ -41,11 +62,43 @@ static void sy_fuzz_walk(struct sy_perf_reader *r)
 						    rec.offset, &d))
 				sy_auxtrace_info_fini(&info);
 		}
-		if (rec.type == SY_REC_AUXTRACE && rec.aux_size) {
-			volatile uint8_t x = rec.aux[0] ^ rec.aux[rec.aux_size - 1];
-			(void)x;
-		}
 	}
+	{
+		const struct sy_diag *e = sy_perf_diag(r);
+		uint64_t f[2] = { (uint64_t)err, e->offset };
+
+		sy_fuzz_mix(&h, f, sizeof(f));
+		sy_fuzz_mix(&h, e->msg, strlen(e->msg));
+	}
+	return h;
+}
+
+/* The same bytes as a file, mapped and walked, then skimmed and walked. */
+static void sy_fuzz_skim(const uint8_t *data, size_t size)
+{
+	struct sy_perf_reader *r;
+	uint64_t mapped, skimmed;
+	int fd = memfd_create("fuzz", 0);
+
+	if (fd < 0)
+		return;
+	if (!size || write(fd, data, size) != (ssize_t)size ||
+	    lseek(fd, 0, SEEK_SET) != 0 ||
+	    sy_perf_open_fd(&r, fd, "fuzz-file", NULL)) {
+		close(fd);
+		return;
+	}
+	mapped = sy_fuzz_walk(r);
+	sy_perf_close(r);
+	if (sy_perf_open_fd(&r, fd, "fuzz-file", NULL))
+		abort();	/* it opened a moment ago */
+	if (sy_perf_skim(r, 1))
+		abort();
+	skimmed = sy_fuzz_walk(r);
+	sy_perf_close(r);
+	close(fd);
+	if (skimmed != mapped)
+		abort();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -54,9 +107,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int fds[2];
 
 	if (sy_perf_open_mem(&r, data, size, "fuzz", NULL) == 0) {
-		sy_fuzz_walk(r);
+		(void)sy_fuzz_walk(r);
 		sy_perf_close(r);
 	}
+	sy_fuzz_skim(data, size);
 	/* the streaming path: everything fits in the pipe buffer */
 	if (size <= 60000 && pipe(fds) == 0) {
 		fcntl(fds[1], F_SETPIPE_SZ, 65536);
@@ -64,7 +118,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			close(fds[1]);
 			fds[1] = -1;
 			if (sy_perf_open_fd(&r, fds[0], "fuzz-pipe", NULL) == 0) {
-				sy_fuzz_walk(r);
+				(void)sy_fuzz_walk(r);
 				sy_perf_close(r);
 			}
 		}

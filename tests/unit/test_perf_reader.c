@@ -64,22 +64,56 @@ static void sid(struct sy_sample *s, uint64_t id, uint64_t t)
 
 #define NOTE(b, t) ((b)->types[(b)->nr++] = (t))
 
+/* A writer with the two attrs and a hostname. */
+static struct sy_pw *writer(const struct sy_pw_config *cfg,
+			    struct sy_perf_attr *a0, struct sy_perf_attr *a1)
+{
+	struct sy_pw *w;
+
+	attrs(a0, a1);
+	cr_assert_eq(sy_pw_alloc(&w, cfg), 0);
+	cr_assert_geq(sy_pw_add_attr(w, a0), 0);
+	cr_assert_geq(sy_pw_add_attr(w, a1), 0);
+	cr_assert_eq(sy_pw_feat_string(w, SY_FEAT_HOSTNAME, "host"), 0);
+	return w;
+}
+
+/* Sample @i of a pause event: @depth frames of @chain (the user context
+ * and i-numbered return addresses). */
+static void pause_sample(struct sy_sample *s, int i, uint64_t *chain,
+			 int depth)
+{
+	sid(s, 20 + (uint64_t)(i & 1), 1000 + (uint64_t)i);
+	s->ip = 0x400100 + (uint64_t)i * 4;
+	s->period = 1000;
+	chain[0] = SY_CONTEXT_USER;
+	for (int k = 1; k < depth; k++)
+		chain[k] = 0x400000 + (uint64_t)(i * depth + k);
+	s->callchain = (const uint8_t *)chain;
+}
+
+/* The file @w wrote, in @b. */
+static void written(struct built *b, struct sy_pw *w)
+{
+	const uint8_t *out;
+
+	cr_assert_eq(sy_pw_output(w, &out, &b->len), 0);
+	b->data = malloc(b->len);
+	memcpy(b->data, out, b->len);
+	sy_pw_free(w);
+}
+
 /* A small recording in the shape of a pause/resume capture. */
 static void build(struct built *b, const struct sy_pw_config *cfg)
 {
 	struct sy_perf_attr a0, a1;
 	struct sy_pw *w;
 	struct sy_sample s;
-	const uint8_t *out;
 	uint8_t payload[200];
 	uint64_t chain[6];
 
 	memset(b, 0, sizeof(*b));
-	attrs(&a0, &a1);
-	cr_assert_eq(sy_pw_alloc(&w, cfg), 0);
-	cr_assert_geq(sy_pw_add_attr(w, &a0), 0);
-	cr_assert_geq(sy_pw_add_attr(w, &a1), 0);
-	cr_assert_eq(sy_pw_feat_string(w, SY_FEAT_HOSTNAME, "host"), 0);
+	w = writer(cfg, &a0, &a1);
 	cr_assert_eq(sy_pw_feat_string(w, SY_FEAT_ARCH, "aarch64"), 0);
 	cr_assert_eq(sy_pw_feat_nrcpus(w, 4, 2), 0);
 	cr_assert_eq(sy_pw_feat_event_desc(w), 0);
@@ -98,14 +132,8 @@ static void build(struct built *b, const struct sy_pw_config *cfg)
 	cr_assert_eq(sy_pw_mmap2(w, &m, &a0, &s), 0);
 	NOTE(b, SY_REC_MMAP2);
 	for (int i = 0; i < NR_SAMPLES; i++) {
-		sid(&s, 20 + (i & 1), 1000 + (uint64_t)i);
-		s.ip = 0x400100 + (uint64_t)i * 4;
-		s.period = 1000;
-		chain[0] = SY_CONTEXT_USER;
-		for (int k = 1; k < 6; k++)
-			chain[k] = 0x400000 + (uint64_t)(i * 16 + k);
+		pause_sample(&s, i, chain, 6);
 		s.callchain_nr = 1 + (uint64_t)(i % 5);
-		s.callchain = (const uint8_t *)chain;
 		cr_assert_eq(sy_pw_sample(w, &a1, SY_MISC_USER, &s), 0);
 		NOTE(b, SY_REC_SAMPLE);
 		if (i % 10 == 9) {
@@ -128,10 +156,7 @@ static void build(struct built *b, const struct sy_pw_config *cfg)
 			NOTE(b, SY_REC_FINISHED_ROUND);
 		}
 	}
-	cr_assert_eq(sy_pw_output(w, &out, &b->len), 0);
-	b->data = malloc(b->len);
-	memcpy(b->data, out, b->len);
-	sy_pw_free(w);
+	written(b, w);
 }
 
 struct walk {
@@ -707,4 +732,151 @@ Test(perf_reader, real_captures_walk_cleanly)
 			cr_assert_gt(samples, 0);
 		sy_perf_close(r);
 	}
+}
+
+/* A recording larger than a skimmed read (sy_perf_skim fetches 256 KB at
+ * a time): deep callchains, and AUXTRACE payloads smaller and larger than
+ * a read, so that records straddle every kind of refill. */
+static void build_big(struct built *b, const struct sy_pw_config *cfg)
+{
+	static uint64_t chain[128];
+	static uint8_t payload[300 << 10];
+	struct sy_perf_attr a0, a1;
+	struct sy_pw *w;
+	struct sy_sample s;
+
+	memset(b, 0, sizeof(*b));
+	w = writer(cfg, &a0, &a1);
+	for (size_t k = 0; k < sizeof(payload); k++)
+		payload[k] = (uint8_t)(k * 13 + k / 251);
+	for (int i = 0; i < 3000; i++) {
+		pause_sample(&s, i, chain, 128);
+		/* 16..1000 bytes of callchain */
+		s.callchain_nr = 2 + (uint64_t)(i * 37 % 125);
+		cr_assert_eq(sy_pw_sample(w, &a1, SY_MISC_USER, &s), 0);
+		if (i % 500 == 250) {
+			struct sy_pw_auxtrace at = { 0 };
+			/* 1 byte to 300 KB */
+			size_t n = i == 250 ? 1 : (size_t)i * 97 % sizeof(payload);
+
+			at.offset = (uint64_t)i * 1000;
+			at.cpu = 1;
+			at.idx = 1;
+			cr_assert_eq(sy_pw_auxtrace(w, &at, payload + i % 7, n),
+				     0);
+		}
+	}
+	written(b, w);
+}
+
+/* Walks the file @path, skimmed or through the mapping, into a digest of
+ * every record (its place, size and bytes, its payload's place) and the
+ * walk's end. */
+struct skim_walk {
+	int err;
+	struct sy_diag diag;
+	size_t nr;
+	uint64_t sum;		/* FNV-1a of what each record gave */
+};
+
+static void skim_mix(uint64_t *h, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+
+	for (size_t i = 0; i < n; i++)
+		*h = (*h ^ b[i]) * 0x100000001b3ull;
+}
+
+static void skim_walk(const char *path, int skim, struct skim_walk *sw)
+{
+	struct sy_perf_reader *r;
+	struct sy_record rec;
+	struct sy_diag d = { 0 };
+
+	memset(sw, 0, sizeof(*sw));
+	sw->sum = 0xcbf29ce484222325ull;
+	cr_assert_eq(sy_perf_open(&r, path, &d), 0, "%s: %s", path, d.msg);
+	if (skim)
+		cr_assert_eq(sy_perf_skim(r, 1), 0);
+	while ((sw->err = sy_perf_next(r, &rec)) == 0) {
+		uint64_t f[5] = { rec.type, rec.offset, rec.size,
+				  rec.aux_size, rec.aux_file_offset };
+
+		skim_mix(&sw->sum, f, sizeof(f));
+		skim_mix(&sw->sum, rec.data, rec.size);
+		if (rec.aux_size) {
+			/* the payload is the mapping's, read or not */
+			cr_assert_eq(rec.aux, sy_perf_bytes(r, rec.aux_file_offset,
+							    rec.aux_size));
+			skim_mix(&sw->sum, rec.aux, rec.aux_size);
+		}
+		sw->nr++;
+	}
+	sw->diag = *sy_perf_diag(r);
+	sy_perf_close(r);
+}
+
+/* A skimmed walk gives every record as the mapped one does, the same
+ * damage at the same offset, whatever the layout and wherever the file
+ * ends. */
+Test(perf_reader, skimmed_file_reads_as_mapped)
+{
+	static const struct sy_pw_config cfgs[] = {
+		{ 0 },
+		{ .pipe = 1 },
+		{ .compress = SY_REC_COMPRESSED2, .comp_batch = 5000 },
+	};
+	const char *dir = sy_test_mkdtemp();
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/t.data", dir);
+	for (size_t c = 0; c < SY_ARRAY_SIZE(cfgs); c++) {
+		struct built b;
+		/* the whole file, then cut around the first refills and at
+		 * a spread of other places */
+		size_t cuts[64], nc = 0;
+
+		build_big(&b, &cfgs[c]);
+		cr_assert_gt(b.len, (size_t)4 * (256 << 10), "%zu bytes: bigger than many reads", b.len);
+		cuts[nc++] = b.len;
+		for (size_t k = 1; k <= 3; k++)
+			for (int d = -9; d <= 9; d += 3)
+				cuts[nc++] = k * (256 << 10) + (size_t)d;
+		while (nc < SY_ARRAY_SIZE(cuts))
+			cuts[nc] = b.len / 41 * nc + nc * 7, nc++;
+		for (size_t i = 0; i < nc; i++) {
+			struct skim_walk m, s;
+			size_t n = cuts[i] < b.len ? cuts[i] : b.len;
+
+			cr_assert_eq(sy_test_write_file(path, b.data, n), 0);
+			skim_walk(path, 0, &m);
+			skim_walk(path, 1, &s);
+			cr_assert_eq(s.nr, m.nr, "cfg %zu cut %zu", c, n);
+			cr_assert_eq(s.sum, m.sum, "cfg %zu cut %zu", c, n);
+			cr_assert_eq(s.err, m.err, "cfg %zu cut %zu", c, n);
+			cr_assert_eq(s.diag.offset, m.diag.offset);
+			cr_assert_str_eq(s.diag.msg, m.diag.msg);
+			if (n == b.len)
+				cr_assert_eq(m.err, -SY_E_EOS, "%s", m.diag.msg);
+			else
+				cr_assert_neq(m.err, -SY_E_EOS,
+					      "cfg %zu cut %zu", c, n);
+		}
+		free(b.data);
+	}
+	sy_test_rmtree(dir);
+}
+
+/* Only a mapped file of the reader's own can be skimmed. */
+Test(perf_reader, skim_needs_a_mapped_file)
+{
+	struct built b;
+	struct sy_perf_reader *r;
+
+	build(&b, NULL);
+	cr_assert_eq(sy_perf_open_mem(&r, b.data, b.len, "t", NULL), 0);
+	cr_assert_eq(sy_perf_skim(r, 1), -SY_E_INVALID);
+	sy_perf_close(r);
+	cr_assert_eq(sy_perf_skim(NULL, 1), -SY_E_INVALID);
+	free(b.data);
 }
