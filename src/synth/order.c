@@ -13,7 +13,7 @@ static uint64_t sy_order_hash(const uint8_t *p, size_t n)
 
 enum sy_order_verdict sy_order_sample(struct sy_order *o, uint64_t time,
 				      const uint8_t *rec, size_t size,
-				      int stable)
+				      const uint8_t *kept)
 {
 	if (o->has && time < o->time)
 		return SY_ORDER_EARLIER;
@@ -26,7 +26,7 @@ enum sy_order_verdict sy_order_sample(struct sy_order *o, uint64_t time,
 	o->has = 1;
 	o->time = time;
 	o->size = size;
-	o->bytes = stable ? rec : NULL;
-	o->hash = stable ? 0 : sy_order_hash(rec, size);
+	o->bytes = kept;
+	o->hash = kept ? 0 : sy_order_hash(rec, size);
 	return SY_ORDER_OK;
 }

@@ -34,10 +34,11 @@ enum sy_order_verdict {
 };
 
 /* Takes the sample @rec (@size bytes, header included) of time @time, or
- * says why not.  @stable: @rec stays readable until the order is
- * dropped (sy_record's pointers into a mapped file do). */
+ * says why not.  @kept: the same bytes where they stay readable until the
+ * order is dropped (a mapped file's, when the reader hands out a copy
+ * that does not), or NULL: their hash is kept. */
 enum sy_order_verdict sy_order_sample(struct sy_order *o, uint64_t time,
 				      const uint8_t *rec, size_t size,
-				      int stable);
+				      const uint8_t *kept);
 
 #endif

@@ -341,6 +341,11 @@ int sy_session_run_sink(struct sy_session *s, sy_window_fn fn, void *ctx,
 	}
 	if ((err = sy_reopen(s)))
 		return err;
+	/* the walk keeps nothing of a record past its turn but what it
+	 * copies (the time order copies anyway): read with pread, not
+	 * faulted in page by page (sy_perf_skim); the AUX payloads the jobs
+	 * decode stay in the mapping */
+	(void)sy_perf_skim(s->in.r, 1);
 	/* the prepass saw the same damage; the reader replays what it met
 	 * while opening, which counts */
 	s->warn.damage = 0;

@@ -477,6 +477,7 @@ uint32_t sy_walk_order_check(struct sy_session *s, const struct sy_record *rec)
 	struct sy_sample sm;
 	struct sy_queue *q;
 	enum sy_order_verdict v;
+	const uint8_t *kept = NULL;
 
 	if (rec->type != SY_REC_SAMPLE || !rec->attr ||
 	    rec->attr->index >= s->roles.nr_roles || !sy_sample_wanted(s, rec) ||
@@ -487,9 +488,13 @@ uint32_t sy_walk_order_check(struct sy_session *s, const struct sy_record *rec)
 	q = sy_session_queue(s, sy_queue_key(&s->cfg, sm.cpu, sm.tid), 1);
 	if (!q)
 		return 0;	/* (the walk meets it again) */
-	v = sy_order_sample(&q->order, sm.time, rec->data, rec->size,
-			    sy_perf_bytes_droppable(s->in.r) &&
-				    !(rec->flags & SY_RECORD_DECOMPRESSED));
+	/* the record's bytes in the mapped file stay where they are (the
+	 * reader's skimmed copy does not): compared there only when a
+	 * duplicate is possible */
+	if (sy_perf_bytes_droppable(s->in.r) &&
+	    !(rec->flags & SY_RECORD_DECOMPRESSED))
+		kept = sy_perf_bytes(s->in.r, rec->offset, rec->size);
+	v = sy_order_sample(&q->order, sm.time, rec->data, rec->size, kept);
 	return v == SY_ORDER_DUPLICATE ? SY_RECORD_ORDER_DUP :
 	       v == SY_ORDER_EARLIER   ? SY_RECORD_ORDER_EARLIER :
 					 0;
