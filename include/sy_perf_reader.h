@@ -245,6 +245,16 @@ int sy_perf_bytes_droppable(const struct sy_perf_reader *r);
  * the pages before the offset this returns are dropped.  0 otherwise. */
 uint64_t sy_perf_bytes_passed(const struct sy_perf_reader *r);
 
+/* Copies @len bytes of the mapped file from @p (a pointer sy_perf_bytes
+ * or a record's aux gave) into @buf with pread, from the page cache,
+ * not faulted in through the mapping: a job's AUX chunks, a few hundred
+ * bytes each and pages apart, cost a fault and a TLB miss each through
+ * it.  Thread-safe; a reader of a memory buffer copies from it.  Returns
+ * 0, -SY_E_INVALID when [p, p + len) is not in the mapping, or -SY_E_IO
+ * (the file shrank, or a read failed). */
+int sy_perf_read_at(const struct sy_perf_reader *r, const uint8_t *p,
+		    size_t len, void *buf);
+
 /* A mapped file's records read from here on (@on 1) with pread into a
  * buffer of the reader's, not through the mapping; 0: through the mapping
  * again.  For a walk that keeps no pointer into a record past the next

@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -471,6 +472,36 @@ const uint8_t *sy_perf_bytes(const struct sy_perf_reader *r, uint64_t offset,
 	if (!r->map || offset > r->map_len || len > r->map_len - offset)
 		return NULL;
 	return r->map + offset;
+}
+
+int sy_perf_read_at(const struct sy_perf_reader *r, const uint8_t *p,
+		    size_t len, void *buf)
+{
+	uint64_t off;
+	size_t got = 0;
+
+	if (!r || !r->map || (!p && len) || p < r->map ||
+	    (uint64_t)(p - r->map) > r->map_len ||
+	    len > r->map_len - (uint64_t)(p - r->map))
+		return -SY_E_INVALID;
+	if (!len)
+		return 0;
+	if (!r->unmap_base || r->fd < 0) {
+		memcpy(buf, p, len);
+		return 0;
+	}
+	off = (uint64_t)(p - r->map);
+	while (got < len) {
+		ssize_t k = pread(r->fd, (uint8_t *)buf + got, len - got,
+				  (off_t)(off + got));
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return -SY_E_IO;
+		got += (size_t)k;
+	}
+	return 0;
 }
 
 int sy_perf_skim(struct sy_perf_reader *r, int on)

@@ -65,6 +65,8 @@ struct sy_wctx {
 	size_t nr_dec, cap_dec;
 	struct sy_stretcher st;
 	void *extra;		/* the caller's (sy_jobs_extra) */
+	uint8_t *gbuf;		/* a PT job's chunks, read (sy_job_gather) */
+	size_t gcap;
 };
 
 static void sy_wctx_free(void *arg);
@@ -100,6 +102,7 @@ static void sy_wctx_free(void *arg)
 	free(c->dec);
 	sy_mem_reader_free(c->mem.mr);
 	sy_stretcher_fini(&c->st);
+	free(c->gbuf);
 	free(c);
 }
 
@@ -620,6 +623,47 @@ static int sy_job_redecode(struct sy_wctx *c, struct sy_job *j,
 	return err;
 }
 
+/* A fresh PT job of several chunks: libipt wants one buffer, and the
+ * decoder would copy the chunks into its own from the mapping, a page
+ * fault and a TLB miss for each (they are a few hundred bytes each, a
+ * record's worth of samples apart).  Read from the page cache with
+ * pread into the worker's buffer instead: @one is then the job's one
+ * chunk.  0 when the job keeps its chunks (a memory reader, one chunk,
+ * ETM, whose decoder takes chunks as they are, or a failed read: the
+ * mapping still has the bytes). */
+static int sy_job_gather(struct sy_wctx *c, const struct sy_job *j,
+			 struct sy_dec_chunk *one)
+{
+	size_t i, len = 0;
+
+	if (j->stream || !j->fresh || j->nr_chunks < 2 || !j->src ||
+	    j->dp->kind != SY_TRACE_PT || !sy_perf_bytes_droppable(j->src))
+		return 0;
+	for (i = 0; i < j->nr_chunks; i++) {
+		if (j->chunks[i].len > SIZE_MAX - len)
+			return 0;
+		len += j->chunks[i].len;
+	}
+	if (len > c->gcap) {
+		uint8_t *p = realloc(c->gbuf, len);
+
+		if (!p)
+			return 0;
+		c->gbuf = p;
+		c->gcap = len;
+	}
+	len = 0;
+	for (i = 0; i < j->nr_chunks; i++) {
+		if (sy_perf_read_at(j->src, j->chunks[i].data,
+				    j->chunks[i].len, c->gbuf + len))
+			return 0;
+		len += j->chunks[i].len;
+	}
+	one->data = c->gbuf;
+	one->len = len;
+	return 1;
+}
+
 static void sy_job_run(void *ctx, struct sy_work *work)
 {
 	struct sy_job *j = (struct sy_job *)work;
@@ -629,6 +673,7 @@ static void sy_job_run(void *ctx, struct sy_work *work)
 	struct sy_stretcher *st = &c->st;
 	struct sy_dec_stats zero = { 0 };
 	const struct sy_dec_stats *prev = &zero;
+	struct sy_dec_chunk one;
 	struct sy_decoder *d;
 	int again, drop_head;
 
@@ -662,7 +707,18 @@ static void sy_job_run(void *ctx, struct sy_work *work)
 	again = sy_job_may_redecode(j);
 	drop_head = j->drop_head;
 	/* a stretch taken from another decode is finished with the job */
-	j->err = sy_decode_loop(c->js, j, d, st, m, c->extra, !again);
+	if (sy_job_gather(c, j, &one)) {
+		struct sy_dec_chunk *chunks = j->chunks;
+		size_t nr = j->nr_chunks;
+
+		j->chunks = &one;
+		j->nr_chunks = 1;
+		j->err = sy_decode_loop(c->js, j, d, st, m, c->extra, !again);
+		j->chunks = chunks;
+		j->nr_chunks = nr;
+	} else {
+		j->err = sy_decode_loop(c->js, j, d, st, m, c->extra, !again);
+	}
 	sy_stats_sub(&j->stats, sy_decoder_stats(d), prev);
 	if (!j->err && again)
 		j->err = sy_job_redecode(c, j, d, st, m, drop_head);

@@ -32,6 +32,7 @@
 #include "sy_image.h"
 #include "sy_image_cache.h"
 #include "sy_mem_reader.h"
+#include "sy_perf_reader.h"
 #include "sy_proc.h"
 #include "sy_pool.h"
 #include "timeconv.h"
@@ -89,6 +90,9 @@ struct sy_job {
 	struct sy_dec_chunk *chunks; /* owned, unless the stream's */
 	size_t nr_chunks;
 	int own_chunks;
+	/* the file the chunks are in: a PT job reads them with pread
+	 * (sy_job_gather); NULL: taken as they are */
+	const struct sy_perf_reader *src;
 	uint64_t report_from;
 	uint32_t ctxid;
 	struct sy_proc_snap *snap; /* a reference, dropped with the job */

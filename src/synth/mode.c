@@ -66,6 +66,7 @@ static struct sy_qjob *sy_qjob_new(struct sy_session *s, struct sy_queue *q,
 	}
 	j->job.nr_chunks = (size_t)n;
 	j->job.own_chunks = 1;
+	j->job.src = s->in.r;
 	j->job.bytes = b - a;
 	j->job.drop_pages = sy_perf_bytes_droppable(s->in.r);
 	j->job.snap = sy_proc_table_snapshot(s->model.procs);

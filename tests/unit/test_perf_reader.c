@@ -2,6 +2,7 @@
  * against perf 6.1 in test_perf_writer.c), and every kind of damage the
  * reader must turn into an error with a byte offset instead of a crash. */
 #include <criterion/criterion.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -879,4 +880,74 @@ Test(perf_reader, skim_needs_a_mapped_file)
 	sy_perf_close(r);
 	cr_assert_eq(sy_perf_skim(NULL, 1), -SY_E_INVALID);
 	free(b.data);
+}
+
+/* sy_perf_read_at copies the mapped file's bytes, wherever they lie (each
+ * AUXTRACE payload, pieces of it, across page and refill boundaries), and
+ * refuses what is not in the mapping; a memory reader copies from its
+ * buffer. */
+Test(perf_reader, read_at_gives_the_mapped_bytes)
+{
+	const char *dir = sy_test_mkdtemp();
+	char path[4096];
+	struct sy_perf_reader *r, *mr;
+	struct sy_record rec;
+	struct sy_diag d = { 0 };
+	struct built b;
+	uint8_t *buf;
+	size_t nr_aux = 0;
+	int err;
+
+	snprintf(path, sizeof(path), "%s/t.data", dir);
+	build_big(&b, NULL);
+	cr_assert_eq(sy_test_write_file(path, b.data, b.len), 0);
+	cr_assert_eq(sy_perf_open(&r, path, &d), 0, "%s", d.msg);
+	cr_assert_eq(sy_perf_open_mem(&mr, b.data, b.len, "t", NULL), 0);
+	buf = malloc(b.len + 1);
+	cr_assert_not_null(buf);
+	while ((err = sy_perf_next(r, &rec)) == 0) {
+		uint64_t off = rec.aux_file_offset, n = rec.aux_size;
+		const uint8_t *m = sy_perf_bytes(mr, off, n);
+
+		if (!n)
+			continue;
+		nr_aux++;
+		cr_assert_not_null(m);
+		/* the payload, and a piece starting an odd way in */
+		memset(buf, 0xa5, n);
+		cr_assert_eq(sy_perf_read_at(r, rec.aux, (size_t)n, buf), 0);
+		cr_assert_eq(memcmp(buf, b.data + off, (size_t)n), 0,
+			     "payload at %" PRIu64, off);
+		if (n > 4099) {
+			memset(buf, 0x5a, n);
+			cr_assert_eq(sy_perf_read_at(r, rec.aux + 4093, 6,
+						     buf), 0);
+			cr_assert_eq(memcmp(buf, b.data + off + 4093, 6), 0);
+		}
+		memset(buf, 0xa5, n);
+		cr_assert_eq(sy_perf_read_at(mr, m, (size_t)n, buf), 0);
+		cr_assert_eq(memcmp(buf, b.data + off, (size_t)n), 0);
+	}
+	cr_assert_eq(err, -SY_E_EOS, "%s", sy_perf_diag(r)->msg);
+	cr_assert_geq(nr_aux, 5);
+	/* the whole file at once, and its last byte */
+	cr_assert_eq(sy_perf_read_at(r, sy_perf_bytes(r, 0, b.len), b.len,
+				     buf), 0);
+	cr_assert_eq(memcmp(buf, b.data, b.len), 0);
+	cr_assert_eq(sy_perf_read_at(r, sy_perf_bytes(r, b.len - 1, 1), 1,
+				     buf), 0);
+	cr_assert_eq(buf[0], b.data[b.len - 1]);
+	/* past the end, before the start, another buffer */
+	cr_assert_eq(sy_perf_read_at(r, sy_perf_bytes(r, b.len - 1, 1), 2,
+				     buf), -SY_E_INVALID);
+	cr_assert_eq(sy_perf_read_at(r, sy_perf_bytes(r, 0, 1) - 1, 1, buf),
+		     -SY_E_INVALID);
+	cr_assert_eq(sy_perf_read_at(r, b.data, 1, buf), -SY_E_INVALID);
+	cr_assert_eq(sy_perf_read_at(NULL, b.data, 1, buf), -SY_E_INVALID);
+	cr_assert_eq(sy_perf_read_at(r, NULL, 0, buf), -SY_E_INVALID);
+	sy_perf_close(r);
+	sy_perf_close(mr);
+	free(buf);
+	free(b.data);
+	sy_test_rmtree(dir);
 }
