@@ -101,6 +101,13 @@ int sy_image_text_base(const struct sy_image *img, uint64_t *vaddr,
 int sy_image_symbol(const struct sy_image *img, uint64_t vaddr,
 		    const char **name, uint64_t *offset);
 
+/* The function symbol that starts last at or below @vaddr, whether it
+ * covers @vaddr or ends before it: its start and size (0: unknown), for
+ * what lies between one function's end and the next.  Returns 0,
+ * -SY_E_INVALID when none starts there, or -SY_E_NOMEM. */
+int sy_image_symbol_below(const struct sy_image *img, uint64_t vaddr,
+			  uint64_t *start, uint64_t *size);
+
 /* The value of symbol @name in .symtab (the kernel's "_text", "_stext").
  * Returns 0 or -SY_E_INVALID when there is none. */
 int sy_image_symbol_addr(const struct sy_image *img, const char *name,

@@ -524,37 +524,59 @@ static int sy_sym_at_or_below(const void *ctx, size_t i)
 	return k->st->syms[i].addr <= k->vaddr;
 }
 
-int sy_image_symbol(const struct sy_image *img, uint64_t vaddr,
-		    const char **name, uint64_t *offset)
+/* The symbol starting last at or below @vaddr, the table loaded on the
+ * first call; with st->lock held.  NULL with *@err: none starts there
+ * (-SY_E_INVALID), or the table could not be loaded. */
+static const struct sy_sym *sy_sym_below(const struct sy_image *img,
+					 uint64_t vaddr, int *err)
 {
 	struct sy_symtab *st = img->sym;
 	struct sy_sym_key k = { st, vaddr };
 	size_t lo;
-	int err = -SY_E_INVALID;
 
-	pthread_mutex_lock(&st->lock);
 	if (!st->loaded) {
 		st->err = sy_symtab_load(img);
 		st->loaded = 1;
 	}
-	if (st->err) {
-		err = st->err;
-		goto out;
-	}
-	/* last symbol starting at or below vaddr */
+	*err = st->err ? st->err : -SY_E_INVALID;
+	if (st->err)
+		return NULL;
 	lo = sy_partition_point(st->nr, sy_sym_at_or_below, &k);
-	if (lo) {
-		const struct sy_sym *s = &st->syms[lo - 1];
+	return lo ? &st->syms[lo - 1] : NULL;
+}
 
-		if (!s->size || vaddr - s->addr < s->size) {
-			*name = s->name;
-			if (offset)
-				*offset = vaddr - s->addr;
-			err = 0;
-		}
+int sy_image_symbol(const struct sy_image *img, uint64_t vaddr,
+		    const char **name, uint64_t *offset)
+{
+	const struct sy_sym *s;
+	int err;
+
+	pthread_mutex_lock(&img->sym->lock);
+	s = sy_sym_below(img, vaddr, &err);
+	if (s && (!s->size || vaddr - s->addr < s->size)) {
+		*name = s->name;
+		if (offset)
+			*offset = vaddr - s->addr;
+		err = 0;
 	}
-out:
-	pthread_mutex_unlock(&st->lock);
+	pthread_mutex_unlock(&img->sym->lock);
+	return err;
+}
+
+int sy_image_symbol_below(const struct sy_image *img, uint64_t vaddr,
+			  uint64_t *start, uint64_t *size)
+{
+	const struct sy_sym *s;
+	int err;
+
+	pthread_mutex_lock(&img->sym->lock);
+	s = sy_sym_below(img, vaddr, &err);
+	if (s) {
+		*start = s->addr;
+		*size = s->size;
+		err = 0;
+	}
+	pthread_mutex_unlock(&img->sym->lock);
 	return err;
 }
 

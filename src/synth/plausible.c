@@ -6,14 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "boundary.h"
 #include "jump_table.h"
 #include "sy_branch.h"
 
 /* Calls followed within one run of joined stretches. */
 #define SY_PL_STACK 256
-/* Longest straight run (instructions) and function prefix (bytes) read. */
+/* Longest straight run (instructions) read. */
 #define SY_PL_RANGE_MAX 4096u
-#define SY_PL_SWEEP_MAX 65536u
 
 enum sy_pl_memo_type {
 	SY_PL_M_INSN = 1,	/* the instruction at a */
@@ -323,30 +323,6 @@ static int sy_pl_after_call(struct sy_pl_ctx *c, uint64_t to)
 			    sy_pl_after_call_uncached);
 }
 
-/* x86: whether @l is on an instruction boundary, decoding its function
- * from its symbol's start.  A function the sweep cannot decode, or one
- * without a symbol, is unknown. */
-static int sy_pl_boundary(struct sy_pl_ctx *c, const struct sy_loc *l)
-{
-	const char *name;
-	uint64_t into, va;
-
-	if (!sy_pl_func(l, &name, &into) || into > SY_PL_SWEEP_MAX)
-		return SY_PL_UNKNOWN;
-	va = l->vaddr - into;
-	while (va < l->vaddr) {
-		size_t avail;
-		const uint8_t *code = sy_image_code(l->img, va, &avail);
-		struct sy_insn in;
-
-		if (!code ||
-		    sy_insn_decode(&c->p->dec, code, avail, va, &in))
-			return SY_PL_UNKNOWN;
-		va += in.size;
-	}
-	return va == l->vaddr ? SY_PL_OK : SY_PL_MID;
-}
-
 /* What an indirect branch finds at @to: the middle of an instruction, or
  * code.  A no-op is code: returns land on the alignment no-op after a
  * call, context switches and IFUNC stubs on a label that starts with one. */
@@ -355,7 +331,8 @@ static int sy_pl_target_uncached(struct sy_pl_ctx *c, uint64_t to,
 {
 	(void)n;
 	(void)to;
-	if (c->p->arch == SY_TRACE_PT && sy_pl_boundary(c, l) == SY_PL_MID)
+	if (c->p->arch == SY_TRACE_PT &&
+	    sy_x86_boundary(&c->p->dec, l->img, l->vaddr) == SY_BOUNDARY_MID)
 		return SY_PL_MID;
 	return SY_PL_OK;
 }

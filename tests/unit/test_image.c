@@ -479,6 +479,60 @@ Test(elf, symbols_match_nm)
 	}
 }
 
+/* The function before an address in the padding after it: nm's sizes
+ * (-S) say where each function ends; a byte of the gap to the next one
+ * is in no function (sy_image_symbol), and its function below is the
+ * one that ended (sy_image_symbol_below), with nm's start and size. */
+Test(elf, symbol_below_reaches_past_the_end)
+{
+	char *out = run_ok("nm -n -S --defined-only '%s'",
+			   PROG_DIR "branchy-x86_64");
+	struct sy_image *img = open_ok(PROG_DIR "branchy-x86_64");
+	struct { uint64_t addr, size; } f[512];
+	size_t n = 0, gaps = 0;
+	uint64_t start, size;
+
+	for (char *line = strtok(out, "\n"); line && n < 512;
+	     line = strtok(NULL, "\n")) {
+		char type;
+
+		if (sscanf(line, "%" SCNx64 " %" SCNx64 " %c", &f[n].addr,
+			   &f[n].size, &type) == 3 &&
+		    (type == 't' || type == 'T'))
+			n++;
+	}
+	cr_assert_gt(n, 10u);
+	for (size_t i = 0; i + 1 < n; i++) {
+		uint64_t end = f[i].addr + f[i].size;
+
+		/* inside: its own */
+		cr_assert_eq(sy_image_symbol_below(img, end - 1, &start,
+						   &size), 0);
+		cr_assert_eq(start, f[i].addr);
+		cr_assert_eq(size, f[i].size);
+		if (end >= f[i + 1].addr)
+			continue;
+		/* each byte of the gap: no function covers it, the one
+		 * below ends before it */
+		for (uint64_t a = end; a < f[i + 1].addr; a++) {
+			cr_assert_eq(sy_image_symbol(img, a,
+						     &(const char *){ 0 },
+						     NULL),
+				     -SY_E_INVALID, "%#" PRIx64, a);
+			cr_assert_eq(sy_image_symbol_below(img, a, &start,
+							   &size), 0);
+			cr_assert_eq(start, f[i].addr, "%#" PRIx64, a);
+			cr_assert_eq(size, f[i].size);
+		}
+		gaps++;
+	}
+	cr_assert_gt(gaps, 10u, "%zu gaps", gaps);
+	cr_assert_eq(sy_image_symbol_below(img, f[0].addr - 1, &start,
+					   &size), -SY_E_INVALID);
+	sy_image_close(img);
+	free(out);
+}
+
 Test(elf, open_errors)
 {
 	const char *dir = sy_test_mkdtemp();

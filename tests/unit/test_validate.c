@@ -505,6 +505,44 @@ Test(plausible, x86_indirect_targets)
 	world_fini(&w);
 }
 
+/* x86: past a function's end, up to the next one, are the no-ops an
+ * assembler pads with, whole: op_add (0x401220, 5 bytes) ends at
+ * 0x401225, where an 11-byte nopw runs to op_mul (0x401230).  apply's
+ * table call (0x4012ac, from prog_main's call at 0x401672) into the
+ * middle of that no-op (one bit of a TIP's address off op_add's entry:
+ * the damage campaign's pt-basic at byte 3214) goes into an instruction
+ * as much as one inside a function does; to where the no-op starts, it
+ * goes to a legal target (no symbol covers it: the landing checks say
+ * nothing of it either). */
+Test(plausible, x86_padding_after_a_function)
+{
+	static const struct sy_br call[] = {
+		{ 0x401672, 0x4012a0, SY_BR_CALL },
+		{ 0x4012ac, 0x401220, SY_BR_IND_CALL },
+		{ 0x401224, 0x4012b3, SY_BR_RET },
+	};
+	/* the call's target instead, and the reason (NULL: ok): inside
+	 * the nopw, its last byte, inside the nopl after op_switch
+	 * (0x401219, 7 bytes); where each of them starts */
+	static const struct { uint64_t to; const char *why; } to[] = {
+		{ 0x401228, "indirect branch into an instruction" },
+		{ 0x40122f, "indirect branch into an instruction" },
+		{ 0x40121c, "indirect branch into an instruction" },
+		{ 0x401225, NULL },
+		{ 0x401219, NULL },
+	};
+	struct world w;
+
+	world_init(&w, SY_TRACE_PT, 0);
+	check(&w, call, N(call), 0x4012b3, NULL, 0, NULL);
+	cr_assert_eq(last_suspect, 0);
+	for (size_t i = 0; i < N(to); i++)
+		check(&w, damaged(call, 2, 1, 0x4012ac, to[i].to,
+				  SY_BR_IND_CALL),
+		      2, to[i].to, NULL, 0, to[i].why);
+	world_fini(&w);
+}
+
 Test(plausible, open_calls_and_the_callchain)
 {
 	/* _start's bl prog_main (0x400158, returns to 0x40015c), prog_main's
