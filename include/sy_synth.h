@@ -59,6 +59,26 @@ enum sy_status {
 
 const char *sy_status_name(enum sy_status st);
 
+/* What makes a branch suspect: correct code may make it, damage makes it
+ * more often (src/synth/plausible.c).  Name, as windows lists it. */
+#define SY_SUSPECTS(X)                                                        \
+	X(NONE, "")                                                           \
+	X(RET_PAST, "return past the open calls")                             \
+	X(RET_NONE_OPEN, "return to none of the open calls")                  \
+	X(RET_NO_CALL, "return to no call site")                              \
+	X(JUMP_OPEN, "jump to an open call's return")                         \
+	X(INTO_FUNC, "indirect branch into another function")                 \
+	X(CALLCHAIN, "open calls disagree with the callchain's caller")
+
+enum sy_suspect_kind {
+#define SY_SUS_ENUM(e, name) SY_SUS_##e,
+	SY_SUSPECTS(SY_SUS_ENUM)
+#undef SY_SUS_ENUM
+	SY_SUS_NR
+};
+
+const char *sy_suspect_name(enum sy_suspect_kind k);
+
 /* How the recording makes its windows (the kernel RFC "perf: SW strobing
  * for AUX trace windows"; src/synth/design.c), read from the attrs. */
 enum sy_design {
@@ -140,8 +160,12 @@ struct sy_window {
 	uint64_t first_error_addr; /* the address it could not read code at
 				    * (0: unknown or another error) */
 	/* branches correct code may make but damage makes more often
-	 * (plausible.h): counted, never a reason to drop the window */
+	 * (plausible.h): counted, never a reason to drop the window; the
+	 * first of them, what made it one (enum sy_suspect_kind) and its
+	 * ends (callchain: the caller frame and the open call's return) */
 	uint32_t suspect;
+	uint8_t suspect_kind;
+	uint64_t suspect_from, suspect_to;
 	/* the branch stack for the pause sample: newest first, cut at the
 	 * newest discontinuity, at most depth entries */
 	const struct sy_br *stack;

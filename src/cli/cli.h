@@ -171,6 +171,11 @@ void sy_cli_signals_stop(void);
  * meaning of the library's code and the binary not found (cli_reason.c). */
 const char *sy_cli_reason(const struct sy_window *w, enum sy_trace_kind kind,
 			  char *buf, size_t len);
+/* The window's first suspect branch in words ("return to no call site:
+ * 0x400208 -> 0x400724", and with @more how many others it has), or ""
+ * when it has none; in @buf, which is returned. */
+const char *sy_cli_suspect(const struct sy_window *w, int more, char *buf,
+			   size_t len);
 /* The run's missing binaries, the one list every command prints (caller
  * frees; *n their number): the windows that needed each (the ones whose
  * reason names it and those that met it after their first error), most

@@ -200,6 +200,15 @@ static void sy_convert_dropped(struct sy_convert *c, const struct sy_window *w,
 
 	if (!c->cs.verbose || c->dropped_shown++ >= 20)
 		return;
+	if (w->status == SY_ST_OK && w->suspect) {
+		/* --drop-suspect's */
+		sy_cli_suspect(w, 1, why, sizeof(why));
+		fprintf(stderr, "strobe-synth: %s: window %" PRIu64 " (cpu %u, "
+				"tid %u) not converted: suspect "
+				"(--drop-suspect): %s\n",
+			c->opt.input, w->index, w->cpu, w->tid, why);
+		return;
+	}
 	sy_cli_reason(w, sy_cli_trace_kind(sy_session_summary(s)), why,
 		      sizeof(why));
 	fprintf(stderr, "strobe-synth: %s: window %" PRIu64 " (cpu %u, tid %u) "
@@ -238,6 +247,7 @@ static int sy_convert_window(void *ctx, const struct sy_window *w)
 	}
 	if (c->opt.drop_suspect && w->suspect) {
 		c->n.suspect_dropped++;
+		sy_convert_dropped(c, w, run->s);
 		return 0;
 	}
 	if (c->opt.whole_trace)

@@ -80,3 +80,27 @@ struct sy_image_missing *sy_cli_missing(struct sy_session *s, size_t *n)
 		qsort(miss, *n, sizeof(*miss), sy_missing_cmp);
 	return miss;
 }
+
+const char *sy_cli_suspect(const struct sy_window *w, int more, char *buf,
+			   size_t len)
+{
+	const char *what = sy_suspect_name(w->suspect_kind);
+	int n;
+
+	if (!w->suspect || !len) {
+		if (len)
+			buf[0] = '\0';
+		return buf;
+	}
+	if (w->suspect_kind == SY_SUS_CALLCHAIN)
+		n = snprintf(buf, len, "%s (frame %#" PRIx64 ", the "
+				       "open call returns to %#" PRIx64 ")",
+			     what, w->suspect_from, w->suspect_to);
+	else
+		n = snprintf(buf, len, "%s: %#" PRIx64 " -> %#" PRIx64,
+			     what, w->suspect_from, w->suspect_to);
+	if (more && w->suspect > 1 && n >= 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, ", and %u more",
+			 w->suspect - 1);
+	return buf;
+}

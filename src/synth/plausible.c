@@ -92,8 +92,11 @@ struct sy_pl_ctx {
 	 * last: the entries past nr_ras are never read) */
 	unsigned nr_ras;
 	int stack_ok;
-	/* what correct code may do but damage more often does */
+	/* what correct code may do but damage more often does: how many,
+	 * and the first (enum sy_suspect_kind, its ends) */
 	uint32_t suspect;
+	uint8_t sus_kind;
+	uint64_t sus_from, sus_to;
 	unsigned next_map, next_code;
 	/* the branch before the one before the branch checked (NULL: none
 	 * in this stretch): where the straight run to that one began */
@@ -415,6 +418,19 @@ static int sy_pl_in_callchain(const struct sy_win *w, uint64_t to)
 
 #define SY_PL_WHY(...) (snprintf(why, len, __VA_ARGS__), 1)
 
+/* One more suspect branch, from @from to @to; the first is kept to say
+ * which (the flow checks run in branch order, from a proven sequence
+ * too, so the first is the same however the branches were checked). */
+static void sy_pl_suspect(struct sy_pl_ctx *c, enum sy_suspect_kind k,
+			  uint64_t from, uint64_t to)
+{
+	if (!c->suspect++) {
+		c->sus_kind = (uint8_t)k;
+		c->sus_from = from;
+		c->sus_to = to;
+	}
+}
+
 /* A return mostly goes to an instruction that follows a call (any call
  * site), to a return address of the callchain, or to a signal trampoline,
  * but correct programs return elsewhere too: the C++ unwinder's exit
@@ -440,7 +456,7 @@ static void sy_pl_return(struct sy_pl_ctx *c, const struct sy_br *b)
 		}
 		if (k != (unsigned)-1) {
 			/* to an older open call's return: after a call */
-			c->suspect++;
+			sy_pl_suspect(c, SY_SUS_RET_PAST, b->from, b->to);
 			c->stack_ok = 0;
 			return;
 		}
@@ -449,12 +465,12 @@ static void sy_pl_return(struct sy_pl_ctx *c, const struct sy_br *b)
 	    sy_pl_in_callchain(c->w, b->to) || sy_pl_exempt(c, b->to)) {
 		/* with calls open, it returns to none of them */
 		if (c->stack_ok && c->nr_ras) {
-			c->suspect++;
+			sy_pl_suspect(c, SY_SUS_RET_NONE_OPEN, b->from, b->to);
 			c->stack_ok = 0;
 		}
 		return;
 	}
-	c->suspect++;
+	sy_pl_suspect(c, SY_SUS_RET_NO_CALL, b->from, b->to);
 	c->stack_ok = 0;
 }
 
@@ -529,7 +545,7 @@ static void sy_pl_resume(struct sy_pl_ctx *c, const struct sy_br *b)
 	while (c->stack_ok && k-- > 0 && c->ras[k] != b->to)
 		;
 	if (c->stack_ok && k != (unsigned)-1)
-		c->suspect++;
+		sy_pl_suspect(c, SY_SUS_JUMP_OPEN, b->from, b->to);
 	c->stack_ok = 0;
 }
 
@@ -554,7 +570,7 @@ static int sy_pl_indirect(struct sy_pl_ctx *c, const struct sy_br *b,
 		*land = (uint8_t)(sy_pl_landing(c, b->from, b->to) + 1);
 	v = *land - 1;
 	if (v == SY_PL_INSIDE) {
-		c->suspect++;
+		sy_pl_suspect(c, SY_SUS_INTO_FUNC, b->from, b->to);
 		if (b->kind == SY_BR_IND_JUMP)
 			c->stack_ok = 0;
 	}
@@ -880,17 +896,17 @@ static int sy_pl_open_calls(struct sy_pl_ctx *c, char *why, size_t len)
 	/* a frame chain is not always whole (hand-written code, a
 	 * context switched under it): disagreeing is only suspect */
 	if (caller != c->ras[n - 1] && caller != c->ras[n - 2])
-		c->suspect++;
+		sy_pl_suspect(c, SY_SUS_CALLCHAIN, caller, c->ras[n - 1]);
 	return 0;
 }
 
 int sy_plausible_window(struct sy_plausible *p, const struct sy_win *w,
-			char *why, size_t len, uint32_t *suspect)
+			char *why, size_t len, struct sy_pl_suspects *sus)
 {
 	struct sy_pl_ctx c;
 	int r = 0;
 
-	*suspect = 0;
+	memset(sus, 0, sizeof(*sus));
 	if (!w->snap)
 		return 0;
 	/* field by field: a memset of them all was a `rep stos`, slower
@@ -898,6 +914,8 @@ int sy_plausible_window(struct sy_plausible *p, const struct sy_win *w,
 	c.nr_ras = 0;
 	c.stack_ok = 0;
 	c.suspect = 0;
+	c.sus_kind = SY_SUS_NONE;
+	c.sus_from = c.sus_to = 0;
 	c.next_map = c.next_code = 0;
 	c.prev2 = NULL;
 	memset(c.maps, 0, sizeof(c.maps));
@@ -949,6 +967,9 @@ int sy_plausible_window(struct sy_plausible *p, const struct sy_win *w,
 	}
 	if (!r)
 		r = sy_pl_open_calls(&c, why, len);
-	*suspect = c.suspect;
+	sus->n = c.suspect;
+	sus->kind = c.sus_kind;
+	sus->from = c.sus_from;
+	sus->to = c.sus_to;
 	return r;
 }

@@ -91,10 +91,18 @@ struct sy_plausible {
 int sy_plausible_init(struct sy_plausible *p, enum sy_trace_kind arch);
 void sy_plausible_fini(struct sy_plausible *p);
 
+/* The suspect branches of a window: how many (counted, never a reason),
+ * and the first: what made it one and its ends (sy_window). */
+struct sy_pl_suspects {
+	uint32_t n;
+	uint8_t kind;		/* enum sy_suspect_kind */
+	uint64_t from, to;
+};
+
 /* Checks the branches of @w.  Returns 0 when none is implausible, 1 with
- * the check and the first offending branch in @why; *@suspect is the
- * number of suspect branches found (counted, never a reason). */
+ * the check and the first offending branch in @why; *@sus the suspect
+ * branches found before it (all of them when it returns 0). */
 int sy_plausible_window(struct sy_plausible *p, const struct sy_win *w,
-			char *why, size_t len, uint32_t *suspect);
+			char *why, size_t len, struct sy_pl_suspects *sus);
 
 #endif

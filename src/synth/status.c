@@ -16,6 +16,17 @@ static const char *const sy_st_meanings[SY_ST_NR] = {
 #undef SY_ST_WHAT
 };
 
+static const char *const sy_sus_names[SY_SUS_NR] = {
+#define SY_SUS_NAME(e, name) name,
+	SY_SUSPECTS(SY_SUS_NAME)
+#undef SY_SUS_NAME
+};
+
+const char *sy_suspect_name(enum sy_suspect_kind k)
+{
+	return (unsigned)k < SY_SUS_NR ? sy_sus_names[k] : "?";
+}
+
 const char *sy_status_name(enum sy_status st)
 {
 	return (unsigned)st < SY_ST_NR ? sy_st_names[st] : "?";

@@ -376,8 +376,14 @@ static int sy_check_bounds(const struct sy_synth_config *cfg,
 static int sy_check_plausible(struct sy_validator *v, struct sy_win *w)
 {
 	char why[sizeof(w->pub.reason)];
+	struct sy_pl_suspects sus;
+	int r = sy_plausible_window(&v->pl, w, why, sizeof(why), &sus);
 
-	if (!sy_plausible_window(&v->pl, w, why, sizeof(why), &w->pub.suspect))
+	w->pub.suspect = sus.n;
+	w->pub.suspect_kind = sus.kind;
+	w->pub.suspect_from = sus.from;
+	w->pub.suspect_to = sus.to;
+	if (!r)
 		return 0;
 	sy_reason(w, SY_ST_IMPLAUSIBLE, "%s", why);
 	return 1;

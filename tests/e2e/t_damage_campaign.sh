@@ -185,11 +185,26 @@ flip "$T/susp.data" 3679 2
 grep -q '0x400208/0x400724/' "$T/susp.ps" || fail "the suspect window was not kept by default"
 grep -q '1 window with a suspect branch (unusual code or damage; kept)' "$T/err" ||
 	{ cat "$T/err"; fail "convert summary: no kept suspect window"; }
+# which window, and why: its line, its JSON, and convert -v's note
+"$SY" windows --symfs . "$T/susp.data" >"$T/w.txt" || fail "windows failed on the suspect flip"
+grep -q '^ *4 .* ok *suspect: return to no call site: 0x400208 -> 0x400724$' "$T/w.txt" ||
+	{ cat "$T/w.txt"; fail "windows: the suspect window does not say why"; }
+"$SY" windows --json --symfs . "$T/susp.data" >"$T/w.json" || fail "windows --json failed"
+python3 -c 'import json, sys
+w = json.load(open(sys.argv[1]))["windows_list"]
+s = [(x["index"], x["suspect"], x["suspect_reason"]) for x in w if x["suspect"]]
+assert s == [(4, 1, "return to no call site: 0x400208 -> 0x400724")], s
+assert all(x["suspect_reason"] == "" for x in w if not x["suspect"])' "$T/w.json" ||
+	fail "windows --json: suspect or suspect_reason wrong"
 "$SY" convert --drop-suspect --symfs . -o "$T/drop.ps" --stats-json "$T/s.json" \
 	"$T/susp.data" 2>"$T/err" || fail "convert --drop-suspect failed"
 grep -q '0x400208/0x400724/' "$T/drop.ps" && fail "--drop-suspect emitted the suspect window"
 grep -q '1 window with a suspect branch (unusual code or damage; --drop-suspect dropped 1)' "$T/err" ||
 	{ cat "$T/err"; fail "convert --drop-suspect summary: no dropped count"; }
+"$SY" convert -v --drop-suspect --symfs . -o "$T/drop.ps" "$T/susp.data" 2>"$T/err" ||
+	fail "convert -v --drop-suspect failed"
+grep -q 'window 4 (cpu 0, tid 1000) not converted: suspect (--drop-suspect): return to no call site: 0x400208 -> 0x400724$' "$T/err" ||
+	{ cat "$T/err"; fail "convert -v --drop-suspect: no note of the dropped window"; }
 [ "$(grep -c '^ 0x' "$T/drop.ps")" -eq $(($(grep -c '^ 0x' "$T/susp.ps") - 1)) ] ||
 	fail "--drop-suspect: not exactly one sample fewer"
 python3 -c 'import json, sys

@@ -115,8 +115,23 @@ static struct sy_win *window(struct world *w, const struct sy_br *br,
 	return win;
 }
 
-/* The suspect branches of the window check() validated last. */
+/* The suspect branches of the window check() validated last: how many,
+ * and the first's kind and ends. */
 static uint32_t last_suspect;
+static struct {
+	uint8_t kind;
+	uint64_t from, to;
+} first_suspect;
+
+/* The first suspect branch of the last window was @kind, @from -> @to. */
+static void want_first(enum sy_suspect_kind kind, uint64_t from, uint64_t to)
+{
+	cr_assert_eq(first_suspect.kind, kind, "kind %u, want %u: %s",
+		     first_suspect.kind, kind, sy_suspect_name(kind));
+	cr_assert_eq(first_suspect.from, from, "%#" PRIx64,
+		     first_suspect.from);
+	cr_assert_eq(first_suspect.to, to, "%#" PRIx64, first_suspect.to);
+}
 
 /* Validates and returns the status; the reason must start with @check
  * when the window is implausible. */
@@ -130,6 +145,11 @@ static enum sy_status check(struct world *w, const struct sy_br *br,
 	sy_validate(&w->v, win);
 	st = win->pub.status;
 	last_suspect = win->pub.suspect;
+	first_suspect.kind = win->pub.suspect_kind;
+	first_suspect.from = win->pub.suspect_from;
+	first_suspect.to = win->pub.suspect_to;
+	if (!last_suspect)
+		cr_assert_eq(first_suspect.kind, SY_SUS_NONE);
 	if (want)
 		cr_assert(st == SY_ST_IMPLAUSIBLE &&
 				  !strncmp(win->pub.reason, want, strlen(want)),
@@ -401,9 +421,11 @@ Test(plausible, a64_unusual_returns_are_suspect_not_implausible)
 	check(&w, damaged(a64_turn, 5, 4, 0x4002c8, 0x40015c, SY_BR_RET), 5,
 	      0x40015c, NULL, 0, NULL);
 	cr_assert_eq(last_suspect, 1);
+	want_first(SY_SUS_RET_NONE_OPEN, 0x4002c8, 0x40015c);
 	check(&w, damaged(a64_turn, 5, 4, 0x4002c8, 0x400874, SY_BR_RET), 5,
 	      0x400874, NULL, 0, NULL);
 	cr_assert_eq(last_suspect, 1);
+	want_first(SY_SUS_RET_NO_CALL, 0x4002c8, 0x400874);
 	world_fini(&w);
 }
 
@@ -425,6 +447,7 @@ Test(plausible, a64_returns_without_open_call)
 	/* after no call: suspect (a landing pad), counted */
 	check(&w, not_after_call, 1, 0x400874, NULL, 0, NULL);
 	cr_assert_eq(last_suspect, 1);
+	want_first(SY_SUS_RET_NO_CALL, 0x4002c8, 0x400874);
 	/* a return address the callchain shows is one (a signal frame) */
 	check(&w, not_after_call, 1, 0x400878, chain, N(chain), NULL);
 	cr_assert_eq(last_suspect, 0);
@@ -543,6 +566,33 @@ Test(plausible, x86_padding_after_a_function)
 	world_fini(&w);
 }
 
+/* A window with several suspect branches names the first, in branch
+ * order, whether its branches were checked one by one or recalled as a
+ * proven sequence (whose flow checks run again, in order): the second
+ * time, on the same validator, it is the same.  op_switch's case returns
+ * twice after no call: to prog_main's `lea` (0x40163c), then to the nopl
+ * padding after a ret (0x4010cd). */
+Test(plausible, the_first_suspect_branch_is_named)
+{
+	static const struct sy_br two[] = {
+		{ 0x401646, 0x401170, SY_BR_CALL },
+		{ 0x40117b, 0x4011a0, SY_BR_IND_JUMP },
+		{ 0x4011a4, 0x40163c, SY_BR_RET },
+		{ 0x401646, 0x401170, SY_BR_CALL },
+		{ 0x40117b, 0x4011a0, SY_BR_IND_JUMP },
+		{ 0x4011a4, 0x4010cd, SY_BR_RET },
+	};
+	struct world w;
+
+	world_init(&w, SY_TRACE_PT, 0);
+	for (int i = 0; i < 3; i++) {
+		check(&w, two, N(two), 0x4010cd, NULL, 0, NULL);
+		cr_assert_eq(last_suspect, 2, "run %d", i);
+		want_first(SY_SUS_RET_NO_CALL, 0x4011a4, 0x40163c);
+	}
+	world_fini(&w);
+}
+
 Test(plausible, open_calls_and_the_callchain)
 {
 	/* _start's bl prog_main (0x400158, returns to 0x40015c), prog_main's
@@ -570,6 +620,8 @@ Test(plausible, open_calls_and_the_callchain)
 	 * or switched stacks under it: only suspect */
 	check(&w, calls, N(calls), 0x400170, wrong, N(wrong), NULL);
 	cr_assert_eq(last_suspect, 1);
+	/* the caller frame, and the newest open call's return */
+	want_first(SY_SUS_CALLCHAIN, 0x400824, 0x400800);
 	world_fini(&w);
 	/* x86-64 code has no frame records by default: any frame may be
 	 * missing, so the same disagreement tells nothing */

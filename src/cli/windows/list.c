@@ -24,6 +24,8 @@ void sy_wl_header(struct sy_wl *c)
 static void sy_wl_json_window(struct sy_wl *c, const struct sy_window *w,
 			      const char *why)
 {
+	char sus[256];
+
 	fprintf(c->out,
 		"%s\n    {\"index\": %" PRIu64 ", \"cpu\": %d, \"pid\": %u, "
 		"\"tid\": %u, \"start_time\": %" PRIu64
@@ -40,6 +42,9 @@ static void sy_wl_json_window(struct sy_wl *c, const struct sy_window *w,
 		w->end_addr, w->nr_stack, w->nr_inner, w->unplaced,
 		sy_status_name(w->status));
 	sy_json_str(c->out, why);
+	/* its suspect branches: how many, the first in words */
+	fprintf(c->out, ", \"suspect\": %u, \"suspect_reason\": ", w->suspect);
+	sy_json_str(c->out, sy_cli_suspect(w, 0, sus, sizeof(sus)));
 	/* a cycle-accurate ETM trace's own count of the window's cycles */
 	if (w->has_cycles)
 		fprintf(c->out, ", \"cycles\": %" PRIu64, w->cycles);
@@ -71,6 +76,13 @@ void sy_wl_window(struct sy_wl *c, const struct sy_window *w)
 		sy_wl_json_window(c, w, why);
 		c->listed++;
 		return;
+	}
+	/* an ok window says what in it was suspect */
+	if (!why[0] && w->suspect) {
+		char sus[256];
+
+		snprintf(why, sizeof(why), "suspect: %s",
+			 sy_cli_suspect(w, 1, sus, sizeof(sus)));
 	}
 	fprintf(c->out,
 		"%6" PRIu64 " %4d %7u %20s %20s %8" PRIu64
