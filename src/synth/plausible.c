@@ -93,10 +93,8 @@ struct sy_pl_ctx {
 	unsigned nr_ras;
 	int stack_ok;
 	/* what correct code may do but damage more often does: how many,
-	 * and the first (enum sy_suspect_kind, its ends) */
-	uint32_t suspect;
-	uint8_t sus_kind;
-	uint64_t sus_from, sus_to;
+	 * and the first */
+	struct sy_pl_suspects sus;
 	unsigned next_map, next_code;
 	/* the branch before the one before the branch checked (NULL: none
 	 * in this stretch): where the straight run to that one began */
@@ -424,10 +422,10 @@ static int sy_pl_in_callchain(const struct sy_win *w, uint64_t to)
 static void sy_pl_suspect(struct sy_pl_ctx *c, enum sy_suspect_kind k,
 			  uint64_t from, uint64_t to)
 {
-	if (!c->suspect++) {
-		c->sus_kind = (uint8_t)k;
-		c->sus_from = from;
-		c->sus_to = to;
+	if (!c->sus.n++) {
+		c->sus.kind = (uint8_t)k;
+		c->sus.from = from;
+		c->sus.to = to;
 	}
 }
 
@@ -913,9 +911,7 @@ int sy_plausible_window(struct sy_plausible *p, const struct sy_win *w,
 	 * to start than the rest of a short window's setup */
 	c.nr_ras = 0;
 	c.stack_ok = 0;
-	c.suspect = 0;
-	c.sus_kind = SY_SUS_NONE;
-	c.sus_from = c.sus_to = 0;
+	c.sus = *sus;
 	c.next_map = c.next_code = 0;
 	c.prev2 = NULL;
 	memset(c.maps, 0, sizeof(c.maps));
@@ -967,9 +963,6 @@ int sy_plausible_window(struct sy_plausible *p, const struct sy_win *w,
 	}
 	if (!r)
 		r = sy_pl_open_calls(&c, why, len);
-	sus->n = c.suspect;
-	sus->kind = c.sus_kind;
-	sus->from = c.sus_from;
-	sus->to = c.sus_to;
+	*sus = c.sus;
 	return r;
 }

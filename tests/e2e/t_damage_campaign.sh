@@ -118,13 +118,18 @@ fi
 # epilogue, 0x400748; the packets after it contradict that path, so it is
 # now a decode error at the trace's next address, checked below.)
 G=tests/fixtures/generated
-flip() {
-	python3 - "$G/etm4-etr-basic.data" "$1" "$2" "$3" <<'PY'
+# flip_of IN OUT BYTE BIT: IN with one bit flipped, as OUT; flip: of
+# etm4-etr-basic
+flip_of() {
+	python3 - "$1" "$2" "$3" "$4" <<'PY'
 import sys
 d = bytearray(open(sys.argv[1], "rb").read())
 d[int(sys.argv[3])] ^= 1 << int(sys.argv[4])
 open(sys.argv[2], "wb").write(d)
 PY
+}
+flip() {
+	flip_of "$G/etm4-etr-basic.data" "$@"
 }
 flip "$T/flip.data" 3245 1
 flip "$T/order.data" 3258 1
@@ -158,12 +163,7 @@ grep -q '0x4002e0/0x400734/' "$T/all.ps" || fail "--keep implausible did not emi
 # (0x401230); no symbol covers 0x401228, but decoded from op_add's end the
 # padding's no-ops start at 0x401225 only (sy_x86_boundary).  Before that
 # rule the window was ok and its sample carried the edge.
-python3 - "$G/pt-basic.data" "$T/ptpad.data" <<'PY'
-import sys
-d = bytearray(open(sys.argv[1], "rb").read())
-d[3214] ^= 1 << 3
-open(sys.argv[2], "wb").write(d)
-PY
+flip_of "$G/pt-basic.data" "$T/ptpad.data" 3214 3
 "$SY" windows --symfs . "$T/ptpad.data" >"$T/w.txt" || fail "windows failed on the PT flip"
 grep -q '^ *4 .*implausible *indirect branch into an instruction: 0x4012ac -> 0x401228$' "$T/w.txt" ||
 	{ cat "$T/w.txt"; fail "PT: the call into the padding after op_add is not implausible"; }
@@ -227,12 +227,7 @@ grep -q 'no sample written: --drop-suspect dropped every window that would have 
 # 0x408720, in no executable mapping, right before the decode error there
 # (5416f5a wrote 0x400208 -> 0x408720)
 python3 tests/no-pause "$G/etm4-etr-basic.data" "$T/np.data" || fail "no-pause"
-python3 - "$T/np.data" "$T/npflip.data" <<'PY'
-import sys
-d = bytearray(open(sys.argv[1], "rb").read())
-d[2631] ^= 1 << 6
-open(sys.argv[2], "wb").write(d)
-PY
+flip_of "$T/np.data" "$T/npflip.data" 2631 6
 "$SY" windows --symfs . "$T/npflip.data" >"$T/w.txt" || fail "windows failed on the no-pause flip"
 grep -q '^ *0 .*implausible *branch target outside executable mappings: 0x400208 -> 0x408720$' "$T/w.txt" ||
 	{ cat "$T/w.txt"; fail "whole trace: the decode-error window is not implausible"; }
