@@ -22,23 +22,21 @@ void sy_placer_fini(struct sy_placer *p)
 }
 
 int sy_placer_add(struct sy_placer *p, uint64_t time, uint64_t ip,
-		  uint64_t period, uint32_t pid, uint32_t tid, uint64_t *chain,
-		  struct sy_block *chain_blk, uint32_t nr_chain,
-		  int after_pause)
+		  uint64_t period, uint32_t pid, uint32_t tid,
+		  struct sy_chain *chain, int after_pause)
 {
 	struct sy_qsample *m;
 	int dropped = 0;
 
 	if (p->nr_qs - p->qs_pos >= SY_QS_MAX) {
 		/* the oldest waited longest: no window is coming for it */
-		sy_blocks_free(p->qs[p->qs_pos].chain,
-			       p->qs[p->qs_pos].chain_blk);
+		sy_chain_free(&p->qs[p->qs_pos].chain);
 		dropped = !p->qs[p->qs_pos].after_pause;
 		p->qs_pos++;
 		sy_compact(p->qs, &p->qs_pos, &p->nr_qs, sizeof(*p->qs));
 	}
 	if (sy_grow((void **)&p->qs, &p->cap_qs, p->nr_qs, sizeof(*p->qs))) {
-		sy_blocks_free(chain, chain_blk);
+		sy_chain_free(chain);
 		return -SY_E_NOMEM;
 	}
 	m = &p->qs[p->nr_qs++];
@@ -47,9 +45,7 @@ int sy_placer_add(struct sy_placer *p, uint64_t time, uint64_t ip,
 	m->period = period;
 	m->pid = pid;
 	m->tid = tid;
-	m->chain = chain;
-	m->chain_blk = chain_blk;
-	m->nr_chain = nr_chain;
+	m->chain = *chain;
 	m->after_pause = after_pause;
 	return dropped;
 }
@@ -212,7 +208,7 @@ static int sy_place_all(const struct sy_synth_config *cfg, struct sy_win *w,
 		struct sy_inner_mem *im = &w->inner_mem[w->pub.nr_inner];
 		struct sy_inner_sample *o;
 		const struct sy_br *stack;
-		uint32_t nr;
+		uint32_t nr, nr_chain;
 		long i = sy_place_one(cfg, w, b, m, from, &w->counted);
 
 		if (i == -2)
@@ -221,24 +217,25 @@ static int sy_place_all(const struct sy_synth_config *cfg, struct sy_win *w,
 			w->pub.unplaced++;
 			continue;
 		}
-		/* NULL when the stack is the stretch's own */
+		nr_chain = m->chain.nr;
+		/* stack: NULL when it is the stretch's own */
 		if (sy_stretch_stack_upto(w->st, (size_t)i, cfg->depth, mem,
-					  &im->stack, &stack, &nr))
+					  &im->stack, &stack, &nr) ||
+		    sy_chain_unpack(&m->chain, mem, &im->chain,
+				    &im->chain_blk)) {
+			sy_stack_mem_free(&im->stack);
 			return -SY_E_NOMEM;
-		im->chain = m->chain;
-		im->chain_blk = m->chain_blk;
+		}
 		o = &w->inner[w->pub.nr_inner++];
 		o->time = m->time;
 		o->ip = m->ip;
 		o->period = m->period;
 		o->pid = m->pid;
 		o->tid = m->tid;
-		o->callchain = m->chain;
-		o->nr_callchain = m->nr_chain;
+		o->callchain = im->chain;
+		o->nr_callchain = nr_chain;
 		o->stack = stack;
 		o->nr_stack = nr;
-		m->chain = NULL;
-		m->chain_blk = NULL;
 		from = (size_t)i;
 	}
 	return 0;
@@ -270,11 +267,8 @@ out:
 	/* the chains not placed go now, wherever it runs (a block's put is
 	 * atomic); the array, malloc'd by the walk, goes with the window,
 	 * on the walk's thread */
-	for (size_t k = 0; k < n; k++) {
-		sy_blocks_free(w->qs[k].chain, w->qs[k].chain_blk);
-		w->qs[k].chain = NULL;
-		w->qs[k].chain_blk = NULL;
-	}
+	for (size_t k = 0; k < n; k++)
+		sy_chain_free(&w->qs[k].chain);
 	free(b);
 	if (err)
 		w->place_err = err;
@@ -299,7 +293,7 @@ uint64_t sy_placer_drop(struct sy_placer *p)
 
 	for (size_t i = p->qs_pos; i < p->nr_qs; i++) {
 		n += !p->qs[i].after_pause;
-		sy_blocks_free(p->qs[i].chain, p->qs[i].chain_blk);
+		sy_chain_free(&p->qs[i].chain);
 	}
 	p->qs_pos = p->nr_qs = 0;
 	sy_blocks_drop(&p->mem);

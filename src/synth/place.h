@@ -41,16 +41,14 @@ struct sy_placer {
 void sy_placer_init(struct sy_placer *p);
 void sy_placer_fini(struct sy_placer *p);
 
-/* Queues a sample (taking @chain, an allocation of @chain_blk, or
- * malloc'd when that is NULL: sy_blocks_free; cut from p->mem or
- * malloc'd); @after_pause: the samples said the
+/* Queues a sample (taking the frames of @chain, packed: cut from p->mem
+ * or malloc'd); @after_pause: the samples said the
  * trace was paused (see struct sy_qsample).  Returns 1 when the oldest
  * waiting sample, a counted one, had to be dropped to bound memory (it is
  * unplaced), 0, or -SY_E_NOMEM. */
 int sy_placer_add(struct sy_placer *p, uint64_t time, uint64_t ip,
-		  uint64_t period, uint32_t pid, uint32_t tid, uint64_t *chain,
-		  struct sy_block *chain_blk, uint32_t nr_chain,
-		  int after_pause);
+		  uint64_t period, uint32_t pid, uint32_t tid,
+		  struct sy_chain *chain, int after_pause);
 
 /* Gives window @w, whose stretches are known, the samples up to its pause
  * sample (pub.inner, pub.unplaced); those of a window whose pause was

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "chain.h"
 #include "session.h"
 #include "sy_perf_event.h"
 
@@ -25,12 +26,13 @@
 /* and batches of windows validating: enough to keep the workers busy */
 #define SY_VALIDATING_MAX(threads) (2 + 2 * (size_t)(threads))
 /* and record bytes walked since the oldest job in flight went out: the
- * samples read meanwhile wait (their chains copied) for trace not decoded
- * yet.  The trace bytes in flight bound the jobs (jobs.h), but where
- * samples outweigh the trace (PT with deep callchains: the file 37 times
- * its trace) those bytes let the walk read tens of megabytes ahead, and
- * at -j2 how far it got before the decoders caught up, so the resident
- * size, depended on the threads' schedule (35-45 MB for pt-deep). */
+ * samples read meanwhile wait (their chains packed, chain.h) for trace
+ * not decoded yet.  The trace bytes in flight bound the jobs (jobs.h), but
+ * where samples outweigh the trace (PT with deep callchains: the file 37
+ * times its trace) those bytes let the walk read tens of megabytes ahead,
+ * and at -j2 how far it got before the decoders caught up, so the
+ * resident size, depended on the threads' schedule (35-45 MB for
+ * pt-deep). */
 #define SY_AHEAD_MAX(threads) (((uint64_t)2 << 20) * (threads))
 
 /* Bytes of records walked since the oldest job in flight was sent. */
@@ -310,51 +312,43 @@ static int sy_trace_kernel_only(const struct sy_session *s)
 }
 
 /* The frames of a sample's callchain that go with its window's branches,
- * leaf first, in a new array cut from @mem (*@blk; NULL: malloc'd when it
- * does not fit a block): those of the context the trace covers.
+ * leaf first, packed into @c (chain.h), cut from @mem: those of the
+ * context the trace covers.
  * perf writes a sample taken in the kernel as its kernel frames
  * (PERF_CONTEXT_KERNEL), then the user frames of the task it interrupted
  * (PERF_CONTEXT_USER); one taken in user space has user frames only.  A
  * kernel-only trace's branches are the kernel's, and so are its frames
  * (a kernel thread has no others); any other trace takes the user
  * frames, wherever the sample was taken. */
-static int sy_trace_chain(const struct sy_session *s,
-			  struct sy_blocks *mem, const struct sy_sample *sm,
-			  uint64_t **out, struct sy_block **blk, uint32_t *nr)
+static int sy_trace_chain(const struct sy_session *s, struct sy_blocks *mem,
+			  const struct sy_sample *sm, struct sy_chain *c)
 {
 	uint64_t want = sy_trace_kernel_only(s) ? SY_CONTEXT_KERNEL :
 						  SY_CONTEXT_USER;
-	size_t cap = (sm->callchain_nr ? sm->callchain_nr : 1) * 8;
-	uint64_t n = 0, i = 0;
+	uint32_t max = (uint32_t)sm->callchain_nr, n = 0;
+	uint64_t prev = 0;
+	uint8_t *o;
 	int in = 0;
 
-	*nr = 0;
-	*blk = NULL;
-	*out = sy_blocks_alloc(mem, cap, blk);
-	if (!*out && !(*out = malloc(cap)))
+	if (sy_chain_reserve(c, mem, max))
 		return -SY_E_NOMEM;
-	while (i < sm->callchain_nr) {
-		uint64_t ip = sy_sample_callchain(sm, i), j = i + 1;
+	/* (in locals: a store through o may alias c's fields) */
+	o = c->p;
+	for (uint32_t i = 0; i < max; i++) {
+		uint64_t ip = sy_sample_callchain(sm, i);
 
-		if (ip >= SY_CONTEXT_MAX) {
+		if (ip >= SY_CONTEXT_MAX)
 			in = ip == want;
-			i++;
-			continue;
+		else if (in) {
+			o += sy_chain_put(o, prev, ip);
+			prev = ip;
+			n++;
 		}
-		/* a run of frames, copied at once */
-		while (j < sm->callchain_nr &&
-		       sy_sample_callchain(sm, j) < SY_CONTEXT_MAX)
-			j++;
-		if (in) {
-			memcpy(*out + n, sm->callchain + i * 8, (j - i) * 8);
-			n += j - i;
-		}
-		i = j;
 	}
+	c->len = (uint32_t)(o - c->p);
+	c->nr = n;
 	/* the frames of other contexts give their room back */
-	if (*blk)
-		sy_blocks_resize(mem, *blk, *out, cap, (n ? n : 1) * 8);
-	*nr = (uint32_t)n;
+	sy_chain_fit(c, mem, max);
 	return 0;
 }
 
@@ -369,12 +363,14 @@ static void sy_check_chain(struct sy_session *s, const struct sy_win *w,
 	const struct sy_window *p = &w->pub;
 	const struct sy_map *m = NULL;
 	const struct sy_aspace *as;
+	const uint8_t *at = w->packed.p;
+	uint64_t ip = 0;
 
 	if (!w->snap || sy_trace_kernel_only(s) ||
 	    !(as = sy_proc_snap_aspace(w->snap, p->tid)))
 		return;
-	for (uint32_t i = 0; i < p->nr_callchain; i++) {
-		uint64_t ip = p->callchain[i];
+	for (uint32_t i = 0; i < w->packed.nr; i++) {
+		ip = sy_chain_get(&at, ip);
 
 		/* a deep chain's frames are mostly in the mapping of the
 		 * frame before: no search for those */
@@ -402,9 +398,7 @@ static void sy_check_chain(struct sy_session *s, const struct sy_win *w,
 static int sy_on_other_sample(struct sy_session *s, struct sy_queue *q,
 			      const struct sy_sample *sm)
 {
-	struct sy_block *blk;
-	uint64_t *chain;
-	uint32_t n;
+	struct sy_chain chain;
 	int r;
 
 	if (q->running)
@@ -413,10 +407,10 @@ static int sy_on_other_sample(struct sy_session *s, struct sy_queue *q,
 		s->sum.unplaced += q->running;
 		return 0;
 	}
-	if (sy_trace_chain(s, &q->place.mem, sm, &chain, &blk, &n))
+	if (sy_trace_chain(s, &q->place.mem, sm, &chain))
 		return -SY_E_NOMEM;
 	r = sy_placer_add(&q->place, sm->time, sm->ip, sm->period, sm->pid,
-			  sm->tid, chain, blk, n, !q->running);
+			  sm->tid, &chain, !q->running);
 	if (r < 0)
 		return r;
 	s->sum.unplaced += (uint64_t)r;
@@ -447,10 +441,9 @@ static int sy_on_pause(struct sy_session *s, struct sy_queue *q,
 	w->seq = s->sample_seq++;
 	sy_outq_append(&s->deliver.out, w);
 	if (sm->type & SY_SAMPLE_CALLCHAIN) {
-		if (sy_trace_chain(s, &s->chains, sm, &w->chain,
-				   &w->chain_blk, &w->pub.nr_callchain))
+		/* unpacked where the window is validated (windows.c) */
+		if (sy_trace_chain(s, &s->chains, sm, &w->packed))
 			return -SY_E_NOMEM;
-		w->pub.callchain = w->chain;
 	}
 	w->snap = sy_proc_table_snapshot(s->model.procs);
 	sy_check_chain(s, w, off);

@@ -20,7 +20,7 @@ void sy_win_free_inner(struct sy_win *w)
 void sy_win_forget_samples(struct sy_win *w)
 {
 	for (size_t k = 0; k < w->nr_qs; k++)
-		sy_blocks_free(w->qs[k].chain, w->qs[k].chain_blk);
+		sy_chain_free(&w->qs[k].chain);
 	free(w->qs);
 	w->qs = NULL;
 	w->nr_qs = 0;
@@ -67,6 +67,7 @@ void sy_win_free(struct sy_win *w)
 {
 	if (!w)
 		return;
+	sy_chain_free(&w->packed);
 	sy_blocks_free(w->chain, w->chain_blk);
 	sy_stretch_free_all(w->st, w->nr_st);
 	sy_stack_mem_free(&w->stack);

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "chain.h"
 #include "maptl.h"
 #include "stretch.h"
 #include "sy_image.h"
@@ -31,9 +32,7 @@ struct sy_inner_mem {
 struct sy_qsample {
 	uint64_t time, ip, period;
 	uint32_t pid, tid;
-	uint64_t *chain;	/* user frames, leaf first */
-	struct sy_block *chain_blk; /* chain's block, or NULL: malloc'd */
-	uint32_t nr_chain;
+	struct sy_chain chain;	/* its frames, leaf first (chain.h) */
 	int after_pause;	/* came after a pause sample, before the next
 				 * resume: counted only if the trace shows it
 				 * still ran (the pause was missed) */
@@ -121,6 +120,9 @@ struct sy_win {
 	struct sy_win_evidence ev;
 	struct sy_stretch *st;
 	size_t nr_st;
+	/* the pause sample's frames until it is validated (chain.h): then
+	 * chain, pub.callchain */
+	struct sy_chain packed;
 	/* what pub's pointers own */
 	uint64_t *chain;
 	struct sy_block *chain_blk;	/* chain's block, or NULL: malloc'd */

@@ -7,14 +7,31 @@
 
 #include "session.h"
 
+/* The pause sample's frames, unpacked (chain.h) for the checks and the
+ * output: 0 or -SY_E_NOMEM, also in w->place_err. */
+static int sy_unpack_chain(struct sy_win *w, struct sy_blocks *mem)
+{
+	uint32_t nr = w->packed.nr;
+
+	if (!w->packed.p)
+		return 0;
+	if (sy_chain_unpack(&w->packed, mem, &w->chain, &w->chain_blk))
+		return w->place_err = -SY_E_NOMEM;
+	w->pub.callchain = w->chain;
+	w->pub.nr_callchain = nr;
+	return 0;
+}
+
 static void sy_validate_work(void *thread_ctx, struct sy_work *wk)
 {
 	struct sy_vbatch *b = (struct sy_vbatch *)(void *)wk;
 	struct sy_validator *v = sy_jobs_extra_ctx(thread_ctx);
 
-	/* placing reads nothing validation writes; it is done here, off
-	 * the walk's thread, before the window is validated as before */
+	/* unpacking and placing read nothing validation writes; they are
+	 * done here, off the walk's thread, before the window is validated
+	 * as before */
 	for (size_t i = 0; i < b->nr; i++) {
+		sy_unpack_chain(b->w[i], &v->mem);
 		sy_place_window(v->cfg, b->w[i], &v->mem);
 		sy_validate(v, b->w[i]);
 	}

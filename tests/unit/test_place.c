@@ -77,12 +77,11 @@ static void close_window(struct fx *f, uint64_t pause_time)
 
 static void sample(struct fx *f, uint64_t time, uint64_t ip, uint32_t tid)
 {
-	uint64_t *chain = malloc(2 * sizeof(*chain));
+	const uint64_t frames[] = { ip, 0x4444 };
+	struct sy_chain chain;
 
-	chain[0] = ip;
-	chain[1] = 0x4444;
-	int r = sy_placer_add(&f->p, time, ip, 100, tid, tid, chain, NULL, 2,
-				0);
+	cr_assert_eq(sy_chain_pack(&chain, NULL, frames, 2), 0);
+	int r = sy_placer_add(&f->p, time, ip, 100, tid, tid, &chain, 0);
 
 	cr_assert_geq(r, 0);
 	f->unplaced += (uint64_t)r;
@@ -309,21 +308,19 @@ Test(place, samples_after_a_missed_pause_are_placed)
 /* As the walk queues them: the chain cut from the placer's own blocks. */
 static void sample_cut(struct fx *f, uint64_t time, uint64_t ip, uint32_t tid)
 {
-	struct sy_block *blk = NULL;
-	uint64_t *chain = sy_blocks_alloc(&f->p.mem, 2 * sizeof(*chain), &blk);
+	const uint64_t frames[] = { ip, 0x4444 };
+	struct sy_chain chain;
 
-	cr_assert_not_null(chain);
-	cr_assert_not_null(blk);
-	chain[0] = ip;
-	chain[1] = 0x4444;
-	int r = sy_placer_add(&f->p, time, ip, 100, tid, tid, chain, blk, 2,
-				0);
+	cr_assert_eq(sy_chain_pack(&chain, &f->p.mem, frames, 2), 0);
+	cr_assert_not_null(chain.blk);
+	int r = sy_placer_add(&f->p, time, ip, 100, tid, tid, &chain, 0);
 
 	cr_assert_geq(r, 0);
 }
 
-/* The chains of waiting samples come from the placer's blocks; a placed
- * one goes with its window, an unplaced one is freed, and the placer lets
+/* The chains of waiting samples come from the placer's blocks, packed; a
+ * placed one is unpacked into an array that goes with its window (the
+ * packed one is freed then), an unplaced one is freed, and the placer lets
  * go of its block as soon as no sample waits (a block kept by an idle
  * queue would pin the chains cut from it).  ASan checks that every chain
  * is freed exactly once and the blocks with them. */
@@ -343,7 +340,12 @@ Test(place, cut_chains_go_with_the_window_and_the_block_is_let_go)
 	cr_assert_eq(f.w.pub.unplaced, 1);
 	cr_assert_eq(f.w.pub.inner[0].callchain[0], 0x2000);
 	cr_assert_eq(f.w.pub.inner[0].callchain[1], 0x4444);
-	cr_assert_not_null(f.w.inner_mem[0].chain_blk);
+	cr_assert_eq(f.w.pub.inner[0].nr_callchain, 2);
+	/* placed, it is unpacked into an array of the window's own (no
+	 * blocks given: malloc'd), and the packed one is freed */
+	cr_assert_null(f.w.inner_mem[0].chain_blk);
+	cr_assert_eq(f.w.inner_mem[0].chain, f.w.pub.inner[0].callchain);
+	cr_assert_null(f.w.qs[0].chain.p);
 	/* one sample still waits: its chain's block stays current */
 	cr_assert_not_null(f.p.mem.cur);
 	cr_assert_eq(sy_placer_drop(&f.p), 1);
@@ -404,10 +406,12 @@ Test(place, taken_then_placed_with_blocks)
 	cr_assert_eq(f.w.pub.inner[1].nr_stack, 3);
 	cr_assert_eq(f.w.pub.inner[1].stack[0].from, 0x2100);
 	cr_assert_eq(f.w.pub.inner[1].callchain[0], 0x2000);
+	cr_assert_eq(f.w.pub.inner[1].callchain[1], 0x4444);
+	cr_assert_not_null(f.w.inner_mem[1].chain_blk); /* unpacked there */
 	cr_assert_not_null(f.w.inner_blk);
 	cr_assert_not_null(f.w.inner_mem_blk);
 	cr_assert_not_null(f.w.inner_mem[1].stack.blk);	/* copied */
-	cr_assert_null(f.w.qs[2].chain);	/* the unplaced one's: freed */
+	cr_assert_null(f.w.qs[2].chain.p);	/* the unplaced one's: freed */
 	sy_blocks_drop(&mem);
 	fx_fini(&f);
 }
