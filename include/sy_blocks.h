@@ -7,8 +7,9 @@
  * while that thread allocated in it, and at -j2 the two queued on the lock
  * thousands of times a second.  Here the allocating side (struct
  * sy_blocks) belongs to one thread at a time and needs no lock; a block
- * counts its allocations atomically, so any thread frees (sy_block_put),
- * and only the last one calls free().  The newest allocation of the
+ * counts its allocations still out atomically, so any thread frees
+ * (sy_block_put), and only the last one calls free() (the allocating side
+ * writes that count once per block, not per allocation: blocks.c).  The newest allocation of the
  * current block can grow and shrink in place (a ring that doubles).
  *
  * A long-lived allocation keeps its whole block: allocations over
@@ -27,6 +28,8 @@ struct sy_block;
 /* The allocating side; all zero is empty. */
 struct sy_blocks {
 	struct sy_block *cur;
+	size_t used;		/* bytes of cur handed out */
+	size_t handed;		/* allocations of cur handed out */
 };
 
 /* @size bytes (aligned to 8) from the current block, or from a new one when
@@ -43,6 +46,11 @@ int sy_blocks_resize(struct sy_blocks *a, const struct sy_block *blk, void *p,
 void sy_blocks_drop(struct sy_blocks *a);
 /* Frees one allocation of @blk (NULL-safe), from any thread. */
 void sy_block_put(struct sy_block *blk);
+/* Frees @n allocations of @blk at once (one atomic operation). */
+void sy_block_put_n(struct sy_block *blk, size_t n);
+/* The allocations of @blk not freed yet, once the allocating side let go
+ * of it (before: a larger number, see blocks.c).  For tests. */
+size_t sy_block_out(struct sy_block *blk);
 /* Frees @p: an allocation of @blk, or malloc'd when @blk is NULL. */
 void sy_blocks_free(void *p, struct sy_block *blk);
 

@@ -59,17 +59,14 @@ int sy_chain_unpack(struct sy_chain *c, struct sy_blocks *mem,
 
 	*out = NULL;
 	*blk = NULL;
-	if (!c->nr) {
-		sy_chain_free(c);
+	if (!c->nr)
 		return 0;
-	}
 	a = mem ? sy_blocks_alloc(mem, size, blk) : NULL;
 	if (!a && !(a = malloc(size)))
 		return -SY_E_NOMEM;
 	for (uint32_t i = 0; i < c->nr; i++)
 		a[i] = prev = sy_chain_get(&p, prev);
 	*out = a;
-	sy_chain_free(c);
 	return 0;
 }
 
@@ -81,4 +78,30 @@ void sy_chain_free(struct sy_chain *c)
 	c->p = NULL;
 	c->blk = NULL;
 	c->nr = c->len = 0;
+}
+
+void sy_chains_free(struct sy_chain *first, size_t nr, size_t stride)
+{
+	struct sy_block *blk = NULL;
+	size_t run = 0;
+
+	for (size_t i = 0; i < nr; i++) {
+		struct sy_chain *c =
+			(struct sy_chain *)(void *)((char *)first + i * stride);
+
+		if (!c->blk) {
+			sy_chain_free(c);
+			continue;
+		}
+		if (c->blk != blk) {
+			sy_block_put_n(blk, run);
+			blk = c->blk;
+			run = 0;
+		}
+		run++;
+		c->p = NULL;
+		c->blk = NULL;
+		c->nr = c->len = 0;
+	}
+	sy_block_put_n(blk, run);
 }

@@ -264,11 +264,10 @@ int sy_place_window(const struct sy_synth_config *cfg, struct sy_win *w,
 	err = sy_place_all(cfg, w, mem, b);
 	w->pub.inner = w->inner;
 out:
-	/* the chains not placed go now, wherever it runs (a block's put is
-	 * atomic); the array, malloc'd by the walk, goes with the window,
-	 * on the walk's thread */
-	for (size_t k = 0; k < n; k++)
-		sy_chain_free(&w->qs[k].chain);
+	/* the packed chains go now, wherever it runs (a block's put is
+	 * atomic), the placed ones unpacked; the array, malloc'd by the
+	 * walk, goes with the window, on the walk's thread */
+	sy_chains_free(&w->qs[0].chain, n, sizeof(*w->qs));
 	free(b);
 	if (err)
 		w->place_err = err;

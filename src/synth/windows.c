@@ -17,6 +17,7 @@ static int sy_unpack_chain(struct sy_win *w, struct sy_blocks *mem)
 		return 0;
 	if (sy_chain_unpack(&w->packed, mem, &w->chain, &w->chain_blk))
 		return w->place_err = -SY_E_NOMEM;
+	sy_chain_free(&w->packed);
 	w->pub.callchain = w->chain;
 	w->pub.nr_callchain = nr;
 	return 0;

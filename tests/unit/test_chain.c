@@ -39,7 +39,9 @@ static void roundtrip(const uint64_t *ip, uint32_t nr, struct sy_blocks *mem)
 	cr_assert_eq(c.len, len, "%u frames: %u bytes packed, %zu wanted",
 		     nr, c.len, len);
 	cr_assert_eq(sy_chain_unpack(&c, mem, &out, &blk), 0);
-	cr_assert_null(c.p);	/* the packed bytes went */
+	cr_assert_eq(c.nr, nr);	/* the packed bytes stay */
+	sy_chain_free(&c);
+	cr_assert_null(c.p);
 	cr_assert_eq(c.nr, 0);
 	if (!nr) {
 		cr_assert_null(out);
@@ -130,4 +132,46 @@ Test(chain, the_room_not_used_goes_back)
 	sy_chain_free(&e);
 	sy_chain_free(&c);
 	sy_blocks_drop(&mem);
+}
+
+/* Chains freed together: runs in one block, a malloc'd one between them:
+ * each chain emptied, and each block's count down by its chains (one
+ * allocation of each is kept to see it: ASan checks the rest). */
+Test(chain, chains_are_freed_together)
+{
+	struct sy_blocks a = { 0 }, b = { 0 };
+	const uint64_t ip[] = { 0x400850, 0x400874, 0x40015c };
+	struct {
+		int tag;
+		struct sy_chain c;
+	} v[7];
+	struct sy_block *ka, *kb;
+	void *pa, *pb;
+
+	for (int i = 0; i < 7; i++) {
+		struct sy_blocks *m = i == 3 ? NULL : i % 2 ? &b : &a;
+
+		v[i].tag = i;
+		cr_assert_eq(sy_chain_pack(&v[i].c, m, ip, 3), 0);
+	}
+	/* 0, 2, 4, 6 in a's block, 1 and 5 in b's, 3 malloc'd */
+	pa = sy_blocks_alloc(&a, 8, &ka);
+	pb = sy_blocks_alloc(&b, 8, &kb);
+	cr_assert(pa && pb && ka == v[0].c.blk && kb == v[1].c.blk);
+	sy_blocks_drop(&a);
+	sy_blocks_drop(&b);
+	cr_assert_eq(sy_block_out(ka), 5);
+	cr_assert_eq(sy_block_out(kb), 3);
+	sy_chains_free(&v[0].c, 7, sizeof(v[0]));
+	for (int i = 0; i < 7; i++) {
+		cr_assert_null(v[i].c.p);
+		cr_assert_null(v[i].c.blk);
+		cr_assert_eq(v[i].c.nr, 0);
+		cr_assert_eq(v[i].tag, i);	/* only the chains written */
+	}
+	cr_assert_eq(sy_block_out(ka), 1);
+	cr_assert_eq(sy_block_out(kb), 1);
+	sy_block_put(ka);
+	sy_block_put(kb);
+	sy_chains_free(NULL, 0, sizeof(v[0]));
 }
