@@ -16,6 +16,7 @@
 
 #include "insn.h"
 #include "sy_branch.h"
+#include "sy_image.h"
 
 struct sy_jt_code {
 	/* copies @n bytes of code at @addr: 1 when all exist */
@@ -50,5 +51,17 @@ int sy_jt_hit(const struct sy_jt_code *k, const struct sy_br *b,
  * object's.  @d decodes (capstone, x86-64, with details). */
 int sy_jt_x86_hit(const struct sy_jt_code *k, struct sy_insn_decoder *d,
 		  const struct sy_br *b, uint64_t run, int linked);
+
+/* x86 tables are read from the file of the code that reads them, in its
+ * segments the program cannot write (read-only data is not in the
+ * recording's maps: perf records executable mappings): the reader of
+ * @img's such segments, for code that runs at link-time address - @bias
+ * (jump_table_x86.c). */
+struct sy_jt_ro {
+	const struct sy_image *img;
+	uint64_t bias;		/* link-time address - runtime address */
+};
+
+struct sy_jt_code sy_jt_ro_code(struct sy_jt_ro *r);
 
 #endif

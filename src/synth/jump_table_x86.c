@@ -284,3 +284,49 @@ int sy_jt_x86_hit(const struct sy_jt_code *k, struct sy_insn_decoder *d,
 		return sy_jtx_relative(k, v, n, b->to);
 	return 1;
 }
+
+/* --- the binary's read-only segments ------------------------------------ */
+
+static int sy_jt_ro_read(void *ctx, uint64_t addr, uint8_t *buf, size_t n)
+{
+	const struct sy_jt_ro *r = ctx;
+
+	while (n) {
+		size_t avail, k;
+		const uint8_t *p = sy_image_rodata(r->img, addr + r->bias,
+						   &avail);
+
+		if (!p)
+			return 0;
+		k = avail < n ? avail : n;
+		memcpy(buf, p, k);
+		buf += k;
+		addr += k;
+		n -= k;
+	}
+	return 1;
+}
+
+static int sy_jt_ro_fixed(void *ctx, uint64_t addr, uint64_t len)
+{
+	const struct sy_jt_ro *r = ctx;
+
+	while (len) {
+		size_t avail;
+
+		if (!sy_image_rodata(r->img, addr + r->bias, &avail))
+			return 0;
+		if (avail >= len)
+			return 1;
+		addr += avail;
+		len -= avail;
+	}
+	return 1;
+}
+
+struct sy_jt_code sy_jt_ro_code(struct sy_jt_ro *r)
+{
+	const struct sy_jt_code k = { sy_jt_ro_read, sy_jt_ro_fixed, r };
+
+	return k;
+}

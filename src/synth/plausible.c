@@ -76,6 +76,7 @@ struct sy_loc {
 struct sy_pl_ctx {
 	struct sy_plausible *p;
 	const struct sy_win *w;
+	int etm;		/* p->arch == SY_TRACE_ETM */
 	const struct sy_proc_snap *snap;
 	uint32_t id;
 	/* the window's process and the kernel, looked up once: a lookup by
@@ -590,59 +591,14 @@ static int sy_pl_jt_fixed(void *ctx, uint64_t addr, uint64_t len)
 	       addr + len <= m->end;
 }
 
-/* x86 tables are read from the file of the code that reads them, in its
- * segments the program cannot write (read-only data is not in the
- * recording's maps: perf records executable mappings). */
-struct sy_pl_ro {
-	const struct sy_image *img;
-	uint64_t bias;		/* link-time address - runtime address */
-};
-
-static int sy_pl_ro_read(void *ctx, uint64_t addr, uint8_t *buf, size_t n)
-{
-	const struct sy_pl_ro *r = ctx;
-
-	while (n) {
-		size_t avail, k;
-		const uint8_t *p = sy_image_rodata(r->img, addr + r->bias,
-						   &avail);
-
-		if (!p)
-			return 0;
-		k = avail < n ? avail : n;
-		memcpy(buf, p, k);
-		buf += k;
-		addr += k;
-		n -= k;
-	}
-	return 1;
-}
-
-static int sy_pl_ro_fixed(void *ctx, uint64_t addr, uint64_t len)
-{
-	const struct sy_pl_ro *r = ctx;
-
-	while (len) {
-		size_t avail;
-
-		if (!sy_image_rodata(r->img, addr + r->bias, &avail))
-			return 0;
-		if (avail >= len)
-			return 1;
-		addr += avail;
-		len -= avail;
-	}
-	return 1;
-}
-
 /* Whether the x86 table the indexed jump or call @b reads gives its
  * target (sy_jt_x86_hit): 1 yes or not known. */
 static int sy_pl_x86_table(struct sy_pl_ctx *c, const struct sy_br *b,
 			   uint64_t run)
 {
 	struct sy_loc l, lt;
-	struct sy_pl_ro r;
-	const struct sy_jt_code k = { sy_pl_ro_read, sy_pl_ro_fixed, &r };
+	struct sy_jt_ro r;
+	const struct sy_jt_code k = sy_jt_ro_code(&r);
 	struct sy_pl_key key = { .type = SY_PL_M_XTABLE };
 	const struct sy_pl_memo_ent *e;
 	int v;
@@ -723,7 +679,6 @@ sy_pl_code_check(struct sy_pl_ctx *c, const struct sy_br *b,
  * may alias anything, so fields read through the context were loaded again
  * for each branch. */
 struct sy_pl_look {
-	int etm;			/* c->p->arch == SY_TRACE_ETM */
 	uint32_t gen;			/* c->p->seen.gen */
 	struct sy_pl_seen *v;		/* c->seen */
 	struct sy_pl_seen_jt *jt;	/* c->p->seen.jt */
@@ -731,16 +686,19 @@ struct sy_pl_look {
 
 /* The checks of @b that read only the code (sy_pl_code_check), unless
  * the seen table holds @b with every input they read: *@seen is its
- * entry.  Returns 1 with @why when one fails. */
-static inline int sy_pl_code(struct sy_pl_ctx *c, struct sy_pl_look t,
-			     const struct sy_br *b, const struct sy_br *prev,
-			     struct sy_pl_seen **seen, char *why, size_t len)
+ * entry.  Returns 1 with @why when one fails.  @etm (the trace's ISA) and
+ * @after (1: @prev is not NULL) are constants where it is inlined, so
+ * that each loop over branches tests only what its ISA reads. */
+static inline __attribute__((always_inline)) int
+sy_pl_code(struct sy_pl_ctx *c, struct sy_pl_look t, const int etm,
+	   const int after, const struct sy_br *b, const struct sy_br *prev,
+	   struct sy_pl_seen **seen, char *why, size_t len)
 {
-	int run = prev && t.etm && prev->kind != SY_BR_SYSCALL &&
+	int run = (after || prev) && etm && prev->kind != SY_BR_SYSCALL &&
 		  prev->kind != SY_BR_ERET;
 	/* x86: an indexed jump or call reads its table's bound from its
 	 * straight run, which starts at the previous branch's target */
-	int xrun = prev && !t.etm &&
+	int xrun = (after || prev) && !etm &&
 		   (b->kind == SY_BR_IND_JUMP || b->kind == SY_BR_IND_CALL) &&
 		   prev->kind != SY_BR_SYSCALL && prev->kind != SY_BR_ERET &&
 		   prev->to <= b->from;
@@ -769,9 +727,11 @@ static inline int sy_pl_code(struct sy_pl_ctx *c, struct sy_pl_look t,
 	 1u << SY_BR_RET)
 
 /* The checks of @b that follow the calls: @land is its landing verdict
- * (0: not found yet; then it is found and kept there). */
-static int sy_pl_flow(struct sy_pl_ctx *c, const struct sy_br *b,
-		      uint8_t *land, char *why, size_t len)
+ * (0: not found yet; then it is found and kept there).  Every case, for
+ * what sy_pl_flow does not settle inline. */
+static __attribute__((noinline)) int
+sy_pl_flow_slow(struct sy_pl_ctx *c, const struct sy_br *b, uint8_t *land,
+		char *why, size_t len)
 {
 	switch (b->kind) {
 	case SY_BR_CALL:
@@ -794,20 +754,79 @@ static int sy_pl_flow(struct sy_pl_ctx *c, const struct sy_br *b,
 	}
 }
 
-/* Checks @b (after @prev); *@land is its landing verdict after. */
-static inline int sy_pl_branch(struct sy_pl_ctx *c, struct sy_pl_look t,
-			       const struct sy_br *b, const struct sy_br *prev,
-			       uint8_t *land, char *why, size_t len)
+/* sy_pl_flow_slow's most common cases, settled inline with what they
+ * change (a third of the branches are calls, returns and indirect
+ * branches, and the call to the whole function, with its prologue and
+ * epilogue, was most of their cost): an A64 call with room on the stack
+ * (its return address is 4 bytes on), a return to the newest open call,
+ * an indirect jump or call whose landing verdict, found before, is its
+ * own function or another's entry (nothing more to do).  The rest: the
+ * slow path, which does all. */
+static inline int sy_pl_flow(struct sy_pl_ctx *c, const struct sy_br *b,
+			     uint8_t *land, char *why, size_t len)
 {
-	struct sy_pl_seen *seen;
+	unsigned n = c->nr_ras;
+	/* a verdict found before (not 0), and one that asks nothing more */
+	int plain = (uint8_t)(*land - (SY_PL_HOME + 1)) <= SY_PL_ENTRY - SY_PL_HOME;
 
-	if (sy_pl_code(c, t, b, prev, &seen, why, len))
-		return 1;
-	/* (the others have no flow checks: most branches skip the call) */
-	if ((SY_PL_FLOW_KINDS >> (b->kind & 31) & 1) &&
-	    sy_pl_flow(c, b, &seen->land, why, len))
-		return 1;
-	*land = seen->land;
+	switch (b->kind) {
+	case SY_BR_IND_CALL:
+		if (!plain)
+			break;
+		/* fall through */
+	case SY_BR_CALL:
+		if (!c->etm || n == SY_PL_STACK)
+			break;
+		c->ras[n] = b->from + 4;
+		c->nr_ras = n + 1;
+		return 0;
+	case SY_BR_IND_JUMP:
+		if (plain)
+			return 0;
+		break;
+	case SY_BR_RET:
+		/* (a return's verdict, once found, is 0xff) */
+		if (*land && c->stack_ok && n && c->ras[n - 1] == b->to) {
+			c->nr_ras = n - 1;
+			return 0;
+		}
+		break;
+	default:
+		return 0;
+	}
+	return sy_pl_flow_slow(c, b, land, why, len);
+}
+
+/* Checks the branches @seq[@k - 1] down to @seq[0] (oldest first) after
+ * @prev (NULL only when @after is 0 and @k is 1): their landing verdicts
+ * into @land, the indices of those with flow checks appended to @flow
+ * (*@nflow of them).  Returns 1 with @why when one fails.  Inlined with
+ * @etm and @after constant (sy_pl_code). */
+static inline __attribute__((always_inline)) int
+sy_pl_branches(struct sy_pl_ctx *c, struct sy_pl_look t, const int etm,
+	       const int after, const struct sy_br *seq, unsigned k,
+	       const struct sy_br *prev, uint8_t *land, uint8_t *flow,
+	       unsigned *nflow, char *why, size_t len)
+{
+	unsigned nf = *nflow;
+
+	while (k-- > 0) {
+		const struct sy_br *b = &seq[k];
+		struct sy_pl_seen *seen;
+
+		if (sy_pl_code(c, t, etm, after, b, prev, &seen, why, len))
+			return 1;
+		/* (the others have no flow checks: most branches skip it) */
+		if (SY_PL_FLOW_KINDS >> (b->kind & 31) & 1) {
+			if (sy_pl_flow(c, b, &seen->land, why, len))
+				return 1;
+			flow[nf++] = (uint8_t)k;
+		}
+		land[k] = seen->land;
+		c->prev2 = prev;
+		prev = b;
+	}
+	*nflow = nf;
 	return 0;
 }
 
@@ -823,10 +842,9 @@ static int sy_pl_sequence(struct sy_pl_ctx *c, const struct sy_br *seq,
 	const struct sy_proven_seq *s =
 		sy_proven_find(&c->p->proven, seq, n, nctx);
 	const struct sy_br *prev = nctx ? &seq[n] : NULL;
-	const struct sy_pl_look t = { c->p->arch == SY_TRACE_ETM,
-				      c->p->seen.gen, c->seen, c->p->seen.jt };
+	const struct sy_pl_look t = { c->p->seen.gen, c->seen, c->p->seen.jt };
 	uint8_t land[SY_PROVEN_LEN], flow[SY_PROVEN_LEN];
-	unsigned nflow = 0;
+	unsigned nflow = 0, m = n;	/* m: the branches left */
 
 	if (s) {
 		for (unsigned i = 0; i < s->nflow; i++) {
@@ -839,14 +857,23 @@ static int sy_pl_sequence(struct sy_pl_ctx *c, const struct sy_br *seq,
 		return 0;
 	}
 	c->prev2 = nctx > 1 ? &seq[n + 1] : NULL;
-	for (unsigned k = n; k-- > 0;) {
-		if (sy_pl_branch(c, t, &seq[k], prev, &land[k], why, len))
+	/* a stretch's first branch has none before it: checked alone, so
+	 * that the loops know there is one */
+	if (!prev) {
+		m--;
+		if (sy_pl_branches(c, t, c->etm, 0, seq + m, 1, NULL,
+				   land + m, flow, &nflow, why, len))
 			return 1;
-		if (SY_PL_FLOW_KINDS >> (seq[k].kind & 31) & 1)
-			flow[nflow++] = (uint8_t)k;
-		c->prev2 = prev;
-		prev = &seq[k];
+		/* (its index in @seq) */
+		if (nflow)
+			flow[0] = (uint8_t)m;
+		prev = &seq[m];
 	}
+	if (c->etm ? sy_pl_branches(c, t, 1, 1, seq, m, prev, land, flow,
+				    &nflow, why, len) :
+		     sy_pl_branches(c, t, 0, 1, seq, m, prev, land, flow,
+				    &nflow, why, len))
+		return 1;
 	if (sy_proven_again(&c->p->proven, seq, n, nctx))
 		sy_proven_put(&c->p->proven, seq, n, nctx, flow, nflow, land);
 	return 0;
@@ -918,6 +945,7 @@ int sy_plausible_window(struct sy_plausible *p, const struct sy_win *w,
 	memset(c.lo, 0, sizeof(c.lo));
 	memset(c.hi, 0, sizeof(c.hi));
 	c.p = p;
+	c.etm = p->arch == SY_TRACE_ETM;
 	c.w = w;
 	c.snap = w->snap;
 	c.id = w->pub.tid;

@@ -636,6 +636,90 @@ Test(plausible, open_calls_and_the_callchain)
 	world_fini(&w);
 }
 
+Test(plausible, a64_indirect_branches_into_other_functions)
+{
+	/* apply's blr and dispatch_tail's br into ops_init past its entry,
+	 * where no call returns; dispatch_tail's br to the return address
+	 * of prog_main's open call to it (a return would do) */
+	static const struct sy_br call_in[] = {
+		{ 0x40041c, 0x4003b8, SY_BR_IND_CALL },
+		{ 0x4003f4, 0x400420, SY_BR_RET },
+	}, jump_in[] = {
+		{ 0x400454, 0x4003b8, SY_BR_IND_JUMP },
+	}, jump_open[] = {
+		{ 0x4008ac, 0x400430, SY_BR_CALL },
+		{ 0x400454, 0x4008b0, SY_BR_IND_JUMP },
+	};
+	struct world w;
+
+	world_init(&w, SY_TRACE_ETM, 0);
+	/* (three times: the later ones recall each branch's verdict) */
+	for (int i = 0; i < 3; i++) {
+		check(&w, call_in, 2, 0x400420, NULL, 0, NULL);
+		cr_assert_eq(last_suspect, 1);
+		want_first(SY_SUS_INTO_FUNC, 0x40041c, 0x4003b8);
+		check(&w, jump_in, 1, 0x4003b8, NULL, 0, NULL);
+		cr_assert_eq(last_suspect, 1);
+		want_first(SY_SUS_INTO_FUNC, 0x400454, 0x4003b8);
+		check(&w, jump_open, 2, 0x4008b0, NULL, 0, NULL);
+		cr_assert_eq(last_suspect, 1);
+		want_first(SY_SUS_JUMP_OPEN, 0x400454, 0x4008b0);
+	}
+	world_fini(&w);
+}
+
+/* deep-aarch64: a call from hop_indirect's site in descend (returns to
+ * 0x4002bc), @levels of descend's bl hop_direct (returns to 0x400294)
+ * and its tail call back, then bottom's bl mixbits and its return, and
+ * ping's return to the first call's return address. */
+#define DEEP_BIN "/tests/fixtures/programs/bin/deep-aarch64"
+static uint32_t deep_calls(struct sy_br *out, uint32_t levels)
+{
+	static const struct sy_br head[] = {
+		{ 0x40028c, 0x4002b8, SY_BR_COND },
+		{ 0x4002b8, 0x4001b0, SY_BR_CALL },
+		{ 0x4001d0, 0x400260, SY_BR_IND_JUMP },
+	}, level[] = {
+		{ 0x400290, 0x4002f0, SY_BR_CALL },
+		{ 0x400300, 0x400260, SY_BR_JUMP },
+	}, tail[] = {
+		{ 0x400270, 0x4002e0, SY_BR_COND },
+		{ 0x4002ec, 0x400230, SY_BR_JUMP },
+		{ 0x400240, 0x400190, SY_BR_CALL },
+		{ 0x4001ac, 0x400244, SY_BR_RET },
+		{ 0x400254, 0x400200, SY_BR_JUMP },
+		{ 0x400214, 0x4002bc, SY_BR_RET },
+	};
+	uint32_t n = N(head);
+
+	memcpy(out, head, sizeof(head));
+	for (uint32_t i = 0; i < levels; i++, n += N(level))
+		memcpy(out + n, level, sizeof(level));
+	memcpy(out + n, tail, sizeof(tail));
+	return n + N(tail);
+}
+
+Test(plausible, the_deepest_open_calls_drop_the_oldest)
+{
+	/* 256 open calls at most: with the first call one of 256 at the
+	 * last return, that return skips open calls; one more call before
+	 * it dropped the first, and the return goes to none of them */
+	struct sy_br br[3 + 2 * 255 + 6];
+	struct world w;
+
+	world_init_bin(&w, SY_TRACE_ETM, DEEP_BIN);
+	/* (three times: the later ones recall the sequences) */
+	for (int i = 0; i < 3; i++) {
+		check(&w, br, deep_calls(br, 254), 0x4002bc, NULL, 0, NULL);
+		cr_assert_eq(last_suspect, 1);
+		want_first(SY_SUS_RET_PAST, 0x400214, 0x4002bc);
+		check(&w, br, deep_calls(br, 255), 0x4002bc, NULL, 0, NULL);
+		cr_assert_eq(last_suspect, 1);
+		want_first(SY_SUS_RET_NONE_OPEN, 0x400214, 0x4002bc);
+	}
+	world_fini(&w);
+}
+
 static struct sy_insn decode(struct sy_insn_decoder *d, const uint8_t *code,
 			     size_t len, uint64_t addr)
 {
