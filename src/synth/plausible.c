@@ -630,11 +630,11 @@ static int sy_pl_x86_table(struct sy_pl_ctx *c, const struct sy_br *b,
 static __attribute__((noinline)) int
 sy_pl_code_check(struct sy_pl_ctx *c, const struct sy_br *b,
 		 const struct sy_br *prev, int run, int xrun, uint64_t from,
-		 struct sy_pl_seen *e, struct sy_pl_seen_jt *ej, char *why,
-		 size_t len)
+		 struct sy_pl_seen *e, char *why, size_t len)
 {
 	const struct sy_jt_code jt = { sy_pl_jt_read, sy_pl_jt_fixed, c };
 	uint32_t gen = c->p->seen.gen;
+	struct sy_pl_seen_jt *ej = &c->p->seen.jt[e - c->seen];
 	int jump = run && b->kind == SY_BR_IND_JUMP, table = 0;
 	uint64_t lo, hi;
 
@@ -680,6 +680,7 @@ sy_pl_code_check(struct sy_pl_ctx *c, const struct sy_br *b,
  * for each branch. */
 struct sy_pl_look {
 	uint32_t gen;			/* c->p->seen.gen */
+	uint32_t genw;			/* sy_pl_kinds(, NULL, NULL, gen), no kind */
 	struct sy_pl_seen *v;		/* c->seen */
 	struct sy_pl_seen_jt *jt;	/* c->p->seen.jt */
 };
@@ -705,19 +706,18 @@ sy_pl_code(struct sy_pl_ctx *c, struct sy_pl_look t, const int etm,
 	uint64_t from = run || xrun ? prev->to : UINT64_MAX;
 	size_t at = sy_pl_seen_slot(from, b->from, b->to);
 	struct sy_pl_seen *e = &t.v[at];
-	struct sy_pl_seen_jt *ej = &t.jt[at];
 
 	*seen = e;
 	if (e->from == b->from && e->to == b->to && e->run == from) {
-		if (e->kinds == sy_pl_kinds(b, NULL, NULL, t.gen))
+		if (e->kinds == ((uint32_t)(b->kind + 1) | t.genw))
 			return 0;
 		if (run && b->kind == SY_BR_IND_JUMP &&
 		    e->kinds == sy_pl_kinds(b, prev, c->prev2, t.gen) &&
-		    ej->pfrom == prev->from &&
-		    ej->p2to == (c->prev2 ? c->prev2->to : 0))
+		    t.jt[at].pfrom == prev->from &&
+		    t.jt[at].p2to == (c->prev2 ? c->prev2->to : 0))
 			return 0;
 	}
-	return sy_pl_code_check(c, b, prev, run, xrun, from, e, ej, why, len);
+	return sy_pl_code_check(c, b, prev, run, xrun, from, e, why, len);
 }
 
 /* The kinds of branch whose checks depend on the branches before them
@@ -842,7 +842,8 @@ static int sy_pl_sequence(struct sy_pl_ctx *c, const struct sy_br *seq,
 	const struct sy_proven_seq *s =
 		sy_proven_find(&c->p->proven, seq, n, nctx);
 	const struct sy_br *prev = nctx ? &seq[n] : NULL;
-	const struct sy_pl_look t = { c->p->seen.gen, c->seen, c->p->seen.jt };
+	const struct sy_pl_look t = { c->p->seen.gen, c->p->seen.gen << 24,
+				      c->seen, c->p->seen.jt };
 	uint8_t land[SY_PROVEN_LEN], flow[SY_PROVEN_LEN];
 	unsigned nflow = 0, m = n;	/* m: the branches left */
 
