@@ -62,8 +62,12 @@ void sy_proven_clear(struct sy_proven *p)
 	 * the last clear are written (each is in a cache line of its own,
 	 * and a snapshot of code that does not loop keeps few) */
 	for (size_t w = 0; p->v && w < SY_PROVEN_SEQS / 64; w++) {
-		for (uint64_t b = p->filled[w]; b; b &= b - 1)
-			p->v[w * 64 + (size_t)__builtin_ctzll(b)].n = 0;
+		for (uint64_t b = p->filled[w]; b; b &= b - 1) {
+			size_t i = w * 64 + (size_t)__builtin_ctzll(b);
+
+			p->v[i].n = 0;
+			p->tag[i] = 0;
+		}
 		p->filled[w] = 0;
 	}
 	/* the notes of the last epoch no longer match */
@@ -94,21 +98,57 @@ static inline size_t sy_proven_slot(const struct sy_br *br, unsigned n,
 	       (SY_PROVEN_SEQS - 2);
 }
 
+/* The note of a sequence with the places @mix in this epoch (never 0:
+ * an empty note is no sighting; its low two bits are left for the count)
+ * and where it is kept: the bits below the slot's, so that two sequences
+ * of one slot (a loop entered at two places) keep two notes. */
+static inline uint64_t *sy_proven_note(struct sy_proven *p, uint64_t mix,
+				       uint64_t *note)
+{
+	uint64_t x = (mix ^ p->epoch * SY_HASH_K2) | 4;
+
+	*note = x & ~3ull;
+	return &p->once[(x >> (64 - SY_PROVEN_SEQS_LOG2 -
+			       SY_PROVEN_ONCE_LOG2)) &
+			(SY_PROVEN_ONCE - 1)];
+}
+
 int sy_proven_again(struct sy_proven *p, const struct sy_br *br, unsigned n,
 		    unsigned nctx)
 {
-	/* (0 is never a note: an empty place is not a sighting) */
-	uint64_t x = (sy_proven_mix(br, n, nctx) ^ p->epoch * SY_HASH_K2) | 1;
-	/* the bits below the slot's: two sequences of one slot (a loop
-	 * entered at two places) keep two notes */
-	uint64_t *o = &p->once[(x >> (64 - SY_PROVEN_SEQS_LOG2 -
-				      SY_PROVEN_ONCE_LOG2)) &
-			       (SY_PROVEN_ONCE - 1)];
+	uint64_t x, *o = sy_proven_note(p, sy_proven_mix(br, n, nctx), &x);
 
-	if (*o == x)
+	/* the count of sightings before this one, in the note's low bits */
+	if ((*o & ~3ull) != x) {
+		*o = x | 1;
+		return 0;
+	}
+	if ((*o & 3) >= 2)
 		return 1;
-	*o = x;
+	*o = x | 2;
 	return 0;
+}
+
+/* Two records at @r as three 16-byte vectors @v (@f: sy_proven.fields
+ * as vectors), their padding zeroed. */
+static inline void sy_proven_load2(const unsigned char *r,
+				   const sy_proven_v *f, sy_proven_v *v)
+{
+	memcpy(&v[0], r, 16);
+	memcpy(&v[1], r + 16, 16);
+	memcpy(&v[2], r + 32, 16);
+	/* v[0] is a source and a target: no padding to mask */
+	v[1] &= f[1];
+	v[2] &= f[2];
+}
+
+/* One record at @r as three words @x, its padding zeroed. */
+static inline void sy_proven_load1(const unsigned char *r,
+				   const uint64_t *fields, uint64_t *x)
+{
+	memcpy(x, r, 3 * sizeof(*x));
+	for (int i = 0; i < 3; i++)
+		x[i] &= fields[i];
 }
 
 /* Nonzero when @m records at @br differ from @w in a field. */
@@ -124,20 +164,17 @@ static inline uint64_t sy_proven_diff(const uint64_t *fields,
 	unsigned k = 0;
 
 	for (; k + 1 < m; k += 2, r += 48, e += 3) {
-		sy_proven_v a, b, c;
+		sy_proven_v v[3];
 
-		memcpy(&a, r, 16);
-		memcpy(&b, r + 16, 16);
-		memcpy(&c, r + 32, 16);
-		/* a is a source and a target: no padding to mask */
-		acc |= (a ^ e[0]) | ((b & f[1]) ^ e[1]) | ((c & f[2]) ^ e[2]);
+		sy_proven_load2(r, f, v);
+		acc |= (v[0] ^ e[0]) | (v[1] ^ e[1]) | (v[2] ^ e[2]);
 	}
 	if (k < m) {
 		uint64_t x[3];
 
-		memcpy(x, r, sizeof(x));
+		sy_proven_load1(r, fields, x);
 		for (int i = 0; i < 3; i++)
-			d |= (x[i] & fields[i]) ^ w[3 * k + i];
+			d |= x[i] ^ w[3 * k + i];
 	}
 	return d | acc[0] | acc[1];
 }
@@ -180,6 +217,15 @@ sy_proven_diff_wide(const uint64_t *fields, const uint64_t *w,
 }
 #endif
 
+/* What an entry's tag is for a sequence of @n (1..) branches, the newest
+ * from @from, with @nctx before it: never 0 (an empty entry's).  Equal
+ * sequences have equal tags; only the entry's fields decide a match. */
+static inline uint32_t sy_proven_tag(uint64_t from, unsigned n,
+				     unsigned nctx)
+{
+	return (uint32_t)((from ^ from >> 32) << 10) | n << 2 | nctx;
+}
+
 /* Whether @s is the sequence @br (@n, @nctx). */
 static inline int sy_proven_is(const struct sy_proven *p,
 			       const struct sy_proven_seq *s,
@@ -199,16 +245,40 @@ const struct sy_proven_seq *sy_proven_find(struct sy_proven *p,
 					   const struct sy_br *br, unsigned n,
 					   unsigned nctx)
 {
-	const struct sy_proven_seq *s = &p->v[sy_proven_slot(br, n, nctx)];
+	size_t at = sy_proven_slot(br, n, nctx);
+	size_t nw = at + p->newer[at / 2], old = nw ^ 1;
+	uint32_t tag = sy_proven_tag(br->from, n, nctx);
+	uint64_t x;
 
 	/* two ways: the newer first */
-	if (sy_proven_is(p, s, br, n, nctx) ||
-	    sy_proven_is(p, ++s, br, n, nctx)) {
+	if (p->tag[nw] == tag && sy_proven_is(p, &p->v[nw], br, n, nctx)) {
 		p->hits++;
-		return s;
+		return &p->v[nw];
+	}
+	if (p->tag[old] == tag && sy_proven_is(p, &p->v[old], br, n, nctx)) {
+		p->hits++;
+		return &p->v[old];
 	}
 	p->misses++;
+	/* a sequence not found is mostly checked and then noted: its note
+	 * is read after its branches' checks, by when it is in cache */
+	__builtin_prefetch(sy_proven_note(p, sy_proven_mix(br, n, nctx), &x));
 	return NULL;
+}
+
+/* Copies the @m records @br into @w, their padding zeroed, as
+ * sy_proven_diff reads them. */
+static void sy_proven_copy(const uint64_t *fields, uint64_t *w,
+			   const struct sy_br *br, unsigned m)
+{
+	const unsigned char *r = (const unsigned char *)br;
+	sy_proven_v *e = (sy_proven_v *)w;
+	unsigned k = 0;
+
+	for (; k + 1 < m; k += 2, r += 48, e += 3)
+		sy_proven_load2(r, (const sy_proven_v *)fields, e);
+	if (k < m)
+		sy_proven_load1(r, fields, &w[3 * k]);
 }
 
 void sy_proven_put(struct sy_proven *p, const struct sy_br *br, unsigned n,
@@ -216,31 +286,16 @@ void sy_proven_put(struct sy_proven *p, const struct sy_br *br, unsigned n,
 		   const uint8_t *land)
 {
 	size_t at = sy_proven_slot(br, n, nctx);
-	struct sy_proven_seq *s = &p->v[at];
+	/* the older way takes it and becomes the newer one (moving the
+	 * newer one's sequence there, a copy of up to 3 KB, was most of a
+	 * put on code that does not loop) */
+	size_t k = at + (p->newer[at / 2] ^ 1u);
+	struct sy_proven_seq *s = &p->v[k];
 
-	/* the newer way's sequence becomes the older one: what it holds
-	 * (a copy of the whole entry, 3 KB, was most of a put on code
-	 * that does not loop) */
-	if (s->n) {
-		unsigned m = s->n + s->nctx;
-
-		s[1].n = s->n;
-		s[1].nctx = s->nctx;
-		s[1].nflow = s->nflow;
-		memcpy(s[1].w, s->w, 3 * m * sizeof(*s->w));
-		memcpy(s[1].flow, s->flow, s->nflow);
-		memcpy(s[1].land, s->land, s->n);
-		p->filled[(at + 1) / 64] |= 1ull << ((at + 1) % 64);
-	}
-	p->filled[at / 64] |= 1ull << (at % 64);
-	memcpy(s->w, br, (n + nctx) * sizeof(*br));
-	/* record by record (a modulo per word was most of a put's cost,
-	 * and code that does not loop puts a sequence per window) */
-	for (unsigned i = 0; i < 3 * (n + nctx); i += 3) {
-		s->w[i] &= p->fields[0];
-		s->w[i + 1] &= p->fields[1];
-		s->w[i + 2] &= p->fields[2];
-	}
+	p->newer[at / 2] ^= 1;
+	p->filled[k / 64] |= 1ull << (k % 64);
+	p->tag[k] = sy_proven_tag(br->from, n, nctx);
+	sy_proven_copy(p->fields, s->w, br, n + nctx);
 	s->n = (uint8_t)n;
 	s->nctx = (uint8_t)nctx;
 	s->nflow = (uint8_t)nflow;

@@ -19,9 +19,10 @@
  * it (calls, returns, indirect branches), with what their landing check
  * found, and the owner runs those again.
  *
- * Direct-mapped, placed by the sequence's ends and context; a new sequence
- * replaces the one in its place.  Only exact compares decide a hit: no
- * hash ever stands for a branch. */
+ * Two ways per place, placed by the sequence's ends and context; a new
+ * sequence replaces the older of the two.  Only exact compares decide a
+ * hit: no hash ever stands for a branch (nor the tags, which only say
+ * which entries may match). */
 #ifndef SY_SYNTH_PROVEN_H
 #define SY_SYNTH_PROVEN_H
 
@@ -64,12 +65,19 @@ struct sy_proven {
 	struct sy_proven_seq *v;	/* SY_PROVEN_SEQS */
 	/* the bytes of four ring records that are fields, as words */
 	uint64_t fields[12] __attribute__((aligned(32)));
-	/* sequences seen once since the last clear, by their places and
-	 * the clear's epoch (sy_proven_again) */
+	/* sequences seen once or twice since the last clear, by their
+	 * places and the clear's epoch, with the count (sy_proven_again) */
 	uint64_t *once;			/* SY_PROVEN_ONCE */
 	uint64_t epoch;
 	/* the entries put since the last clear, a bit each */
 	uint64_t filled[SY_PROVEN_SEQS / 64];
+	/* each entry's tag (sy_proven_tag of its length, context and
+	 * newest source; 0: empty): a find reads the entries whose tag is
+	 * the sequence's only, so that one that finds none reads no entry
+	 * (3 KB apart, each was a cache miss where little is kept) */
+	uint32_t tag[SY_PROVEN_SEQS];
+	/* each place's newer way (0 or 1): a put writes the other */
+	uint8_t newer[SY_PROVEN_SEQS / 2];
 	uint64_t hits, misses;
 	int wide;		/* the four-record compare runs (the
 				 * tests clear it to run the other) */
@@ -78,7 +86,7 @@ struct sy_proven {
 /* Returns 0 or -SY_E_NOMEM. */
 int sy_proven_init(struct sy_proven *p);
 void sy_proven_fini(struct sy_proven *p);
-/* Forgets every sequence (and every one seen once). */
+/* Forgets every sequence (and every sighting of one). */
 void sy_proven_clear(struct sy_proven *p);
 
 /* The kept sequence equal to the @n branches @br[0 .. @n) (1..
@@ -91,11 +99,12 @@ const struct sy_proven_seq *sy_proven_find(struct sy_proven *p,
 /* Whether the sequence (as for sy_proven_find) that just passed its
  * checks is worth keeping: 1 when a sequence with the same places (its
  * newest and oldest branches, the one before it, length and context) was
- * seen before, else 0 and it is noted.  Code that does not loop passes
- * each sequence once, and keeping it cost a copy of it; a loop's comes
- * again and is kept the second time (both since the last clear: the
- * sequences of other mappings say nothing of these ones'
- * loops).  Only decides what is kept: the places may be equal for
+ * seen twice before, else 0 and it is noted.  Code that does not loop
+ * passes each sequence once, and keeping it cost a copy of it; a loop's
+ * comes again and again and is kept the third time (all since the last
+ * clear: the sequences of other mappings say nothing of these ones'
+ * loops; the second time kept many that came only twice, where each
+ * process maps other objects).  Only decides what is kept: the places may be equal for
  * different sequences (then one more is kept), and what sy_proven_find
  * answers stays an exact compare. */
 int sy_proven_again(struct sy_proven *p, const struct sy_br *br, unsigned n,

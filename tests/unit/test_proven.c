@@ -252,7 +252,7 @@ Test(proven, both_compares_answer_as_a_field_by_field_compare)
 
 /* A sequence is worth keeping the second time it passes since the last
  * clear, not the first; a clear forgets the sightings too. */
-Test(proven, a_sequence_is_kept_the_second_time_it_is_seen)
+Test(proven, a_sequence_is_kept_the_third_time_it_is_seen)
 {
 	struct sy_proven p;
 	struct sy_br a[SY_PROVEN_REC], b[SY_PROVEN_REC];
@@ -262,11 +262,17 @@ Test(proven, a_sequence_is_kept_the_second_time_it_is_seen)
 	/* another newest branch: other places */
 	fill(b, 40 + SY_PROVEN_CTX, 3, 0);
 	b[0].from += 0x7654;
-	cr_assert_eq(sy_proven_again(&p, a, 40, SY_PROVEN_CTX), 0);
-	cr_assert_eq(sy_proven_again(&p, b, 40, SY_PROVEN_CTX), 0);
-	cr_assert_eq(sy_proven_again(&p, a, 40, SY_PROVEN_CTX), 1);
-	cr_assert_eq(sy_proven_again(&p, b, 40, SY_PROVEN_CTX), 1);
+	for (int i = 0; i < 2; i++) {
+		cr_assert_eq(sy_proven_again(&p, a, 40, SY_PROVEN_CTX), 0);
+		cr_assert_eq(sy_proven_again(&p, b, 40, SY_PROVEN_CTX), 0);
+	}
+	/* (and every time after) */
+	for (int i = 0; i < 2; i++) {
+		cr_assert_eq(sy_proven_again(&p, a, 40, SY_PROVEN_CTX), 1);
+		cr_assert_eq(sy_proven_again(&p, b, 40, SY_PROVEN_CTX), 1);
+	}
 	sy_proven_clear(&p);
+	cr_assert_eq(sy_proven_again(&p, a, 40, SY_PROVEN_CTX), 0);
 	cr_assert_eq(sy_proven_again(&p, a, 40, SY_PROVEN_CTX), 0);
 	cr_assert_eq(sy_proven_again(&p, a, 40, SY_PROVEN_CTX), 1);
 	sy_proven_fini(&p);
