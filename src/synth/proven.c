@@ -246,19 +246,16 @@ const struct sy_proven_seq *sy_proven_find(struct sy_proven *p,
 					   unsigned nctx)
 {
 	size_t at = sy_proven_slot(br, n, nctx);
-	size_t nw = at + p->newer[at / 2], old = nw ^ 1;
 	uint32_t tag = sy_proven_tag(br->from, n, nctx);
 	uint64_t x;
 
-	/* two ways: the newer first */
-	if (p->tag[nw] == tag && sy_proven_is(p, &p->v[nw], br, n, nctx)) {
-		p->hits++;
-		return &p->v[nw];
-	}
-	if (p->tag[old] == tag && sy_proven_is(p, &p->v[old], br, n, nctx)) {
-		p->hits++;
-		return &p->v[old];
-	}
+	/* two ways, in place order (both tags are read at once; which is
+	 * newer matters only to a put) */
+	for (size_t k = at; k < at + 2; k++)
+		if (p->tag[k] == tag && sy_proven_is(p, &p->v[k], br, n, nctx)) {
+			p->hits++;
+			return &p->v[k];
+		}
 	p->misses++;
 	/* a sequence not found is mostly checked and then noted: its note
 	 * is read after its branches' checks, by when it is in cache */
