@@ -12,7 +12,9 @@
  * Direct-mapped, SY_PL_SEEN entries (a power of two): code that does not
  * loop makes hundreds of branches per process, each checked again on each
  * visit when 16 entries held them (a fifth of convert's time on generated
- * recordings of several programs, issue 27).  An entry belongs to one
+ * recordings of several programs, issue 27); with 512, two of an
+ * interpreter's few hundred often shared an entry and pushed each other
+ * out (30 % of its code checks).  An entry belongs to one
  * generation of the table (the top byte of its kinds word): emptying the
  * table, when a window's mappings are not the last one's, starts a new
  * generation, and writes it only when the 255 generations wrap. */
@@ -25,7 +27,7 @@
 #include "sy_branch.h"
 #include "sy_hash.h"
 
-#define SY_PL_SEEN_LOG2 9
+#define SY_PL_SEEN_LOG2 10
 #define SY_PL_SEEN (1u << SY_PL_SEEN_LOG2)
 
 struct sy_pl_seen {
