@@ -34,7 +34,7 @@ CHECK_FILES = ('plausible.c', 'pl_memo.c', 'pl_seen.c', 'proven.c',
                'validate.c', 'jump_table.c', 'jump_table_x86.c', 'insn.c')
 CHECK_SYMBOLS = re.compile(
     r'^(sy_pl_|sy_plausible_|sy_proven_|sy_validator_|sy_insn_|sy_jt_|'
-    r'sy_jtx_)|^(sy_validate|sy_reason|sy_a64_brreg)$')
+    r'sy_jtx_)|^(sy_validate|sy_reason|sy_a64_brreg|sy_check_plausible)$')
 
 
 def base(sym):
