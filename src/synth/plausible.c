@@ -939,7 +939,9 @@ int sy_plausible_window(struct sy_plausible *p, const struct sy_win *w,
 	 * to start than the rest of a short window's setup */
 	c.nr_ras = 0;
 	c.stack_ok = 0;
-	c.sus = *sus;
+	/* (not *@sus read back just after its memset: that stalled) */
+	c.sus.n = c.sus.kind = 0;
+	c.sus.from = c.sus.to = 0;
 	c.next_map = c.next_code = 0;
 	c.prev2 = NULL;
 	memset(c.maps, 0, sizeof(c.maps));
