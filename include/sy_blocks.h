@@ -9,8 +9,9 @@
  * sy_blocks) belongs to one thread at a time and needs no lock; a block
  * counts its allocations still out atomically, so any thread frees
  * (sy_block_put), and only the last one calls free() (the allocating side
- * writes that count once per block, not per allocation: blocks.c).  The newest allocation of the
- * current block can grow and shrink in place (a ring that doubles).
+ * writes that count once per block, not per allocation: blocks.c).  The
+ * newest allocation of the current block can grow and shrink in place (a
+ * ring that doubles).
  *
  * A long-lived allocation keeps its whole block: allocations over
  * SY_BLOCKS_MAX bytes are refused (the caller mallocs them), which bounds
@@ -46,7 +47,8 @@ int sy_blocks_resize(struct sy_blocks *a, const struct sy_block *blk, void *p,
 void sy_blocks_drop(struct sy_blocks *a);
 /* Frees one allocation of @blk (NULL-safe), from any thread. */
 void sy_block_put(struct sy_block *blk);
-/* Frees @n allocations of @blk at once (one atomic operation). */
+/* Frees @n allocations of @blk at once (one atomic operation; NULL-safe,
+ * and nothing when @n is 0). */
 void sy_block_put_n(struct sy_block *blk, size_t n);
 /* The allocations of @blk not freed yet, once the allocating side let go
  * of it (before: a larger number, see blocks.c).  For tests. */

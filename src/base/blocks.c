@@ -33,7 +33,7 @@ static size_t sy_round8(size_t n)
 	return (n + 7) & ~(size_t)7;
 }
 
-static void sy_block_unref(struct sy_block *blk, size_t n)
+void sy_block_put_n(struct sy_block *blk, size_t n)
 {
 	if (blk && n && atomic_fetch_sub_explicit(&blk->refs, n,
 						  memory_order_acq_rel) == n)
@@ -42,12 +42,7 @@ static void sy_block_unref(struct sy_block *blk, size_t n)
 
 void sy_block_put(struct sy_block *blk)
 {
-	sy_block_unref(blk, 1);
-}
-
-void sy_block_put_n(struct sy_block *blk, size_t n)
-{
-	sy_block_unref(blk, n);
+	sy_block_put_n(blk, 1);
 }
 
 size_t sy_block_out(struct sy_block *blk)
@@ -67,7 +62,7 @@ void sy_blocks_free(void *p, struct sy_block *blk)
  * goes back. */
 static void sy_blocks_retire(struct sy_blocks *a)
 {
-	sy_block_unref(a->cur, SY_BLOCK_BIAS - a->handed);
+	sy_block_put_n(a->cur, SY_BLOCK_BIAS - a->handed);
 	a->cur = NULL;
 	a->used = a->handed = 0;
 }

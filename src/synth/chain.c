@@ -75,9 +75,7 @@ void sy_chain_free(struct sy_chain *c)
 	if (!c)
 		return;
 	sy_blocks_free(c->p, c->blk);
-	c->p = NULL;
-	c->blk = NULL;
-	c->nr = c->len = 0;
+	*c = (struct sy_chain){ 0 };
 }
 
 void sy_chains_free(struct sy_chain *first, size_t nr, size_t stride)
@@ -99,9 +97,7 @@ void sy_chains_free(struct sy_chain *first, size_t nr, size_t stride)
 			run = 0;
 		}
 		run++;
-		c->p = NULL;
-		c->blk = NULL;
-		c->nr = c->len = 0;
+		*c = (struct sy_chain){ 0 };
 	}
 	sy_block_put_n(blk, run);
 }

@@ -208,7 +208,7 @@ static int sy_place_all(const struct sy_synth_config *cfg, struct sy_win *w,
 		struct sy_inner_mem *im = &w->inner_mem[w->pub.nr_inner];
 		struct sy_inner_sample *o;
 		const struct sy_br *stack;
-		uint32_t nr, nr_chain;
+		uint32_t nr;
 		long i = sy_place_one(cfg, w, b, m, from, &w->counted);
 
 		if (i == -2)
@@ -217,8 +217,8 @@ static int sy_place_all(const struct sy_synth_config *cfg, struct sy_win *w,
 			w->pub.unplaced++;
 			continue;
 		}
-		nr_chain = m->chain.nr;
-		/* stack: NULL when it is the stretch's own */
+		/* stack: NULL when it is the stretch's own; the packed
+		 * chain stays until sy_place_window frees them all */
 		if (sy_stretch_stack_upto(w->st, (size_t)i, cfg->depth, mem,
 					  &im->stack, &stack, &nr) ||
 		    sy_chain_unpack(&m->chain, mem, &im->chain,
@@ -233,7 +233,7 @@ static int sy_place_all(const struct sy_synth_config *cfg, struct sy_win *w,
 		o->pid = m->pid;
 		o->tid = m->tid;
 		o->callchain = im->chain;
-		o->nr_callchain = nr_chain;
+		o->nr_callchain = m->chain.nr;
 		o->stack = stack;
 		o->nr_stack = nr;
 		from = (size_t)i;

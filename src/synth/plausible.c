@@ -932,16 +932,17 @@ int sy_plausible_window(struct sy_plausible *p, const struct sy_win *w,
 	struct sy_pl_ctx c;
 	int r = 0;
 
-	memset(sus, 0, sizeof(*sus));
-	if (!w->snap)
+	/* (set here, not read back from *@sus just after zeroing it: a
+	 * store-forwarding stall a window at a time) */
+	c.sus = (struct sy_pl_suspects){ 0 };
+	if (!w->snap) {
+		*sus = c.sus;
 		return 0;
+	}
 	/* field by field: a memset of them all was a `rep stos`, slower
 	 * to start than the rest of a short window's setup */
 	c.nr_ras = 0;
 	c.stack_ok = 0;
-	/* (not *@sus read back just after its memset: that stalled) */
-	c.sus.n = c.sus.kind = 0;
-	c.sus.from = c.sus.to = 0;
 	c.next_map = c.next_code = 0;
 	c.prev2 = NULL;
 	memset(c.maps, 0, sizeof(c.maps));

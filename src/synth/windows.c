@@ -11,15 +11,13 @@
  * output: 0 or -SY_E_NOMEM, also in w->place_err. */
 static int sy_unpack_chain(struct sy_win *w, struct sy_blocks *mem)
 {
-	uint32_t nr = w->packed.nr;
-
 	if (!w->packed.p)
 		return 0;
 	if (sy_chain_unpack(&w->packed, mem, &w->chain, &w->chain_blk))
 		return w->place_err = -SY_E_NOMEM;
-	sy_chain_free(&w->packed);
 	w->pub.callchain = w->chain;
-	w->pub.nr_callchain = nr;
+	w->pub.nr_callchain = w->packed.nr;
+	sy_chain_free(&w->packed);
 	return 0;
 }
 
