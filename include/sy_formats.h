@@ -56,20 +56,32 @@ int sy_conv_out_sample(struct sy_conv_out *o, const struct sy_window *w,
 int sy_conv_out_whole(struct sy_conv_out *o, const struct sy_window *w,
 		      uint32_t depth, uint64_t *samples, uint64_t *entries);
 
-/* Whole-trace windows' samples kept where their window was finished (on
- * the thread that decoded it, sy_window_sink), for sy_conv_out_merge to
- * write later, in window order, as sy_conv_out_whole would have written
- * them.  Only some formats can (sy_conv_out_logs: lbr). */
+/* Samples kept where their window was finished (on the thread that
+ * decoded or validated it, sy_window_sink), for sy_conv_out_merge or
+ * sy_conv_out_merge_window to write later, in window order, as
+ * sy_conv_out_whole and sy_conv_out_sample would have written them.  Only
+ * some formats can (sy_conv_out_logs: perfscript, lbr). */
 struct sy_conv_log;
 
 int sy_conv_out_logs(const struct sy_conv_out *o);
-int sy_conv_log_new(struct sy_conv_log **out);
+/* A log of samples to be written in format @fmt. */
+int sy_conv_log_new(struct sy_conv_log **out, enum sy_conv_format fmt);
 void sy_conv_log_free(struct sy_conv_log *l);
 /* sy_conv_out_whole into @l: @w's snapshot must outlive @l's merge. */
 int sy_conv_log_whole(struct sy_conv_log *l, const struct sy_window *w,
 		      uint32_t depth, uint64_t *samples, uint64_t *entries);
+/* Window @w begins in @l: the samples logged next are its own
+ * (sy_conv_log_sample, as sy_conv_out_sample would write them). */
+int sy_conv_log_window(struct sy_conv_log *l, const struct sy_window *w);
+int sy_conv_log_sample(struct sy_conv_log *l, const struct sy_conv_sample *cs);
 /* Writes @l's samples (they stay in @l). */
 int sy_conv_out_merge(struct sy_conv_out *o, struct sy_conv_log *l);
+/* Writes the samples of @l's next window not written yet, as window @w's
+ * (the same window, handed out); -SY_E_INVALID when none is left.  And
+ * whether every window of @l has been written so. */
+int sy_conv_out_merge_window(struct sy_conv_out *o, struct sy_conv_log *l,
+			     const struct sy_window *w);
+int sy_conv_log_all_merged(const struct sy_conv_log *l);
 
 /* Writes what is pending and renames the output(s) into place; frees @o.
  * *@unique: the distinct samples written (perf-data: all samples; bolt:

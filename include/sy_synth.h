@@ -361,8 +361,22 @@ struct sy_window_sink {
 	int (*window)(void *job, const struct sy_window *w);
 	int (*merge)(void *ctx, void *job);
 	void (*job_free)(void *job);	/* NULL-safe */
+	/* Windows of pause samples, at more than one thread (NULL: they go
+	 * to fn).  They are validated in batches on the workers (validate.h),
+	 * and a window's output, made on the run's thread, read its branches
+	 * and callchains again there, a cache line from the other core at a
+	 * time: a fifth of that thread's time on Intel PT of an
+	 * interpreter's windows.  With @window_merge, a batch's windows go to
+	 * @window where they were validated, into a context of the batch's
+	 * own (@job_new; these windows have their index, not their comm);
+	 * then on the run's thread each window, in window order, goes to
+	 * @window_merge with that context, where it would have gone to @fn:
+	 * the window's share of what @window made, and what needs the run's
+	 * order.  Not used with the items option. */
+	int (*window_merge)(void *ctx, void *job, const struct sy_window *w);
 };
-/* sy_session_run with @sink (NULL: none) for whole-trace windows. */
+/* sy_session_run with @sink (NULL: none): whole-trace windows, and with
+ * its window_merge pause windows. */
 int sy_session_run_sink(struct sy_session *s, sy_window_fn fn, void *ctx,
 			const struct sy_window_sink *sink);
 

@@ -165,7 +165,9 @@ static int sy_convert_sample(struct sy_convert *c, const struct sy_window *w,
 	}
 	if (c->cs.verbose)
 		sy_convert_note_leaf(c, w, cs->ip);
-	err = sy_conv_out_sample(c->out, w, cs);
+	/* a pause window's job logs its samples (sy_convert_job_new) */
+	err = c->log ? sy_conv_log_sample(c->log, cs) :
+		       sy_conv_out_sample(c->out, w, cs);
 	if (err)
 		return err;
 	c->n.samples++;
@@ -226,19 +228,30 @@ struct sy_convert_run {
 	const struct sy_convert *job0;
 };
 
+/* Whether @c is a job's share of the run taking pause windows on the
+ * worker that validated them: those are checked against their design on
+ * the run's thread, in window order (sy_convert_job_window_merge). */
+static int sy_convert_pause_job(const struct sy_convert *c)
+{
+	return c->log && !c->opt.whole_trace;
+}
+
 static int sy_convert_window(void *ctx, const struct sy_window *w)
 {
 	struct sy_convert_run *run = ctx;
 	struct sy_convert *c = run->c;
 	int err;
 
+	/* the window's samples follow in the log, whatever is kept */
+	if (sy_convert_pause_job(c) && (err = sy_conv_log_window(c->log, w)))
+		return err;
 	if (!sy_cli_selected(&c->cs, w)) {
 		c->n.filtered++;
 		return 0;
 	}
 	c->n.selected++;
 	c->n.by_status[w->status]++;
-	if (sy_dcheck_add(&c->dc, w))
+	if (!sy_convert_pause_job(c) && sy_dcheck_add(&c->dc, w))
 		return -SY_E_NOMEM;
 	if (!(c->opt.keep & (1u << w->status))) {
 		c->n.not_kept++;
@@ -505,7 +518,7 @@ static void *sy_convert_job_new(void *ctx)
 	if (!j)
 		return NULL;
 	*j = *run->job0;
-	if (sy_conv_log_new(&j->log)) {
+	if (sy_conv_log_new(&j->log, j->opt.fmt)) {
 		free(j);
 		return NULL;
 	}
@@ -540,12 +553,33 @@ static int sy_convert_job_merge(void *ctx, void *job)
 	return sy_conv_out_merge(c->out, j->log);
 }
 
-/* Whether a job's windows can be converted on its thread: whole trace
- * into a format that logs (lbr), without what needs the run's thread
- * (--verbose's notes and reasons, --comm's names). */
+/* On the run's thread, in window order, a pause window whose samples
+ * its worker logged into @job (the windows of a batch, in order): its
+ * samples written, its design checked, and after the batch's last window
+ * the batch's counts added. */
+static int sy_convert_job_window_merge(void *ctx, void *job,
+				       const struct sy_window *w)
+{
+	struct sy_convert *c = ((struct sy_convert_run *)ctx)->c;
+	struct sy_convert *j = job;
+	int err;
+
+	if (sy_cli_selected(&c->cs, w) && sy_dcheck_add(&c->dc, w))
+		return -SY_E_NOMEM;
+	if ((err = sy_conv_out_merge_window(c->out, j->log, w)))
+		return err;
+	if (sy_conv_log_all_merged(j->log))
+		sy_convert_counts_add(&c->n, &j->n);
+	return 0;
+}
+
+/* Whether windows can be converted on the thread that decoded or
+ * validated them: into a format that logs (perfscript, lbr), without what
+ * needs the run's thread (--verbose's notes and reasons, --comm's
+ * names). */
 static int sy_convert_sinks(const struct sy_convert *c)
 {
-	return c->opt.whole_trace && sy_conv_out_logs(c->out) && !c->cs.verbose &&
+	return sy_conv_out_logs(c->out) && !c->cs.verbose &&
 	       !c->cs.filter.nr_comms;
 }
 
@@ -558,6 +592,7 @@ static int sy_convert_run(struct sy_convert *c, struct sy_session *s, int *ret)
 	struct sy_window_sink sink = {
 		&run, sy_convert_job_new, sy_convert_job_window,
 		sy_convert_job_merge, sy_convert_job_free,
+		sy_convert_job_window_merge,
 	};
 	struct sy_diag d = { 0 };
 	int err;

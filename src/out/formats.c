@@ -323,7 +323,7 @@ int sy_conv_out_whole(struct sy_conv_out *o, const struct sy_window *w,
 	return err;
 }
 
-/* --- whole-trace windows finished on a decoding thread --------------------- */
+/* --- windows finished on another thread ------------------------------------ */
 
 /* A window whose samples are in the log: where they start and what the
  * writer's mappings need of it (the snapshot is the job's, kept by the
@@ -338,14 +338,16 @@ struct sy_conv_log {
 	struct sy_agg_log *agg;
 	struct sy_conv_logwin *win;
 	size_t nr, cap;
+	int leaf_only;		/* lbr: a sample's frame is its leaf */
+	size_t merged;		/* windows sy_conv_out_merge_window took */
 };
 
 int sy_conv_out_logs(const struct sy_conv_out *o)
 {
-	return o->fmt == SY_CONV_LBR;
+	return o->fmt == SY_CONV_LBR || o->fmt == SY_CONV_PERFSCRIPT;
 }
 
-int sy_conv_log_new(struct sy_conv_log **out)
+int sy_conv_log_new(struct sy_conv_log **out, enum sy_conv_format fmt)
 {
 	struct sy_conv_log *l = calloc(1, sizeof(*l));
 
@@ -353,6 +355,7 @@ int sy_conv_log_new(struct sy_conv_log **out)
 		free(l);
 		return -SY_E_NOMEM;
 	}
+	l->leaf_only = fmt == SY_CONV_LBR;
 	*out = l;
 	return 0;
 }
@@ -366,13 +369,8 @@ void sy_conv_log_free(struct sy_conv_log *l)
 	free(l);
 }
 
-int sy_conv_log_whole(struct sy_conv_log *l, const struct sy_window *w,
-		      uint32_t depth, uint64_t *samples, uint64_t *entries)
+int sy_conv_log_window(struct sy_conv_log *l, const struct sy_window *w)
 {
-	int err = 0;
-
-	if (!w->nr_stack)
-		return 0;
 	if (l->nr == l->cap) {
 		size_t cap = l->cap ? 2 * l->cap : 64;
 		struct sy_conv_logwin *n = realloc(l->win, cap * sizeof(*n));
@@ -385,6 +383,28 @@ int sy_conv_log_whole(struct sy_conv_log *l, const struct sy_window *w,
 	l->win[l->nr++] = (struct sy_conv_logwin){
 		sy_agg_log_samples(l->agg), w->pid, w->tid, w->snap
 	};
+	return 0;
+}
+
+int sy_conv_log_sample(struct sy_conv_log *l, const struct sy_conv_sample *cs)
+{
+	/* as sy_conv_out_sample */
+	const uint64_t *frames = cs->frames ? cs->frames : &cs->ip;
+	uint32_t nr_frames = cs->frames && !l->leaf_only ? cs->nr_frames : 1;
+
+	return sy_agg_log_add(l->agg, frames, nr_frames, cs->stack,
+			      cs->nr_stack);
+}
+
+int sy_conv_log_whole(struct sy_conv_log *l, const struct sy_window *w,
+		      uint32_t depth, uint64_t *samples, uint64_t *entries)
+{
+	int err;
+
+	if (!w->nr_stack)
+		return 0;
+	if ((err = sy_conv_log_window(l, w)))
+		return err;
 	/* as sy_conv_out_whole: lbr samples have the leaf as their frame */
 	for (uint32_t i = 0; i < w->nr_stack && !err; i += depth) {
 		uint32_t n = w->nr_stack - i < depth ? w->nr_stack - i : depth;
@@ -397,25 +417,50 @@ int sy_conv_log_whole(struct sy_conv_log *l, const struct sy_window *w,
 	return err;
 }
 
-int sy_conv_out_merge(struct sy_conv_out *o, struct sy_conv_log *l)
+/* Writes window @wi's samples of @l as window @w's. */
+static int sy_conv_out_merge_one(struct sy_conv_out *o, struct sy_conv_log *l,
+				 size_t wi, const struct sy_window *w)
 {
-	size_t n = sy_agg_log_samples(l->agg), wi = 0;
-	struct sy_window w = { 0 };
+	size_t end = wi + 1 < l->nr ? l->win[wi + 1].first :
+				       sy_agg_log_samples(l->agg);
 	struct sy_agg_logged k;
 	int err = 0;
 
-	for (size_t i = 0; i < n && !err; i++) {
-		for (; wi < l->nr && l->win[wi].first <= i; wi++) {
-			w.pid = l->win[wi].pid;
-			w.tid = l->win[wi].tid;
-			w.snap = l->win[wi].snap;
-		}
+	for (size_t i = l->win[wi].first; i < end && !err; i++) {
 		sy_agg_log_sample(l->agg, i, &k);
-		err = sy_conv_mmaps_logged(o, &w, &k);
+		err = sy_conv_mmaps_logged(o, w, &k);
 		if (!err)
 			err = sy_agg_add_logged(o->agg, l->agg, i);
 	}
 	return err;
+}
+
+int sy_conv_out_merge(struct sy_conv_out *o, struct sy_conv_log *l)
+{
+	int err = 0;
+
+	for (size_t wi = 0; wi < l->nr && !err; wi++) {
+		struct sy_window w = {
+			.pid = l->win[wi].pid, .tid = l->win[wi].tid,
+			.snap = l->win[wi].snap,
+		};
+
+		err = sy_conv_out_merge_one(o, l, wi, &w);
+	}
+	return err;
+}
+
+int sy_conv_out_merge_window(struct sy_conv_out *o, struct sy_conv_log *l,
+			     const struct sy_window *w)
+{
+	if (l->merged == l->nr)
+		return -SY_E_INVALID;
+	return sy_conv_out_merge_one(o, l, l->merged++, w);
+}
+
+int sy_conv_log_all_merged(const struct sy_conv_log *l)
+{
+	return l->merged == l->nr;
 }
 
 /* The bolt binaries to write: those --binary-filter selects. */

@@ -339,6 +339,13 @@ int sy_session_run_sink(struct sy_session *s, sy_window_fn fn, void *ctx,
 		s->deliver.sink = *sink;
 		s->deliver.has_sink = 1;
 	}
+	/* at one thread the windows are validated where they are output:
+	 * nothing to move */
+	if (sink && fn && sink->window_merge && !s->cfg.whole_trace &&
+	    !s->cfg.items && s->sum.threads > 1) {
+		s->deliver.sink = *sink;
+		s->deliver.sink_pauses = 1;
+	}
 	if ((err = sy_reopen(s)))
 		return err;
 	/* the walk keeps nothing of a record past its turn but what it

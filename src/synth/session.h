@@ -134,6 +134,9 @@ struct sy_session_delivery {
 	/* whole-trace windows finished in their jobs (finish.h) */
 	struct sy_window_sink sink;
 	int has_sink;
+	/* pause windows given to the sink by the worker that validated them
+	 * (windows.c) */
+	int sink_pauses;
 };
 
 struct sy_session {

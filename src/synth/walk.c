@@ -86,6 +86,20 @@ static void sy_emit_finished(struct sy_session *s, struct sy_finished *f)
 		s->deliver.fn_ret = f->err ? f->err : s->deliver.sink.merge(s->deliver.sink.ctx, f->job);
 }
 
+/* Window @w to fn, or, where its worker gave it to the sink, its share
+ * of what the sink made (windows.c). */
+static int sy_emit_window(struct sy_session *s, struct sy_win *w)
+{
+	struct sy_vbatch *b = w->batch;
+
+	if (!b || !b->job)
+		return s->deliver.fn(s->deliver.fn_ctx, &w->pub);
+	if (b->err)
+		return b->err;
+	return s->deliver.sink.window_merge(s->deliver.sink.ctx, b->job,
+					    &w->pub);
+}
+
 /* Hands out the windows that are ready, in order.  Windows waiting for a
  * worker to validate them hold their branches: past a few batches per
  * thread, the walk waits for the oldest. */
@@ -115,7 +129,7 @@ static void sy_emit_ready(struct sy_session *s)
 		p->snap = w->snap;
 		p->comm = sy_comms_get(&s->model.comms, p->pid);
 		if (s->deliver.fn && !s->deliver.fn_ret)
-			s->deliver.fn_ret = s->deliver.fn(s->deliver.fn_ctx, p);
+			s->deliver.fn_ret = sy_emit_window(s, w);
 		sy_win_free(w);
 	}
 }

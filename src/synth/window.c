@@ -75,6 +75,8 @@ void sy_win_free(struct sy_win *w)
 	sy_proc_snap_put(w->snap);
 	sy_text_free(&w->items);
 	if (w->batch && !--w->batch->refs) {
+		if (w->batch->job)
+			w->batch->sink->job_free(w->batch->job);
 		free(w->batch->w);
 		free(w->batch);
 	}

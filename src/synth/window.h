@@ -86,6 +86,12 @@ struct sy_vbatch {
 	uint64_t branches;	/* in its windows' stretches */
 	size_t refs;		/* its windows not freed yet */
 	int done;		/* the walk saw the work done */
+	/* pause windows: the sink their worker gives them to (NULL: none),
+	 * the context it made (NULL: the walk hands them to fn) and the
+	 * first error it returned */
+	const struct sy_window_sink *sink;
+	void *job;
+	int err;
 };
 
 /* What matching (match.c) keeps of a window while its trace comes in. */

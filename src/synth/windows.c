@@ -21,6 +21,23 @@ static int sy_unpack_chain(struct sy_win *w, struct sy_blocks *mem)
 	return 0;
 }
 
+/* Pause windows (sy_window_sink.window_merge): each validated window to
+ * the sink, on this thread, while its branches are in this core's cache.
+ * The window's snapshot is set as the walk sets it. */
+static void sy_vbatch_sink(struct sy_vbatch *b)
+{
+	const struct sy_window_sink *k = b->sink;
+
+	if (!(b->job = k->job_new(k->ctx)))
+		return;	/* the walk hands them to fn */
+	for (size_t i = 0; i < b->nr && !b->err; i++) {
+		struct sy_win *w = b->w[i];
+
+		w->pub.snap = w->snap;
+		b->err = k->window(b->job, &w->pub);
+	}
+}
+
 static void sy_validate_work(void *thread_ctx, struct sy_work *wk)
 {
 	struct sy_vbatch *b = (struct sy_vbatch *)(void *)wk;
@@ -34,6 +51,8 @@ static void sy_validate_work(void *thread_ctx, struct sy_work *wk)
 		sy_place_window(v->cfg, b->w[i], &v->mem);
 		sy_validate(v, b->w[i]);
 	}
+	if (b->sink)
+		sy_vbatch_sink(b);
 }
 
 /* A batch is full past this many windows or branches: enough work to
@@ -104,6 +123,8 @@ int sy_windows_resolve(struct sy_session *s, struct sy_queue *q, int final)
 			r = -SY_E_NOMEM;
 			break;
 		}
+		if (s->deliver.sink_pauses)
+			b->sink = &s->deliver.sink;
 		if (sy_vbatch_full(b)) {
 			sy_windows_submit(s, b);
 			b = NULL;

@@ -133,7 +133,7 @@ static void fz_run(const char *path, int whole_trace, int sink, FILE *out)
 	struct sy_profgen *w = NULL;
 	struct fz_ctx c = { 0 };
 	struct sy_window_sink k = { &c, fz_job_new, fz_job_window,
-				    fz_job_merge, fz_job_free };
+				    fz_job_merge, fz_job_free, NULL };
 	struct sy_diag d;
 
 	sy_session_opts_init(&o);

@@ -140,7 +140,7 @@ static int run(const char *path, const char *symfs, const char *vmlinux,
 	       unsigned threads, uint64_t unit, int sink, struct digest *d)
 {
 	struct sy_window_sink k = { d, job_new, job_window, job_merge,
-				    job_free };
+				    job_free, NULL };
 	struct sy_session_opts o;
 	struct sy_session *s;
 	struct sy_diag diag = { 0 };

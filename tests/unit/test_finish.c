@@ -13,6 +13,13 @@
  * window had gone through it: the sink's take as many numbers as they
  * are.  And the sink must really take windows, most of them on the real
  * captures.
+ *
+ * Windows of pause samples, with the sink's window_merge (windows.c: a
+ * batch's windows given to the sink by the worker that validated them,
+ * each merged on the run's thread in window order): the same listing,
+ * callchains and indices included, as the callback alone, at three
+ * threads; each window merged must be the one the job was given in its
+ * place; at one thread the sink is not used.
  */
 #include <criterion/criterion.h>
 #include <dirent.h>
@@ -48,12 +55,27 @@ static void list_window(FILE *f, const struct sy_window *w)
 
 struct listing {
 	FILE *f;
+	int pauses;		/* windows of pause samples: index, chain */
 	uint64_t listed;	/* windows so far */
 	uint64_t by_sink;	/* of them, given to the sink */
 	uint64_t bad_index;	/* callback windows numbered wrong */
 	int in_merge;		/* a merge is running */
 	int window_in_merge;	/* the callback ran inside one */
 };
+
+/* A window of a pause sample: its index and callchain too. */
+static void list_pause(FILE *f, const struct sy_window *w)
+{
+	fprintf(f, "#%" PRIu64 " pause %#" PRIx64 " chain", w->index,
+		w->pause_ip);
+	for (uint32_t i = 0; i < w->nr_callchain; i++)
+		fprintf(f, " %#" PRIx64, w->callchain[i]);
+	for (uint32_t i = 0; i < w->nr_inner; i++)
+		fprintf(f, " inner %#" PRIx64 "/%u/%u", w->inner[i].ip,
+			w->inner[i].nr_callchain, w->inner[i].nr_stack);
+	fputc(' ', f);
+	list_window(f, w);
+}
 
 static int on_window(void *ctx, const struct sy_window *w)
 {
@@ -62,7 +84,10 @@ static int on_window(void *ctx, const struct sy_window *w)
 	l->window_in_merge |= l->in_merge;
 	if (w->index != l->listed)
 		l->bad_index++;
-	list_window(l->f, w);
+	if (l->pauses)
+		list_pause(l->f, w);
+	else
+		list_window(l->f, w);
 	l->listed++;
 	return 0;
 }
@@ -74,6 +99,10 @@ struct job_list {
 	FILE *f;
 	uint64_t n;
 	int indexed;		/* a window came with an index */
+	/* pause windows: where each one's line starts, and the lines
+	 * window_merge took */
+	size_t *at;
+	uint64_t merged;
 };
 
 static void *job_new(void *ctx)
@@ -93,8 +122,48 @@ static int job_window(void *job, const struct sy_window *w)
 	struct job_list *j = job;
 
 	j->indexed |= w->index != SY_WINDOW_NO_INDEX;
-	list_window(j->f, w);
+	if (w->index != SY_WINDOW_NO_INDEX) {
+		j->at = realloc(j->at, (j->n + 1) * sizeof(*j->at));
+		cr_assert_not_null(j->at);
+		fflush(j->f);
+		j->at[j->n] = j->len;
+		list_pause(j->f, w);
+	} else {
+		list_window(j->f, w);
+	}
 	j->n++;
+	return 0;
+}
+
+/* A pause window on the run's thread: the line the job made of it where
+ * it was validated, which must be the line of the window handed out. */
+static int job_window_merge(void *ctx, void *job, const struct sy_window *w)
+{
+	struct listing *l = ctx;
+	struct job_list *j = job;
+	char *now = NULL;
+	size_t nnow = 0, end;
+	FILE *f = open_memstream(&now, &nnow);
+
+	cr_assert_not_null(f);
+	list_pause(f, w);
+	fclose(f);
+	fflush(j->f);
+	cr_assert_lt(j->merged, j->n, "window %" PRIu64 ": merged past the "
+		     "job's windows", w->index);
+	end = j->merged + 1 < j->n ? j->at[j->merged + 1] : j->len;
+	cr_assert(end - j->at[j->merged] == nnow &&
+			  !memcmp(j->text + j->at[j->merged], now, nnow),
+		  "window %" PRIu64 " merged in the place of another:\n%.*s%s",
+		  w->index, (int)(end - j->at[j->merged]),
+		  j->text + j->at[j->merged], now);
+	fwrite(now, 1, nnow, l->f);
+	free(now);
+	j->merged++;
+	if (w->index != l->listed)
+		l->bad_index++;
+	l->listed++;
+	l->by_sink++;
 	return 0;
 }
 
@@ -121,29 +190,33 @@ static void job_free(void *job)
 		return;
 	fclose(j->f);
 	free(j->text);
+	free(j->at);
 	free(j);
 }
 
 struct run {
 	char *text;
 	size_t len;
+	int no_pause;		/* asked for pause windows, there are none */
 	struct listing l;
 	struct sy_session_summary sum;
 	int err;
 };
 
-/* @path decoded as whole trace, with or without the sink. */
+/* @path decoded as whole trace (@pauses: by its pause samples), with or
+ * without the sink. */
 static void run(const char *path, const char *symfs, unsigned threads,
-		uint64_t unit_bytes, int sink, struct run *r)
+		uint64_t unit_bytes, int sink, int pauses, struct run *r)
 {
 	struct sy_window_sink k = { &r->l, job_new, job_window, job_merge,
-				    job_free };
+				    job_free, job_window_merge };
 	struct sy_session_opts o;
 	struct sy_session *s;
 	struct sy_diag d = { 0 };
 
 	memset(r, 0, sizeof(*r));
 	r->l.f = open_memstream(&r->text, &r->len);
+	r->l.pauses = pauses;
 	cr_assert_not_null(r->l.f);
 	sy_session_opts_init(&o);
 	o.input = path;
@@ -151,9 +224,10 @@ static void run(const char *path, const char *symfs, unsigned threads,
 	o.images.buildid_dir = "";
 	o.threads = threads;
 	o.unit_bytes = unit_bytes;
-	o.whole_trace = 1;
+	o.whole_trace = !pauses;
 	o.depth = 0;
 	cr_assert_eq(sy_session_open(&s, &o, &d), 0, "%s: %s", path, d.msg);
+	r->no_pause = pauses && !sy_session_has_pause(s);
 	r->err = sy_session_run_sink(s, on_window, &r->l, sink ? &k : NULL);
 	r->sum = *sy_session_summary(s);
 	sy_session_close(s);
@@ -161,8 +235,9 @@ static void run(const char *path, const char *symfs, unsigned threads,
 }
 
 /* Both ways on @path in every configuration: identical.  Returns the
- * windows the sink took and *@windows the windows, at one thread. */
-static uint64_t compare(const char *path, const char *symfs,
+ * windows the sink took and *@windows the windows: whole trace at one
+ * thread, pause windows (@pauses; none there: 0) at three. */
+static uint64_t compare(const char *path, const char *symfs, int pauses,
 			uint64_t *windows)
 {
 	static const struct {
@@ -175,8 +250,16 @@ static uint64_t compare(const char *path, const char *symfs,
 		struct run a, b;
 		char why[400];
 
-		run(path, symfs, cfg[c].threads, cfg[c].unit_bytes, 1, &a);
-		run(path, symfs, cfg[c].threads, cfg[c].unit_bytes, 0, &b);
+		run(path, symfs, cfg[c].threads, cfg[c].unit_bytes, 1, pauses,
+		    &a);
+		run(path, symfs, cfg[c].threads, cfg[c].unit_bytes, 0, pauses,
+		    &b);
+		if (a.no_pause) {
+			free(a.text);
+			free(b.text);
+			*windows = 0;
+			return 0;
+		}
 		if (a.len != b.len || memcmp(a.text, b.text, a.len)) {
 			sy_test_first_diff(a.text, "sink", b.text, "walk", why,
 					   sizeof(why));
@@ -187,6 +270,9 @@ static uint64_t compare(const char *path, const char *symfs,
 		cr_assert_eq(a.l.bad_index, 0, "%s: callback windows numbered "
 			     "as if the sink's were not there", path);
 		cr_assert_eq(b.l.by_sink, 0);
+		/* pause windows: at one thread validated where output */
+		if (pauses && cfg[c].threads == 1)
+			cr_assert_eq(a.l.by_sink, 0);
 		cr_assert(!a.l.window_in_merge);
 		cr_assert_eq(a.sum.windows, b.sum.windows, "%s", path);
 		cr_assert_eq(a.sum.windows, a.l.listed, "%s", path);
@@ -195,7 +281,7 @@ static uint64_t compare(const char *path, const char *symfs,
 		cr_assert_eq(a.sum.branches, b.sum.branches);
 		cr_assert(!memcmp(a.sum.by_status, b.sum.by_status,
 				  sizeof(a.sum.by_status)), "%s", path);
-		if (c == 0) {
+		if (c == (pauses ? 1 : 0)) {
 			by_sink = a.l.by_sink;
 			*windows = a.l.listed;
 		}
@@ -205,11 +291,18 @@ static uint64_t compare(const char *path, const char *symfs,
 	return by_sink;
 }
 
-Test(finish, generated_fixtures_equal_the_walk, .timeout = 600)
+/* Every generated fixture both ways (compare); @pauses: by pause samples,
+ * where each window must go through the sink.  Adds to the counts: the
+ * windows the sink took, the windows, the recordings where it took some,
+ * the recordings with windows. */
+struct tally {
+	uint64_t sunk, windows, took, recordings;
+};
+
+static void each_fixture(int pauses, struct tally *t)
 {
 	struct dirent *de;
 	DIR *dir = opendir(GEN);
-	uint64_t sunk = 0, windows = 0, took = 0, recordings = 0;
 	char path[600];
 
 	cr_assert_not_null(dir);
@@ -220,21 +313,31 @@ Test(finish, generated_fixtures_equal_the_walk, .timeout = 600)
 		if (n < 6 || strcmp(de->d_name + n - 5, ".data"))
 			continue;
 		snprintf(path, sizeof(path), GEN "/%s", de->d_name);
-		k = compare(path, ".", &w);
-		sunk += k;
-		windows += w;
-		took += k > 0;
-		recordings++;
+		k = compare(path, ".", pauses, &w);
+		if (pauses)
+			cr_assert_eq(k, w, "%s: %" PRIu64 " of %" PRIu64
+				     " windows through the sink", path, k, w);
+		t->sunk += k;
+		t->windows += w;
+		t->took += k > 0;
+		t->recordings += !pauses || w > 0;
 	}
 	closedir(dir);
-	cr_assert_geq(recordings, 60u);
+}
+
+Test(finish, generated_fixtures_equal_the_walk, .timeout = 600)
+{
+	struct tally t = { 0 };
+
+	each_fixture(0, &t);
+	cr_assert_geq(t.recordings, 60u);
 	/* short recordings have few stretches per job; still, the sink
 	 * takes windows of many of them */
-	cr_assert_geq(took, 20u, "the sink took windows of %" PRIu64
-		      " recordings", took);
+	cr_assert_geq(t.took, 20u, "the sink took windows of %" PRIu64
+		      " recordings", t.took);
 	cr_log_info("%" PRIu64 " recordings: %" PRIu64 " of %" PRIu64
-		    " windows finished in their jobs", recordings, sunk,
-		    windows);
+		    " windows finished in their jobs", t.recordings, t.sunk,
+		    t.windows);
 }
 
 Test(finish, real_captures_equal_the_walk, .timeout = 300)
@@ -253,7 +356,21 @@ Test(finish, real_captures_equal_the_walk, .timeout = 300)
 		snprintf(path, sizeof(path), "%s/%s",
 			 sy_test_shared_path(REAL "/orig"), names[i]);
 		sy_test_require_path(path);
-		sunk = compare(path, symfs, &windows);
+		sunk = compare(path, symfs, 0, &windows);
 		cr_log_info("%s: %" PRIu64 " of %" PRIu64, path, sunk, windows);
 	}
+}
+
+/* Pause windows (sy_window_sink.window_merge): at three threads every
+ * window of a recording with pause samples goes through the sink, unless
+ * memory for a batch's context ran out. */
+Test(finish, pause_windows_through_the_sink_equal_the_walk, .timeout = 600)
+{
+	struct tally t = { 0 };
+
+	each_fixture(1, &t);
+	cr_assert_geq(t.recordings, 40u);
+	cr_assert_eq(t.sunk, t.windows);
+	cr_log_info("%" PRIu64 " recordings with pause windows: %" PRIu64
+		    " windows through the sink", t.recordings, t.sunk);
 }
