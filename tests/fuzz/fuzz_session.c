@@ -12,7 +12,10 @@
  * Whole-trace runs go twice, every window through the callback and with
  * a window sink (windows finished on the decoding thread, their samples
  * logged per job and merged in order, as convert does): the two must
- * write the same bytes. */
+ * write the same bytes.  So do runs by pause samples: at one thread
+ * through the callback, and at two with a sink that merges by window
+ * (a batch's windows logged where they were validated, each merged on
+ * the run's thread in window order, as convert does). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,15 +62,21 @@ static void fz_check(const struct fz_ctx *c, const struct sy_window *w)
 	(void)sum;
 }
 
-static int fz_window(void *ctx, const struct sy_window *w)
+/* A window handed out (to the callback, or merged from the sink's log). */
+static void fz_out(struct fz_ctx *c, const struct sy_window *w)
 {
-	struct fz_ctx *c = ctx;
-
 	fz_check(c, w);
 	if (c->any && w->index <= c->last_index)
 		abort(); /* window order is output order */
 	c->any = 1;
 	c->last_index = w->index;
+}
+
+static int fz_window(void *ctx, const struct sy_window *w)
+{
+	struct fz_ctx *c = ctx;
+
+	fz_out(c, w);
 	if (w->status != SY_ST_OK || !w->nr_stack)
 		return 0;
 	return sy_agg_add(c->agg, w->nr_callchain ? w->callchain : NULL,
@@ -78,6 +87,10 @@ static int fz_window(void *ctx, const struct sy_window *w)
 struct fz_job {
 	const struct fz_ctx *c;
 	struct sy_agg_log *log;
+	/* pause windows: where each one's samples start, and how many
+	 * windows were merged */
+	size_t *first;
+	size_t nwin, merged;
 };
 
 static void *fz_job_new(void *ctx)
@@ -98,8 +111,16 @@ static int fz_job_window(void *job, const struct sy_window *w)
 	struct fz_job *j = job;
 
 	fz_check(j->c, w);
-	if (w->index != SY_WINDOW_NO_INDEX)
-		abort();
+	if ((w->index != SY_WINDOW_NO_INDEX) != !j->c->whole_trace)
+		abort(); /* pause windows have their index, the others none */
+	if (!j->c->whole_trace) {
+		size_t *n = realloc(j->first, (j->nwin + 1) * sizeof(*n));
+
+		if (!n)
+			return -SY_E_NOMEM;
+		j->first = n;
+		j->first[j->nwin++] = sy_agg_log_samples(j->log);
+	}
 	if (w->status != SY_ST_OK || !w->nr_stack)
 		return 0;
 	return sy_agg_log_add(j->log, w->nr_callchain ? w->callchain : NULL,
@@ -117,28 +138,51 @@ static int fz_job_merge(void *ctx, void *job)
 	return err;
 }
 
+/* A pause window in its place: the samples its worker logged. */
+static int fz_job_window_merge(void *ctx, void *job, const struct sy_window *w)
+{
+	struct fz_ctx *c = ctx;
+	struct fz_job *j = job;
+	size_t end;
+	int err = 0;
+
+	fz_out(c, w);
+	if (j->merged >= j->nwin)
+		abort(); /* merged more windows than the batch had */
+	end = j->merged + 1 < j->nwin ? j->first[j->merged + 1] :
+					 sy_agg_log_samples(j->log);
+	for (size_t i = j->first[j->merged]; i < end && !err; i++)
+		err = sy_agg_add_logged(c->agg, j->log, i);
+	j->merged++;
+	return err;
+}
+
 static void fz_job_free(void *job)
 {
 	struct fz_job *j = job;
 
-	if (j)
+	if (j) {
 		sy_agg_log_free(j->log);
+		free(j->first);
+	}
 	free(j);
 }
 
-static void fz_run(const char *path, int whole_trace, int sink, FILE *out)
+static void fz_run(const char *path, int whole_trace, int sink,
+		   unsigned threads, FILE *out)
 {
 	struct sy_session_opts o;
 	struct sy_session *s = NULL;
 	struct sy_profgen *w = NULL;
 	struct fz_ctx c = { 0 };
 	struct sy_window_sink k = { &c, fz_job_new, fz_job_window,
-				    fz_job_merge, fz_job_free, NULL };
+				    fz_job_merge, fz_job_free,
+				    fz_job_window_merge };
 	struct sy_diag d;
 
 	sy_session_opts_init(&o);
 	o.input = path;
-	o.threads = 1;
+	o.threads = threads;
 	o.depth = whole_trace ? 0 : FZ_DEPTH;
 	o.whole_trace = whole_trace;
 	o.images.symfs = ".";
@@ -177,7 +221,7 @@ static void fz_whole_twice(const char *path)
 
 		if (!f)
 			abort();
-		fz_run(path, 1, k, f);
+		fz_run(path, 1, k, 1, f);
 		fclose(f);
 	}
 	if (len[0] != len[1] || memcmp(text[0], text[1], len[0]))
@@ -186,10 +230,30 @@ static void fz_whole_twice(const char *path)
 	free(text[1]);
 }
 
+/* Windows by pause samples: at one thread through the callback, at two
+ * through the sink that merges by window; the same bytes. */
+static void fz_pauses_twice(const char *path)
+{
+	char *text[2] = { NULL, NULL };
+	size_t len[2] = { 0, 0 };
+
+	for (int k = 0; k < 2; k++) {
+		FILE *f = open_memstream(&text[k], &len[k]);
+
+		if (!f)
+			abort();
+		fz_run(path, 0, k, k ? 2 : 1, f);
+		fclose(f);
+	}
+	if (len[0] != len[1] || memcmp(text[0], text[1], len[0]))
+		abort(); /* windows merged from their batches' logs differ */
+	free(text[0]);
+	free(text[1]);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char path[64];
-	FILE *out;
 	int fd;
 
 	fd = memfd_create("fuzz-perf-data", 0);
@@ -200,11 +264,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	out = fopen("/dev/null", "w");
-	if (out) {
-		fz_run(path, 0, 0, out);
-		fclose(out);
-	}
+	fz_pauses_twice(path);
 	fz_whole_twice(path);
 	close(fd);
 	return 0;
