@@ -332,19 +332,17 @@ int sy_session_run_sink(struct sy_session *s, sy_window_fn fn, void *ctx,
 	s->sum.threads = sy_threads(s);
 	s->deliver.fn = fn;
 	s->deliver.fn_ctx = ctx;
-	/* the windows a sink can take are the whole trace's, and only where
-	 * a job alone makes them (finish.h) */
-	if (sink && fn && s->cfg.whole_trace && !s->cfg.items &&
-	    !s->cfg.per_thread && !sy_queue_tracks_threads(&s->cfg)) {
+	if (sink && fn && !s->cfg.items) {
 		s->deliver.sink = *sink;
-		s->deliver.has_sink = 1;
-	}
-	/* at one thread the windows are validated where they are output:
-	 * nothing to move */
-	if (sink && fn && sink->window_merge && !s->cfg.whole_trace &&
-	    !s->cfg.items && s->sum.threads > 1) {
-		s->deliver.sink = *sink;
-		s->deliver.sink_pauses = 1;
+		/* the whole trace's windows, only where a job alone makes
+		 * them (finish.h) */
+		s->deliver.has_sink = s->cfg.whole_trace && !s->cfg.per_thread &&
+				      !sy_queue_tracks_threads(&s->cfg);
+		/* pause windows; at one thread they are validated where they
+		 * are output: nothing to move */
+		s->deliver.sink_pauses = sink->window_merge &&
+					 !s->cfg.whole_trace &&
+					 s->sum.threads > 1;
 	}
 	if ((err = sy_reopen(s)))
 		return err;

@@ -99,6 +99,10 @@ static void sy_windows_submit(struct sy_session *s, struct sy_vbatch *b)
 	if (!b)
 		return;
 	b->work.run = sy_validate_work;
+	/* (only pause windows' batches: sink_pauses is never set with the
+	 * whole trace) */
+	if (s->deliver.sink_pauses)
+		b->sink = &s->deliver.sink;
 	s->deliver.validating++;
 	sy_jobs_submit_work(&s->jobs, &b->work);
 }
@@ -123,8 +127,6 @@ int sy_windows_resolve(struct sy_session *s, struct sy_queue *q, int final)
 			r = -SY_E_NOMEM;
 			break;
 		}
-		if (s->deliver.sink_pauses)
-			b->sink = &s->deliver.sink;
 		if (sy_vbatch_full(b)) {
 			sy_windows_submit(s, b);
 			b = NULL;
