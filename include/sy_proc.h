@@ -90,7 +90,8 @@ int sy_proc_table_set_build_ids(struct sy_proc_table *t,
  * thread only joins its process, reads with its tid see that space); EXIT
  * ends a process or thread but leaves its last space readable under its
  * id, because per-CPU AUX buffers are often written out after the
- * processes they traced exited; a FORK or exec reusing the id replaces it.
+ * processes they traced exited, until sy_proc_table_forget; a FORK or exec
+ * reusing the id replaces it.
  * Other record types are ignored.  Code mappings (MMAP2 with PROT_EXEC or prot 0,
  * MMAP without MISC_MMAP_DATA) are looked up in the cache now; a missing
  * binary is not an error.  Returns 0 or -SY_E_NOMEM (the table is unchanged
@@ -104,6 +105,21 @@ int sy_proc_table_mmap(struct sy_proc_table *t, const struct sy_ev_mmap *m,
 int sy_proc_table_comm(struct sy_proc_table *t, const struct sy_ev_comm *c);
 int sy_proc_table_fork(struct sy_proc_table *t, const struct sy_ev_task *k);
 int sy_proc_table_exit(struct sy_proc_table *t, const struct sy_ev_task *k);
+
+/* Forgets the processes and threads that exited at or before @upto (by
+ * their EXIT records' times): later snapshots do not have them, earlier
+ * ones keep them.  The caller's promise: every snapshot that trace written
+ * by @upto needs has been taken.  A process goes once its leader and every
+ * thread of it the table knows exited; an id that a later record showed
+ * alive again (a FORK, exec or mmap) is not touched.  Returns 0 or
+ * -SY_E_NOMEM. */
+int sy_proc_table_forget(struct sy_proc_table *t, uint64_t upto);
+/* The time of the oldest EXIT not forgotten yet (UINT64_MAX: none). */
+uint64_t sy_proc_table_oldest_exit(const struct sy_proc_table *t);
+/* How many processes and threads were forgotten so far. */
+uint64_t sy_proc_table_forgotten(const struct sy_proc_table *t);
+/* The most processes the table held at once so far. */
+size_t sy_proc_table_peak(const struct sy_proc_table *t);
 
 /* The current space of @pid (or of a known thread id), borrowed until the
  * next call that changes the table; NULL when unknown. */

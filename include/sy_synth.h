@@ -294,6 +294,11 @@ struct sy_session_summary {
 	 * thread (remapped) or not decoded (unknown); one such ID */
 	uint64_t ctx_remapped, ctx_unknown;
 	uint32_t ctx_example;
+	/* the process model: the most processes it held at once, and the
+	 * processes and threads it forgot after their exit, once no trace
+	 * still to be decoded could need them (memory stays that of the
+	 * processes alive, not of every process the recording saw) */
+	uint64_t procs_peak, procs_forgotten;
 	unsigned threads;
 	double seconds;
 };

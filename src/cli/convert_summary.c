@@ -69,6 +69,8 @@ static void sy_summary_json(struct sy_convert *c, struct sy_session *s,
 		", \"fallbacks\": %" PRIu64 "},\n"
 		"  \"decoded_again\": %" PRIu64 ",\n"
 		"  \"windows_in_jobs\": %" PRIu64 ",\n"
+		"  \"processes\": {\"peak\": %" PRIu64
+		", \"forgotten\": %" PRIu64 "},\n"
 		"  \"threads\": %u,\n  \"seconds\": %.3f,\n"
 		"  \"missing_binaries\": [",
 		c->n.samples, c->unique,
@@ -84,7 +86,8 @@ static void sy_summary_json(struct sy_convert *c, struct sy_session *s,
 		sy_design_name(sum->design), sum->design_window,
 		sy_summary_pt(sum) ? "pt" : "etm", sum->fast_units,
 		sum->full_units, sum->fallbacks, sum->decoded_again,
-		sum->windows_in_jobs, sum->threads,
+		sum->windows_in_jobs, sum->procs_peak, sum->procs_forgotten,
+		sum->threads,
 		sum->seconds);
 	for (size_t i = 0; i < nmiss; i++) {
 		fprintf(f, "%s\n    {\"path\": ", i ? "," : "");

@@ -11,12 +11,16 @@
  *
  * Processes stay after their EXIT: a per-CPU AUX buffer is often written
  * out after the processes it traced are gone, and its window must still
- * read their code.  A FORK or exec that reuses the id replaces the space.
+ * read their code.  They go when the session says no trace still to be
+ * given a snapshot can need them (sy_proc_table_forget; gone.h says when
+ * a process counts as gone).  A FORK or exec that reuses the id replaces
+ * the space.
  */
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "gone.h"
 #include "image_impl.h"
 #include "sy_bsearch.h"
 #include "sy_proc.h"
@@ -67,6 +71,8 @@ struct sy_proc_table {
 	uint64_t snaps;		/* snapshots made */
 	struct sy_bid_ent *bids; /* sorted by name */
 	size_t nr_bids;
+	struct sy_gone gone;	/* what exited, until forgotten */
+	size_t nr_procs, peak_procs;	/* spaces held, and the most */
 };
 
 /* --- Persistent tries ---------------------------------------------------- */
@@ -120,7 +126,7 @@ static struct sy_tnode *sy_tnode_copy(const struct sy_tnode *n, int level,
  * still holds.  A space value's reference passes to the trie on success;
  * on failure (-SY_E_NOMEM) the caller keeps it. */
 static int sy_trie_set(struct sy_tnode **rootp, uint32_t key,
-		       union sy_slot val, enum sy_leaf kind)
+		       union sy_slot val, enum sy_leaf kind, size_t *nr)
 {
 	struct sy_tnode **pp = rootp;
 
@@ -147,6 +153,11 @@ static int sy_trie_set(struct sy_tnode **rootp, uint32_t key,
 		if (level == SY_TLEVELS - 1) {
 			if (kind == SY_LEAF_SPACE)
 				sy_aspace_put(slot->as);
+			/* (@nr: how many slots are filled) */
+			if (nr && !slot->pid1 && val.pid1)
+				(*nr)++;
+			else if (nr && slot->pid1 && !val.pid1)
+				(*nr)--;
 			*slot = val;
 			return 0;
 		}
@@ -171,6 +182,42 @@ static const union sy_slot *sy_trie_get(const struct sy_tnode *n,
 		n = slot->node;
 	}
 	return NULL;
+}
+
+/* Frees the nodes on @key's path that hold nothing, from the leaf up (the
+ * path is the table's alone: sy_trie_set copied what others held). */
+static void sy_trie_prune(struct sy_tnode **pp, uint32_t key, int level,
+			  enum sy_leaf kind)
+{
+	struct sy_tnode *n = *pp;
+
+	if (!n)
+		return;
+	if (level < SY_TLEVELS - 1)
+		sy_trie_prune(&n->s[sy_tidx(key, level)].node, key, level + 1,
+			      kind);
+	/* (every member of a slot is a word: empty is all zero) */
+	for (unsigned i = 0; i < SY_TFAN; i++)
+		if (n->s[i].pid1)
+			return;
+	sy_tnode_put(n, level, kind);
+	*pp = NULL;
+}
+
+/* Empties @key's slot, and the nodes that held only it. */
+static int sy_trie_clear(struct sy_tnode **rootp, uint32_t key,
+			 enum sy_leaf kind, size_t *nr)
+{
+	const union sy_slot *s = sy_trie_get(*rootp, key);
+	int err;
+
+	if (!s || !s->pid1)
+		return 0;
+	if ((err = sy_trie_set(rootp, key, (union sy_slot){ .pid1 = 0 }, kind,
+			       nr)))
+		return err;
+	sy_trie_prune(rootp, key, 0, kind);
+	return 0;
 }
 
 static struct sy_aspace *sy_space_of(const struct sy_tnode *procs,
@@ -202,6 +249,7 @@ int sy_proc_table_new(struct sy_proc_table **out,
 	if (!t)
 		return -SY_E_NOMEM;
 	t->cache = cache;
+	sy_gone_init(&t->gone);
 	*out = t;
 	return 0;
 }
@@ -224,6 +272,7 @@ void sy_proc_table_free(struct sy_proc_table *t)
 	sy_tnode_put(t->threads, 0, SY_LEAF_PID);
 	sy_aspace_put(t->kernel);
 	sy_bids_free(t);
+	sy_gone_fini(&t->gone);
 	free(t);
 }
 
@@ -235,13 +284,20 @@ static void sy_changed(struct sy_proc_table *t)
 	t->snap = NULL;
 }
 
-/* Gives process @pid the space @as (reference passed on success). */
+/* Gives process @pid the space @as (reference passed on success): it is
+ * alive, whatever drop it had due. */
 static int sy_set_space(struct sy_proc_table *t, uint32_t pid,
 			struct sy_aspace *as)
 {
+	int err;
+
+	sy_gone_cancel(&t->gone, pid);
 	sy_changed(t);
-	return sy_trie_set(&t->procs, pid, (union sy_slot){ .as = as },
-			   SY_LEAF_SPACE);
+	err = sy_trie_set(&t->procs, pid, (union sy_slot){ .as = as },
+			  SY_LEAF_SPACE, &t->nr_procs);
+	if (t->nr_procs > t->peak_procs)
+		t->peak_procs = t->nr_procs;
+	return err;
 }
 
 static int sy_bid_cmp(const void *a, const void *b)
@@ -452,6 +508,7 @@ int sy_proc_table_mmap(struct sy_proc_table *t, const struct sy_ev_mmap *m,
 
 int sy_proc_table_comm(struct sy_proc_table *t, const struct sy_ev_comm *c)
 {
+	struct sy_gone_ent *e;
 	struct sy_aspace *as;
 	int err;
 
@@ -466,9 +523,42 @@ int sy_proc_table_comm(struct sy_proc_table *t, const struct sy_ev_comm *c)
 	if (!as)
 		return -SY_E_NOMEM;
 	err = sy_set_space(t, c->pid, as);
-	if (err)
+	if (err) {
 		sy_aspace_put(as);
-	return err;
+		return err;
+	}
+	/* the thread that ran exec leads the process now */
+	e = sy_gone_get(&t->gone, c->pid, 0);
+	if (e) {
+		e->leader_gone = 0;
+		sy_gone_tidy(&t->gone, e);
+	}
+	return 0;
+}
+
+/* Thread @tid of process @pid is alive (a FORK, or a record naming both):
+ * counted once among its process's live threads, and whatever either
+ * had due to go is taken back. */
+static int sy_thread_born(struct sy_proc_table *t, uint32_t pid,
+			  uint32_t tid)
+{
+	const union sy_slot *s = sy_trie_get(t->threads, tid);
+	struct sy_gone_ent *e = sy_gone_get(&t->gone, tid, 0);
+	/* an exit whose drop is not done yet took it off the count */
+	int exited = e && e->due && e->kind == SY_GONE_THREAD;
+
+	/* the id lives again as this thread: nothing of what it was before
+	 * counts (a process with this id was cleared by the caller) */
+	sy_gone_erase(&t->gone, tid);
+	sy_gone_cancel(&t->gone, pid);
+	if (!s || s->pid1 != (uint64_t)pid + 1 || exited) {
+		e = sy_gone_get(&t->gone, pid, 1);
+		if (!e)
+			return -SY_E_NOMEM;
+		e->threads++;
+	}
+	return sy_trie_set(&t->threads, tid, sy_pid_slot(pid), SY_LEAF_PID,
+			   NULL);
 }
 
 int sy_proc_table_fork(struct sy_proc_table *t, const struct sy_ev_task *k)
@@ -487,12 +577,11 @@ int sy_proc_table_fork(struct sy_proc_table *t, const struct sy_ev_task *k)
 			/* the id was a process's before */
 			err = sy_trie_set(&t->procs, k->tid,
 					  (union sy_slot){ .as = NULL },
-					  SY_LEAF_SPACE);
+					  SY_LEAF_SPACE, &t->nr_procs);
 			if (err)
 				return err;
 		}
-		return sy_trie_set(&t->threads, k->tid, sy_pid_slot(k->pid),
-				   SY_LEAF_PID);
+		return sy_thread_born(t, k->pid, k->tid);
 	}
 	/* a new process: a copy of its parent's space, which costs a
 	 * reference since spaces never change */
@@ -505,23 +594,104 @@ int sy_proc_table_fork(struct sy_proc_table *t, const struct sy_ev_task *k)
 		sy_aspace_put(as);
 		return err;
 	}
+	/* nothing of the id's last process or thread counts */
+	sy_gone_erase(&t->gone, k->pid);
 	s = sy_trie_get(t->threads, k->pid);
 	if (s && s->pid1)
 		err = sy_trie_set(&t->threads, k->pid,
-				  (union sy_slot){ .pid1 = 0 }, SY_LEAF_PID);
+				  (union sy_slot){ .pid1 = 0 }, SY_LEAF_PID,
+				  NULL);
 	if (!err && k->tid != k->pid)
-		err = sy_trie_set(&t->threads, k->tid, sy_pid_slot(k->pid),
-				  SY_LEAF_PID);
+		err = sy_thread_born(t, k->pid, k->tid);
 	return err;
 }
 
+/* A thread's EXIT: its entry is due to go, and with the last live thread
+ * of a process whose leader exited, the process.  A leader's EXIT: the
+ * process is due to go when no thread of it is alive (a leader that
+ * called pthread_exit leaves them running in its space).  Nothing goes
+ * before sy_proc_table_forget says so; an EXIT without a time never. */
 int sy_proc_table_exit(struct sy_proc_table *t, const struct sy_ev_task *k)
 {
-	/* Nothing to undo: the space stays readable for trace written out
-	 * after the exit, until the id is reused (see the top of the file). */
-	(void)t;
-	(void)k;
+	const union sy_slot *s;
+	struct sy_gone_ent *e;
+	int err;
+
+	if (!k->time)
+		return 0;
+	if (k->tid != k->pid) {
+		s = sy_trie_get(t->threads, k->tid);
+		if (!s || s->pid1 != (uint64_t)k->pid + 1)
+			return 0;
+		e = sy_gone_get(&t->gone, k->tid, 0);
+		if (e && e->due)
+			return 0;	/* its EXIT came already */
+		e = sy_gone_get(&t->gone, k->tid, 1);
+		if (!e)
+			return -SY_E_NOMEM;
+		if ((err = sy_gone_due(&t->gone, e, SY_GONE_THREAD, k->time)))
+			return err;
+		e = sy_gone_get(&t->gone, k->pid, 0);
+		if (!e)
+			return 0;
+		if (e->threads)
+			e->threads--;
+		if (e->threads || !e->leader_gone)
+			return 0;
+		return sy_gone_due(&t->gone, e, SY_GONE_PROC, k->time);
+	}
+	s = sy_trie_get(t->procs, k->pid);
+	if (!s || !s->as)
+		return 0;
+	e = sy_gone_get(&t->gone, k->pid, 1);
+	if (!e)
+		return -SY_E_NOMEM;
+	if (e->leader_gone)
+		return 0;
+	e->leader_gone = 1;
+	return e->threads ? 0 :
+			    sy_gone_due(&t->gone, e, SY_GONE_PROC, k->time);
+}
+
+int sy_proc_table_forget(struct sy_proc_table *t, uint64_t upto)
+{
+	struct sy_gone_drop d;
+
+	while (sy_gone_pop(&t->gone, upto, &d)) {
+		struct sy_gone_ent *e = sy_gone_get(&t->gone, d.id, 0);
+		int err;
+
+		/* taken back since, or replaced by a later drop */
+		if (!e || e->due != d.seq)
+			continue;
+		sy_changed(t);
+		if (d.kind == SY_GONE_PROC)
+			err = sy_trie_clear(&t->procs, d.id, SY_LEAF_SPACE,
+					    &t->nr_procs);
+		else
+			err = sy_trie_clear(&t->threads, d.id, SY_LEAF_PID,
+					    NULL);
+		if (err)
+			return err;
+		sy_gone_erase(&t->gone, d.id);
+		t->gone.forgotten++;
+	}
 	return 0;
+}
+
+uint64_t sy_proc_table_oldest_exit(const struct sy_proc_table *t)
+{
+	return sy_gone_oldest(&t->gone);
+}
+
+uint64_t sy_proc_table_forgotten(const struct sy_proc_table *t)
+{
+	return t->gone.forgotten;
+}
+
+size_t sy_proc_table_peak(const struct sy_proc_table *t)
+{
+	return t->peak_procs;
 }
 
 int sy_proc_table_feed(struct sy_proc_table *t, const struct sy_record *rec,

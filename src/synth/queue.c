@@ -112,3 +112,24 @@ void sy_queues_free(struct sy_queues *qs)
 	qs->v = NULL;
 	qs->nr = 0;
 }
+
+uint64_t sy_queue_frontier(struct sy_queue *q)
+{
+	const struct sy_auxmap *m = &q->aux;
+
+	if (!q->rec_times) {
+		q->rec_times = 1;
+		for (size_t i = 1; i < m->nr_recs; i++)
+			if (m->recs[i].time < m->recs[i - 1].time)
+				q->rec_times = -1;
+	}
+	if (q->rec_times < 0)
+		return 0;
+	while (q->snap_rec < m->nr_recs &&
+	       m->recs[q->snap_rec].aux_off + m->recs[q->snap_rec].size <=
+		       q->snapped)
+		q->snap_rec++;
+	if (q->snap_rec == m->nr_recs)
+		return UINT64_MAX;
+	return q->snap_rec ? m->recs[q->snap_rec - 1].time : 0;
+}

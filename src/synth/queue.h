@@ -58,6 +58,14 @@ struct sy_queue {
 	uint32_t last_tid;
 	uint64_t last_aux_time;	/* of the last AUX record walked */
 	struct sy_order order;	/* of its samples */
+	/* its AUX bytes below this offset all went to jobs, each with the
+	 * process snapshot it reads code in; aux.recs[snap_rec] is the first
+	 * record not all below it (sy_queue_frontier) */
+	uint64_t snapped;
+	size_t snap_rec;
+	/* its records' times never go back (checked once: 1 yes, -1 no),
+	 * which the frontier needs */
+	int rec_times;
 };
 
 /* Whether the queues keep a switch timeline: per-CPU Intel PT converted
@@ -68,6 +76,13 @@ static inline int sy_queue_tracks_threads(const struct sy_synth_config *c)
 {
 	return c->kind == SY_TRACE_PT && c->whole_trace && !c->per_thread;
 }
+
+/* The time by which every byte @q's trace wrote went to a job that took
+ * its snapshot (bytes in an AUX record were written by the record's time,
+ * so all of them up to the last record wholly sent): the processes that
+ * exited by then are no trace's of @q still to come.  0: none yet;
+ * UINT64_MAX: every record went. */
+uint64_t sy_queue_frontier(struct sy_queue *q);
 
 /* Whether @q has stream pieces not handed out as jobs yet. */
 int sy_queue_more_jobs(const struct sy_queue *q);

@@ -154,6 +154,11 @@ struct sy_session {
 	uint64_t aux_total, aux_done;
 	/* the walk's */
 	struct sy_queues queues;
+	/* what exited by this time is no trace's still to be given a
+	 * snapshot (the least queue frontier, of forget_by's queue: only its
+	 * moving can move it; NULL: to be found) */
+	uint64_t forget_upto;
+	struct sy_queue *forget_by;
 	size_t held;		/* stretches waiting for their window */
 	struct sy_jobs jobs;
 	uint64_t sample_seq;	/* pause/resume samples read */

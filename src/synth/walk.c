@@ -151,6 +151,49 @@ static void sy_qjob_free(struct sy_qjob *j)
 	free(j);
 }
 
+/* The AUX offset of @q below which @j's bytes end, where every byte of
+ * the queue is now in a job with the snapshot it reads code in: a range of
+ * its own, or a piece's last slice (earlier slices, sent before, took
+ * theirs before); 0 for the others. */
+static uint64_t sy_qjob_snapped(const struct sy_qjob *j)
+{
+	if (j->has_task && j->task.slice)
+		return j->task.final ? j->task.hi : 0;
+	return j->job.aux_lo + j->job.bytes;
+}
+
+/* @q sent @j: the processes that exited before every queue's trace up to
+ * then went to jobs are forgotten (sy_proc_table_forget): no job still to
+ * come can read their code, and the windows and jobs that can hold their
+ * snapshots.  Without it every process of a long recording stays in the
+ * table to the end. */
+static int sy_forget_exited(struct sy_session *s, struct sy_queue *q,
+			    const struct sy_qjob *j)
+{
+	uint64_t hi = sy_qjob_snapped(j);
+
+	if (hi > q->snapped)
+		q->snapped = hi;
+	/* (its frontier may have moved: found again when next needed, or
+	 * the least could stay that of a queue that sends no more) */
+	if (s->forget_by == q)
+		s->forget_by = NULL;
+	if (sy_proc_table_oldest_exit(s->model.procs) == UINT64_MAX)
+		return 0;
+	if (!s->forget_by) {
+		s->forget_upto = UINT64_MAX;
+		for (size_t i = 0; i < s->queues.nr; i++) {
+			uint64_t f = sy_queue_frontier(s->queues.v[i]);
+
+			if (f < s->forget_upto || !s->forget_by) {
+				s->forget_upto = f;
+				s->forget_by = s->queues.v[i];
+			}
+		}
+	}
+	return sy_proc_table_forget(s->model.procs, s->forget_upto);
+}
+
 /* Sends the jobs @q may start now, collecting finished jobs whenever too
  * many are in flight.  Called at points of the walk only (an AUX record, a
  * pause sample, the end), never when a job finishes: what goes out then
@@ -175,6 +218,10 @@ static int sy_feed(struct sy_session *s, struct sy_queue *q)
 			j->cpu = q->cpu;
 		}
 		j->walked_at = s->walked;
+		if ((err = sy_forget_exited(s, q, j))) {
+			sy_qjob_free(j);
+			return err;
+		}
 		sy_jobs_submit(&s->jobs, &j->job);
 		if (sy_jobs_full(&s->jobs) && (err = sy_walk_pump(s, 1)))
 			return err;
@@ -792,5 +839,7 @@ int sy_walk_end(struct sy_session *s)
 			return err;
 	sy_emit_all(s);
 	sy_warn_contexts(s);
+	s->sum.procs_peak = sy_proc_table_peak(s->model.procs);
+	s->sum.procs_forgotten = sy_proc_table_forgotten(s->model.procs);
 	return 0;
 }

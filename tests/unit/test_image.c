@@ -1473,6 +1473,121 @@ Test(aspace, snapshots)
 	free(f);
 }
 
+static void exit_at(struct sy_proc_table *t, uint32_t pid, uint32_t tid,
+		    uint64_t time)
+{
+	struct sy_ev_task k = { pid, pid, tid, pid, time };
+
+	cr_assert_eq(sy_proc_table_exit(t, &k), 0);
+}
+
+/* Whether @id finds a space in a snapshot taken now. */
+static int known_now(struct sy_proc_table *t, uint32_t id)
+{
+	struct sy_proc_snap *s = sy_proc_table_snapshot(t);
+	int r = sy_proc_snap_aspace(s, id) != NULL;
+
+	cr_assert_eq(r, sy_proc_table_aspace(t, id) != NULL,
+		     "the table and its snapshot disagree on %u", id);
+	sy_proc_snap_put(s);
+	return r;
+}
+
+/* Forgetting what exited: a process goes at sy_proc_table_forget of a
+ * time at or after its leader's EXIT, for snapshots taken after it only;
+ * not while a thread of it the table knows is alive (a leader that called
+ * pthread_exit); not when a later record shows the id alive again (reused
+ * by a FORK, an mmap, an exec); never without the EXIT's time. */
+Test(aspace, forget_exited)
+{
+	char x86_abs[PATH_MAX];
+	const char *x86 = absp(x86_abs, PROG_DIR "branchy-x86_64");
+	struct rseg sx[2];
+	struct world w;
+	struct sy_proc_snap *before;
+	const uint64_t A = 0x400000000ull;
+
+	cr_assert_eq(readelf_exec_loads(x86, sx, 2), 1u);
+	world_init(&w, NULL);
+#define MAPX(pid, at) map_ok(w.t, pid, at, 0x1000, sx[0].off, 5, x86)
+	MAPX(10, A);
+	exit_at(w.t, 10, 10, 100);
+	before = sy_proc_table_snapshot(w.t);
+	cr_assert_eq(sy_proc_table_oldest_exit(w.t), 100u);
+	cr_assert_eq(sy_proc_table_forget(w.t, 99), 0);
+	cr_assert(known_now(w.t, 10), "forgotten before its exit");
+	cr_assert_eq(sy_proc_table_forget(w.t, 100), 0);
+	cr_assert(!known_now(w.t, 10), "not forgotten at its exit");
+	cr_assert_eq(sy_proc_table_forgotten(w.t), 1u);
+	cr_assert_eq(sy_proc_table_oldest_exit(w.t), UINT64_MAX);
+	cr_assert_neq(sy_proc_snap_aspace(before, 10), NULL,
+		      "a snapshot taken before lost it");
+	sy_proc_snap_put(before);
+
+	/* the id reused by a new process before the forget: that one stays */
+	MAPX(11, A);
+	exit_at(w.t, 11, 11, 200);
+	fork_ok(w.t, 11, 11 + 1000, 11);
+	MAPX(11, A);
+	cr_assert_eq(sy_proc_table_forget(w.t, 300), 0);
+	cr_assert(known_now(w.t, 11), "a reused id's new process forgotten");
+
+	/* an mmap after the leader's exit: something of it runs */
+	MAPX(12, A);
+	exit_at(w.t, 12, 12, 400);
+	MAPX(12, A + 0x10000);
+	cr_assert_eq(sy_proc_table_forget(w.t, 500), 0);
+	cr_assert(known_now(w.t, 12), "forgotten after an mmap showed it");
+
+	/* the leader exits first (pthread_exit); its threads run on */
+	MAPX(20, A);
+	fork_ok(w.t, 20, 20, 21);
+	fork_ok(w.t, 20, 20, 22);
+	exit_at(w.t, 20, 20, 600);
+	cr_assert_eq(sy_proc_table_forget(w.t, 700), 0);
+	cr_assert(known_now(w.t, 20), "forgotten with two threads alive");
+	cr_assert(known_now(w.t, 21));
+	/* one thread's EXIT twice counts once */
+	exit_at(w.t, 20, 21, 800);
+	exit_at(w.t, 20, 21, 810);
+	cr_assert_eq(sy_proc_table_forget(w.t, 900), 0);
+	cr_assert(!known_now(w.t, 21), "an exited thread kept");
+	cr_assert(known_now(w.t, 20), "forgotten with a thread alive");
+	cr_assert(known_now(w.t, 22));
+	/* a thread id reused by a new thread before its forget stays */
+	exit_at(w.t, 20, 22, 1000);
+	fork_ok(w.t, 20, 20, 22);
+	cr_assert_eq(sy_proc_table_forget(w.t, 1100), 0);
+	cr_assert(known_now(w.t, 22), "a reused thread id forgotten");
+	cr_assert(known_now(w.t, 20));
+	/* the last thread goes, and the process with it, at its time */
+	exit_at(w.t, 20, 22, 1200);
+	cr_assert_eq(sy_proc_table_forget(w.t, 1199), 0);
+	cr_assert(known_now(w.t, 20));
+	cr_assert_eq(sy_proc_table_forget(w.t, 1200), 0);
+	cr_assert(!known_now(w.t, 20), "kept after its last thread");
+	cr_assert(!known_now(w.t, 22));
+
+	/* an exec by a thread after its leader's exit leads the process
+	 * again: it does not go with that thread's exit */
+	MAPX(30, A);
+	fork_ok(w.t, 30, 30, 31);
+	exit_at(w.t, 30, 30, 1300);
+	exec_ok(w.t, 30);
+	MAPX(30, A);
+	exit_at(w.t, 30, 31, 1400);
+	cr_assert_eq(sy_proc_table_forget(w.t, 1500), 0);
+	cr_assert(known_now(w.t, 30), "forgotten while its exec ran");
+
+	/* an EXIT without a time is never forgotten */
+	MAPX(40, A);
+	exit_at(w.t, 40, 40, 0);
+	cr_assert_eq(sy_proc_table_forget(w.t, UINT64_MAX), 0);
+	cr_assert(known_now(w.t, 40));
+#undef MAPX
+	world_fini(&w);
+}
+
 /* The kernel space (pid -1) serves every process; kernel addresses are
  * the image's link-time addresses.  A --binary stands in for vmlinux by
  * the build-id the BUILD_ID feature files under "[kernel.kallsyms]". */
