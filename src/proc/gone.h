@@ -56,7 +56,8 @@ void sy_gone_init(struct sy_gone *g);
 void sy_gone_fini(struct sy_gone *g);
 
 /* The entry of @id, created (zeroed) with @create; NULL when absent or
- * out of memory.  Valid until the next call that creates or erases. */
+ * out of memory, and for id UINT32_MAX, which has none (the caller keeps
+ * it out).  Valid until the next call that creates or erases. */
 struct sy_gone_ent *sy_gone_get(struct sy_gone *g, uint32_t id, int create);
 /* Erases @id's entry, if any. */
 void sy_gone_erase(struct sy_gone *g, uint32_t id);

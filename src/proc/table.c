@@ -547,6 +547,11 @@ static int sy_thread_born(struct sy_proc_table *t, uint32_t pid,
 	/* an exit whose drop is not done yet took it off the count */
 	int exited = e && e->due && e->kind == SY_GONE_THREAD;
 
+	/* (id -1 has no entry: a damaged record's; never forgotten) */
+	if (pid == UINT32_MAX || tid == UINT32_MAX)
+		return sy_trie_set(&t->threads, tid, sy_pid_slot(pid),
+				   SY_LEAF_PID, NULL);
+
 	/* the id lives again as this thread: nothing of what it was before
 	 * counts (a process with this id was cleared by the caller) */
 	sy_gone_erase(&t->gone, tid);
@@ -617,7 +622,7 @@ int sy_proc_table_exit(struct sy_proc_table *t, const struct sy_ev_task *k)
 	struct sy_gone_ent *e;
 	int err;
 
-	if (!k->time)
+	if (!k->time || k->pid == UINT32_MAX || k->tid == UINT32_MAX)
 		return 0;
 	if (k->tid != k->pid) {
 		s = sy_trie_get(t->threads, k->tid);

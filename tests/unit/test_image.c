@@ -1584,6 +1584,15 @@ Test(aspace, forget_exited)
 	exit_at(w.t, 40, 40, 0);
 	cr_assert_eq(sy_proc_table_forget(w.t, UINT64_MAX), 0);
 	cr_assert(known_now(w.t, 40));
+
+	/* id -1 in a damaged FORK or EXIT is no error (it was none before
+	 * the exits were kept), and is never forgotten */
+	fork_ok(w.t, 40, 40, UINT32_MAX);
+	fork_ok(w.t, UINT32_MAX, 40, UINT32_MAX);
+	exit_at(w.t, UINT32_MAX, UINT32_MAX, 1600);
+	exit_at(w.t, 40, UINT32_MAX, 1600);
+	cr_assert_eq(sy_proc_table_forget(w.t, UINT64_MAX), 0);
+	cr_assert(known_now(w.t, 40));
 #undef MAPX
 	world_fini(&w);
 }
