@@ -159,6 +159,7 @@ struct sy_session {
 	 * moving can move it; NULL: to be found) */
 	uint64_t forget_upto;
 	struct sy_queue *forget_by;
+	size_t forget_jobs;	/* jobs sent since it was last found */
 	size_t held;		/* stretches waiting for their window */
 	struct sy_jobs jobs;
 	uint64_t sample_seq;	/* pause/resume samples read */

@@ -178,9 +178,14 @@ static int sy_forget_exited(struct sy_session *s, struct sy_queue *q,
 	 * the least could stay that of a queue that sends no more) */
 	if (s->forget_by == q)
 		s->forget_by = NULL;
+	s->forget_jobs++;
 	if (sy_proc_table_oldest_exit(s->model.procs) == UINT64_MAX)
 		return 0;
-	if (!s->forget_by) {
+	/* finding the least reads every queue: at most once per sixteenth
+	 * of their number of jobs sent (a per-thread recording may have
+	 * thousands of queues; a forget found later is a forget delayed) */
+	if (!s->forget_by && 16 * s->forget_jobs >= s->queues.nr) {
+		s->forget_jobs = 0;
 		s->forget_upto = UINT64_MAX;
 		for (size_t i = 0; i < s->queues.nr; i++) {
 			uint64_t f = sy_queue_frontier(s->queues.v[i]);
