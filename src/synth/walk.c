@@ -773,7 +773,10 @@ int sy_walk_record(struct sy_session *s, const struct sy_record *rec)
 	case SY_REC_ITRACE_START:
 		return sy_on_itrace_start(s, &ev);
 	case SY_REC_COMM:
-		if (sy_comms_set(&s->model.comms, ev.u.comm.pid, ev.u.comm.comm))
+		/* the process's name is its leader's (or an exec's): perf
+		 * writes one COMM per thread, with the thread's own name */
+		if ((ev.u.comm.pid == ev.u.comm.tid || ev.u.comm.exec) &&
+		    sy_comms_set(&s->model.comms, ev.u.comm.pid, ev.u.comm.comm))
 			return -SY_E_NOMEM;
 		/* fall through */
 	default:
