@@ -6,6 +6,7 @@
 
 #include "sy_error.h"
 #include "sy_hash.h"
+#include "sy_vec.h"
 
 void sy_gone_init(struct sy_gone *g)
 {
@@ -112,22 +113,9 @@ int sy_gone_due(struct sy_gone *g, struct sy_gone_ent *e,
 {
 	struct sy_gone_drop *d;
 
-	if (g->q_nr == g->q_cap) {
-		size_t cap = g->q_cap ? 2 * g->q_cap : 64;
-		struct sy_gone_drop *q = malloc(cap * sizeof(*q));
-
-		if (!q)
-			return -SY_E_NOMEM;
-		/* unrolled from the ring, oldest first */
-		for (size_t k = 0; k < g->q_nr; k++)
-			q[k] = g->q[(g->q_head + k) % g->q_cap];
-		free(g->q);
-		g->q = q;
-		g->q_cap = cap;
-		g->q_head = 0;
-	}
-	d = &g->q[(g->q_head + g->q_nr) % g->q_cap];
-	g->q_nr++;
+	if (sy_grow((void **)&g->q, &g->q_cap, g->q_nr, sizeof(*g->q)))
+		return -SY_E_NOMEM;
+	d = &g->q[g->q_nr++];
 	d->time = time;
 	d->seq = ++g->seq;
 	d->id = e->id - 1;
@@ -149,15 +137,14 @@ void sy_gone_cancel(struct sy_gone *g, uint32_t id)
 
 uint64_t sy_gone_oldest(const struct sy_gone *g)
 {
-	return g->q_nr ? g->q[g->q_head].time : UINT64_MAX;
+	return g->q_head < g->q_nr ? g->q[g->q_head].time : UINT64_MAX;
 }
 
 int sy_gone_pop(struct sy_gone *g, uint64_t upto, struct sy_gone_drop *d)
 {
-	if (!g->q_nr || g->q[g->q_head].time > upto)
+	if (g->q_head == g->q_nr || g->q[g->q_head].time > upto)
 		return 0;
-	*d = g->q[g->q_head];
-	g->q_head = (g->q_head + 1) % g->q_cap;
-	g->q_nr--;
+	*d = g->q[g->q_head++];
+	sy_compact(g->q, &g->q_head, &g->q_nr, sizeof(*g->q));
 	return 1;
 }

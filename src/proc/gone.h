@@ -46,7 +46,7 @@ struct sy_gone_drop {
 struct sy_gone {
 	struct sy_gone_ent *v;	/* open addressing, linear probing */
 	size_t cap, nr;		/* cap: a power of two, or 0 */
-	struct sy_gone_drop *q;	/* a ring, oldest first */
+	struct sy_gone_drop *q;	/* oldest first, from q[q_head] (sy_vec.h) */
 	size_t q_head, q_nr, q_cap;
 	uint64_t seq;
 	uint64_t forgotten;	/* drops done (the stats, the tests) */
