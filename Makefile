@@ -205,7 +205,8 @@ valgrind: tools
 	@SY_BUILD=$(BUILD) tests/valgrind-check
 
 bench: deps
-	@$(MAKE) --no-print-directory all $(BENCH_BINS) $(FIXTUREGEN)
+	@$(MAKE) --no-print-directory all $(BENCH_BINS) $(FIXTUREGEN) \
+		$(BUILD)/tests/truth_check
 	@SY_BUILD=$(BUILD) bench/run
 
 FUZZ_SECONDS ?= 60

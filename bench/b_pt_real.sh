@@ -4,7 +4,9 @@
 # Inputs: generated PT recordings of several program shapes
 # (tests/fixtures/scenarios/pt-{basic,deep,interp}.scn, scaled with
 # `sy-fixturegen --scale N --no-truth` to about PT_REAL_MB MB of trace,
-# default 16; built in BENCH_TMP and deleted with it), and the real Intel PT
+# default 16; built in BENCH_TMP and deleted with it), the same of real
+# programs (the corpus's x86-64 gzip, sort and xz: below; PT_REAL_CORPUS=0
+# leaves them out), and the real Intel PT
 # captures in ../shared/fixtures/real/quipper-intel-pt, whose traced code
 # is not available: only the packet floor runs on them, over their two
 # extracted AUX streams repeated PT_REAL_QUIPPER_REPS times (default 100).
@@ -98,47 +100,49 @@ ratio() {	# TEXT A B: A / B
 		if (a > 0 && b > 0) printf "    %s: %.2fx\n", t, a / b }'
 }
 
-# gen SCENARIO SCALE: prints the file it wrote
+# gen SCN SCALE: prints the file it wrote (SCN's programs are under SYMFS)
 gen() {
-	"$GEN" --scale "$2" --no-truth -o "$T" "$ROOT/tests/fixtures/scenarios/$1.scn" \
+	gname=$(sed -n 's/^name = //p' "$1")
+	[ -n "$gname" ] || gname=$(basename "$1" .scn)
+	"$GEN" -r "$SYMFS" --scale "$2" --no-truth -o "$T" "$1" \
 		>/dev/null 2>"$T/gen.err" || { cat "$T/gen.err" >&2; return 1; }
-	echo "$T/$1-x$2.data"
+	echo "$T/$gname-x$2.data"
 }
 
-scaled() {	# SCENARIO
+scaled() {	# SCN (its binaries under SYMFS)
 	f=$(gen "$1" 100) || return 1
 	b=$(set -- $("$FLOOR" 1 "$f"); echo "$2")
 	rm -f "$f"
 	scale=$(awk -v b="$b" -v mb="$MB" 'BEGIN { s = int(mb * 1e6 * 100 / b); print (s < 1 ? 1 : s) }')
 	f=$(gen "$1" "$scale") || return 1
-	"$SY" convert --format lbr -q -j1 --symfs "$ROOT" -o - \
+	"$SY" convert --format lbr -q -j1 --symfs "$SYMFS" -o - \
 		--stats-json "$T/stats.json" "$f" >/dev/null 2>&1
 	INSNS=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["instructions"])' "$T/stats.json")
 	BRANCHES=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["branches"])' "$T/stats.json")
 	fl=$("$FLOOR" 3 "$f") || { echo "b_pt_real: floor failed on $f" >&2; return 1; }
 	BYTES=$(fld 2 "$fl")
-	echo "$1 x$scale: $(awk -v b="$BYTES" 'BEGIN { printf "%.1f", b / 1e6 }') MB of PT, $INSNS instructions and $BRANCHES taken branches in windows (convert's counts), $(fld 3 "$fl") packets"
+	echo "$(basename "$1" .scn) x$scale: $(awk -v b="$BYTES" 'BEGIN { printf "%.1f", b / 1e6 }') MB of PT, $INSNS instructions and $BRANCHES taken branches in windows (convert's counts), $(fld 3 "$fl") packets"
 	header
 	row floor-packets "$(fld 1 "$fl")" 0
 	fp=$(fld 1 "$fl")
 	row floor-query "$(fld 7 "$fl")" 0
 	fq=$(fld 7 "$fl")
 	RUNS=${PT_REAL_RUNS:-3}
-	one "convert -j1" "$SY" convert --format lbr -q -j1 --symfs "$ROOT" -o - "$f"
+	one "convert -j1" "$SY" convert --format lbr -q -j1 --symfs "$SYMFS" -o - "$f"
 	cj1=$LAST_W
-	one "convert -j2" "$SY" convert --format lbr -q -j2 --symfs "$ROOT" -o - "$f"
+	one "convert -j2" "$SY" convert --format lbr -q -j2 --symfs "$SYMFS" -o - "$f"
 	cj2=$LAST_W
-	one "convert full -j1" "$SY" convert --decoder full --format lbr -q -j1 --symfs "$ROOT" -o - "$f"
+	one "convert full -j1" "$SY" convert --decoder full --format lbr -q -j1 --symfs "$SYMFS" -o - "$f"
 	fj1=$LAST_W
-	one "convert full -j2" "$SY" convert --decoder full --format lbr -q -j2 --symfs "$ROOT" -o - "$f"
+	one "convert full -j2" "$SY" convert --decoder full --format lbr -q -j2 --symfs "$SYMFS" -o - "$f"
 	fj2=$LAST_W
 	RUNS=1
 	pb=
 	pi=
 	if [ -n "$PERF" ]; then
-		one "perf b" "$PERF" script -i "$f" --symfs="$ROOT" --itrace=b -F ip,addr
+		one "perf b" "$PERF" script -i "$f" --symfs="$SYMFS" --itrace=b -F ip,addr
 		pb=$LAST_W
-		one "perf i100il64" "$PERF" script -i "$f" --symfs="$ROOT" --itrace=i100il64 -F ip,brstack
+		one "perf i100il64" "$PERF" script -i "$f" --symfs="$SYMFS" --itrace=i100il64 -F ip,brstack
 		pi=$LAST_W
 	fi
 	echo "  ratios (wall):"
@@ -162,14 +166,76 @@ scaled() {	# SCENARIO
 
 peaks() {	# LABEL FILE: peak anonymous RSS and ru_maxrss of convert -j1, -j2
 	for j in 1 2; do
-		m=$(measure "$SY" convert --format lbr -q -j$j --symfs "$ROOT" -o - "$2")
+		m=$(measure "$SY" convert --format lbr -q -j$j --symfs "$SYMFS" -o - "$2")
 		echo "  $1: convert -j$j peak anon RSS $(awk -v r="$(fld 2 "$m")" 'BEGIN { printf "%.1f", r / 1024 }') MB, ru_maxrss $(awk -v r="$(fld 3 "$m")" 'BEGIN { printf "%.1f", r / 1024 }') MB"
 	done
 }
 
+SYMFS=$ROOT
 for s in pt-basic pt-deep pt-interp; do
-	scaled "$s" || exit 1
+	scaled "$ROOT/tests/fixtures/scenarios/$s.scn" || exit 1
 done
+
+# Real programs: the corpus's x86-64 ones (tests/corpus/programs.list,
+# package "host": this machine's gzip, sort and two-threaded xz, run under
+# qemu-x86_64 with the PC plugin and replayed into PT by sy-fixturegen, as
+# `make corpus` checks them against their truth; tests/corpus/README.md).
+# Each one-CPU recording (k1.scn) is scaled as the scenarios above, its run
+# (or, with threads, its last slice) cut at the last instruction count,
+# 5000 at a time, that leaves the trace paused (a repetition must start
+# paused).
+corpus_scn() {	# DIR: the one-CPU scenario of DIR's program, ending paused
+	if grep -q '^slice = ' "$1/k1.scn"; then
+		n=$(awk '$1 == "slice" { n = $5 } END { print n }' "$1/k1.scn")
+	else
+		n=$(awk -v p="$(basename "$1")" '$1 == p && $2 == "pt" { print $(NF - 3) }' "$T/corpus.out")
+	fi
+	i=0
+	while [ "$i" -lt 200 ] && [ -n "$n" ] && [ "$n" -gt 5000 ]; do
+		if grep -q '^slice = ' "$1/k1.scn"; then
+			awk -v n="$n" '$1 == "slice" { last = NR } { l[NR] = $0 }
+				END { for (k = 1; k <= NR; k++) {
+					if (k == last) { split(l[k], f, " "); print "slice = " f[3] " " f[4] " " n }
+					else if (l[k] !~ /^insns = /) print l[k] } }' \
+				"$1/k1.scn" >"$T/$(basename "$1").scn"
+		else
+			sed '/^insns = /d' "$1/k1.scn" >"$T/$(basename "$1").scn"
+			echo "insns = $n" >>"$T/$(basename "$1").scn"
+		fi
+		if "$GEN" -r "$1/root" --scale 2 --no-truth -o "$T/try" \
+			"$T/$(basename "$1").scn" >/dev/null 2>&1; then
+			rm -rf "$T/try"
+			echo "$T/$(basename "$1").scn"
+			return 0
+		fi
+		n=$((n - 5000))
+		i=$((i + 1))
+	done
+	return 1
+}
+
+if [ "${PT_REAL_CORPUS:-1}" = 1 ] && command -v qemu-x86_64 >/dev/null 2>&1 &&
+	[ -x "$SY_BUILD/tests/truth_check" ]; then
+	mkdir -p "$T/corpus"
+	if TMPDIR=$T/corpus SY_CORPUS_KEEP=1 "$ROOT/tests/corpus/run" \
+		gzip-x86 sort-x86 xz-mt-x86 >"$T/corpus.out" 2>"$T/corpus.err"; then
+		W=$(sed -n 's/^corpus: scratch files in //p' "$T/corpus.err")
+		for p in gzip-x86 sort-x86 xz-mt-x86; do
+			scn=$(corpus_scn "$W/$p") ||
+				{ echo "b_pt_real: $p: no instruction count ends it paused"; continue; }
+			SYMFS=$W/$p/root
+			echo "real program (corpus, $(awk -v p="$p" '$1 == p { print $3; exit }' "$T/corpus.out")): $(awk '$1 == "insns" { i = $3 } $1 == "slice" { s = s " " $5 }
+				END { print (i ? "insns " i : "slices of" s " instructions") }' "$scn") a run"
+			scaled "$scn" || exit 1
+		done
+		rm -rf "$W"
+	else
+		echo "b_pt_real: corpus skipped: tests/corpus/run failed:"
+		tail -n 3 "$T/corpus.err" "$T/corpus.out" | sed 's/^/  /'
+	fi
+else
+	echo "b_pt_real: corpus skipped: needs qemu-x86_64 (scripts/install-deps --regen) and $SY_BUILD/tests/truth_check"
+fi
 
 if [ -d "$QUIPPER/aux-extracted" ]; then
 	set --

@@ -96,22 +96,26 @@ void sy_ptb_clear(struct sy_ptb *b)
 }
 
 /* Where the opcode starts after the legacy (and, in 64-bit mode, REX)
- * prefixes; whether 66h was among them in *@osz.  -1: no opcode within
+ * prefixes; whether 66h was among them in *@osz, whether F3h was in *@f3
+ * (libipt's pt_ild notes both wherever they come).  -1: no opcode within
  * @n bytes. */
 static int sy_ptb_opcode_at(const uint8_t *p, size_t n, unsigned bits,
-			    int *osz)
+			    int *osz, int *f3)
 {
 	size_t i;
 
 	*osz = 0;
+	*f3 = 0;
 	for (i = 0; i < n; i++) {
 		uint8_t c = p[i];
 
 		if (c == 0x66)
 			*osz = 1;
+		else if (c == 0xf3)
+			*f3 = 1;
 		else if (c == 0x67 || c == 0x26 || c == 0x2e || c == 0x36 ||
 			 c == 0x3e || c == 0x64 || c == 0x65 || c == 0xf0 ||
-			 c == 0xf2 || c == 0xf3)
+			 c == 0xf2)
 			;
 		else if (bits == 64 && (c & 0xf0) == 0x40)
 			;
@@ -121,28 +125,57 @@ static int sy_ptb_opcode_at(const uint8_t *p, size_t n, unsigned bits,
 	return -1;
 }
 
-/* Opcodes whose libipt class our decoding may not match (pt_blocks.h). */
-static int sy_ptb_doubtful_op(const uint8_t *p, size_t n, size_t at)
+/* Opcodes whose libipt class our decoding may not match (pt_blocks.h).
+ * libipt's length decoder (pt_ild.c, pt_instruction_decode) classes
+ * these by more than the opcode; the rest of each group is its
+ * ptic_other, which capstone measures like any instruction:
+ *   FF /3, /5          far call, far jump (any mod)
+ *   0F 01 C1 C2 C3     VMCALL, VMLAUNCH, VMRESUME; later libipt versions
+ *   0F 01 CA EC        add ERETS / ERETU and UIRET: doubtful too, and
+ *   0F 01 D9           VMMCALL, which pt_x86.c calls a far call and libipt
+ *                      does not class.  XGETBV (0F 01 D0, in every ld.so's
+ *                      start) and RDTSCP are not branches in any version
+ *   0F 22 /3           MOV CR3
+ *   0F AE /4 with F3   PTWRITE (without 66h); the group's XSAVE, XRSTOR,
+ *                      the fences, LDMXCSR (ld.so's lazy binding
+ *                      trampoline saves and restores with them) are not
+ *   0F C7 /6 mod != 3  VMPTRLD; CMPXCHG16B, XSAVEC, RDRAND are not
+ * A byte missing where the class would be read is doubtful. */
+static int sy_ptb_doubtful_op(const uint8_t *p, size_t n, size_t at, int osz,
+			      int f3)
 {
-	uint8_t op = p[at];
+	uint8_t op = p[at], modrm;
+	unsigned reg, mod;
 
 	if (op == 0x9a || op == 0xea)
 		return 1;
-	if (op == 0xff) {
-		unsigned reg;
-
-		if (at + 1 >= n)
-			return 1;
-		reg = (p[at + 1] >> 3) & 7;
-		return reg == 3 || reg == 5;
-	}
+	if (op != 0xff && op != 0x0f)
+		return 0;
 	if (op == 0x0f) {
 		if (at + 1 >= n)
 			return 1;
-		op = p[at + 1];
-		return op == 0x01 || op == 0x22 || op == 0xc7 || op == 0xae;
+		op = p[++at];
+		if (op != 0x01 && op != 0x22 && op != 0xae && op != 0xc7)
+			return 0;
 	}
-	return 0;
+	if (at + 1 >= n)
+		return 1;
+	modrm = p[at + 1];
+	reg = (modrm >> 3) & 7;
+	mod = modrm >> 6;
+	switch (op) {
+	case 0xff:
+		return reg == 3 || reg == 5;
+	case 0x01:
+		return modrm == 0xc1 || modrm == 0xc2 || modrm == 0xc3 ||
+		       modrm == 0xca || modrm == 0xec || modrm == 0xd9;
+	case 0x22:
+		return 1;
+	case 0xae:
+		return f3 && !osz && reg == 4;
+	default:	/* 0xc7 */
+		return mod != 3 && reg == 6;
+	}
 }
 
 static enum pt_insn_class sy_ptb_class(const struct sy_x86_branch *br)
@@ -178,7 +211,7 @@ static int sy_ptb_measure(struct sy_ptb *b, uint32_t ctxid, int mode,
 	uint64_t addr = ip;
 	size_t n, len;
 	cs_insn *ci;
-	int at, osz;
+	int at, osz, f3;
 
 	memset(out, 0, sizeof(*out));
 	out->ip = ip;
@@ -193,8 +226,8 @@ static int sy_ptb_measure(struct sy_ptb *b, uint32_t ctxid, int mode,
 		return 1;
 	if (!b->cs_ok)
 		return 1;
-	at = sy_ptb_opcode_at(buf, n, bits, &osz);
-	if (at < 0 || sy_ptb_doubtful_op(buf, n, (size_t)at))
+	at = sy_ptb_opcode_at(buf, n, bits, &osz, &f3);
+	if (at < 0 || sy_ptb_doubtful_op(buf, n, (size_t)at, osz, f3))
 		return 1;
 	ci = bits == 64 ? b->csi64 : b->csi32;
 	len = n;

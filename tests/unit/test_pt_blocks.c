@@ -3,9 +3,11 @@
  * (tests/fixtures/truth/ *-x86_64.truth, recorded from the running
  * program) is measured to its recorded size and classed as its recorded
  * branch kind says libipt classes it; a run from each of them counts the
- * straight-line instructions up to the next branch and ends there; and
- * what the walk must not guess (far indirect transfers, the 0F 01 group,
- * MOV CR3, PTWRITE, unknown modes, unreadable code) is doubtful. */
+ * straight-line instructions up to the next branch and ends there;
+ * what the walk must not guess (far indirect transfers, the VMX and
+ * return forms of the 0F 01 group, MOV CR3, PTWRITE, VMPTRLD, unknown
+ * modes, unreadable code) is doubtful, and the rest of those groups is
+ * measured as libipt's ptic_other. */
 #include <criterion/criterion.h>
 #include <intel-pt.h>
 #include <stdio.h>
@@ -167,10 +169,18 @@ Test(pt_blocks, what_libipt_may_class_otherwise_is_doubtful)
 		{ { 0xff, 0x18 }, 2 },		/* call far [rax] */
 		{ { 0xff, 0x28 }, 2 },		/* jmp far [rax] */
 		{ { 0xff, 0xd8 }, 2 },		/* ff /3 mod 3: libipt far */
+		{ { 0x0f, 0x01, 0xc1 }, 3 },	/* vmcall */
 		{ { 0x0f, 0x01, 0xc2 }, 3 },	/* vmlaunch */
-		{ { 0x0f, 0x01, 0xd9 }, 3 },	/* vmmcall: not libipt's */
+		{ { 0x0f, 0x01, 0xc3 }, 3 },	/* vmresume */
+		{ { 0x0f, 0x01, 0xd9 }, 3 },	/* vmmcall: ours a far call */
+		{ { 0xf2, 0x0f, 0x01, 0xca }, 4 },	/* erets: later libipt */
+		{ { 0xf3, 0x0f, 0x01, 0xec }, 4 },	/* uiret: later libipt */
+		{ { 0x0f, 0x01 }, 2 },		/* no byte to class it by */
 		{ { 0x0f, 0x22, 0xd8 }, 3 },	/* mov cr3, rax */
 		{ { 0xf3, 0x0f, 0xae, 0xe0 }, 4 },	/* ptwrite eax */
+		{ { 0xf3, 0x48, 0x0f, 0xae, 0x20 }, 5 },  /* ptwrite [rax] */
+		{ { 0xf3, 0x64, 0x0f, 0xae, 0x20 }, 5 },  /* F3 not last */
+		{ { 0x0f, 0xae }, 2 },		/* no byte to class it by */
 		{ { 0x0f, 0xc7, 0x30 }, 3 },	/* vmptrld [rax] */
 		{ { 0xe8, 0x00 }, 2 },		/* call cut short */
 	};
@@ -189,6 +199,42 @@ Test(pt_blocks, what_libipt_may_class_otherwise_is_doubtful)
 		     1);
 	/* nothing there */
 	cr_expect_eq(decode_bytes(NULL, 0, ptem_64bit, &x), -1);
+}
+
+/* The rest of the groups libipt classes by more than their opcode is
+ * its ptic_other, measured as any instruction: the walk goes on through
+ * them.  Real programs run these all the time (ld.so's lazy binding
+ * trampoline saves with XSAVE or XSAVEC; XGETBV in every ld.so's start;
+ * fences; CMPXCHG16B), and doubting them gave most of a real gzip's PT to
+ * the block decoder (tests/corpus/run checks that none is now). */
+Test(pt_blocks, the_rest_of_those_groups_is_other)
+{
+	static const struct {
+		uint8_t b[8];
+		size_t n;
+	} other[] = {
+		{ { 0x0f, 0xae, 0x64, 0x24, 0x40 }, 5 },  /* xsave [rsp+64] */
+		{ { 0x48, 0x0f, 0xae, 0x64, 0x24, 0x40 }, 6 },	/* xsave64 */
+		{ { 0x0f, 0xae, 0x6c, 0x24, 0x40 }, 5 },  /* xrstor [rsp+64] */
+		{ { 0x0f, 0xae, 0xe8 }, 3 },		/* lfence */
+		{ { 0x0f, 0xae, 0xf0 }, 3 },		/* mfence */
+		{ { 0x0f, 0xae, 0xf8 }, 3 },		/* sfence */
+		{ { 0x0f, 0xae, 0x54, 0x24, 0x04 }, 5 },  /* ldmxcsr [rsp+4] */
+		{ { 0x0f, 0x01, 0xd0 }, 3 },		/* xgetbv */
+		{ { 0x0f, 0x01, 0xf9 }, 3 },		/* rdtscp */
+		{ { 0xf0, 0x48, 0x0f, 0xc7, 0x0f }, 5 },  /* lock cmpxchg16b */
+		{ { 0x0f, 0xc7, 0x64, 0x24, 0x40 }, 5 },  /* xsavec [rsp+64] */
+		{ { 0x0f, 0xc7, 0xf0 }, 3 },		/* rdrand eax (mod 3) */
+	};
+	struct sy_ptb_insn x;
+
+	for (size_t i = 0; i < sizeof(other) / sizeof(other[0]); i++) {
+		cr_assert_eq(decode_bytes(other[i].b, other[i].n, ptem_64bit,
+					  &x),
+			     0, "case %zu", i);
+		cr_expect_eq(x.iclass, ptic_other, "case %zu", i);
+		cr_expect_eq(x.size, other[i].n, "case %zu", i);
+	}
 }
 
 Test(pt_blocks, libipt_classes)
