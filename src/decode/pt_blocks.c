@@ -95,27 +95,34 @@ void sy_ptb_clear(struct sy_ptb *b)
 	b->nused = 0;
 }
 
+/* The legacy prefixes libipt's length decoder notes wherever they come
+ * (pt_ild): operand size, REP / REPE, REPNE. */
+enum {
+	SY_PTB_P66 = 1,
+	SY_PTB_PF3 = 2,
+	SY_PTB_PF2 = 4,
+};
+
 /* Where the opcode starts after the legacy (and, in 64-bit mode, REX)
- * prefixes; whether 66h was among them in *@osz, whether F3h was in *@f3
- * (libipt's pt_ild notes both wherever they come).  -1: no opcode within
- * @n bytes. */
+ * prefixes; which of 66h, F3h and F2h were among them in *@pfx.  -1: no
+ * opcode within @n bytes. */
 static int sy_ptb_opcode_at(const uint8_t *p, size_t n, unsigned bits,
-			    int *osz, int *f3)
+			    unsigned *pfx)
 {
 	size_t i;
 
-	*osz = 0;
-	*f3 = 0;
+	*pfx = 0;
 	for (i = 0; i < n; i++) {
 		uint8_t c = p[i];
 
 		if (c == 0x66)
-			*osz = 1;
+			*pfx |= SY_PTB_P66;
 		else if (c == 0xf3)
-			*f3 = 1;
+			*pfx |= SY_PTB_PF3;
+		else if (c == 0xf2)
+			*pfx |= SY_PTB_PF2;
 		else if (c == 0x67 || c == 0x26 || c == 0x2e || c == 0x36 ||
-			 c == 0x3e || c == 0x64 || c == 0x65 || c == 0xf0 ||
-			 c == 0xf2)
+			 c == 0x3e || c == 0x64 || c == 0x65 || c == 0xf0)
 			;
 		else if (bits == 64 && (c & 0xf0) == 0x40)
 			;
@@ -125,10 +132,11 @@ static int sy_ptb_opcode_at(const uint8_t *p, size_t n, unsigned bits,
 	return -1;
 }
 
-/* Opcodes whose libipt class our decoding may not match (pt_blocks.h).
- * libipt's length decoder (pt_ild.c, pt_instruction_decode) classes
- * these by more than the opcode; the rest of each group is its
- * ptic_other, which capstone measures like any instruction:
+/* Opcodes whose libipt class or size our decoding may not match
+ * (pt_blocks.h).  libipt's length decoder (pt_ild.c,
+ * pt_instruction_decode) classes these by more than the opcode; the rest
+ * of each group is its ptic_other, which capstone measures like any
+ * instruction:
  *   FF /3, /5          far call, far jump (any mod)
  *   0F 01 C1 C2 C3     VMCALL, VMLAUNCH, VMRESUME; later libipt versions
  *   0F 01 CA EC        add ERETS / ERETU and UIRET: doubtful too, and
@@ -140,21 +148,34 @@ static int sy_ptb_opcode_at(const uint8_t *p, size_t n, unsigned bits,
  *                      the fences, LDMXCSR (ld.so's lazy binding
  *                      trampoline saves and restores with them) are not
  *   0F C7 /6 mod != 3  VMPTRLD; CMPXCHG16B, XSAVEC, RDRAND are not
+ * and, where capstone and libipt measure other lengths (test_pt_blocks
+ * measured_as_libipt_measures compares every one- and two-byte opcode
+ * with every ModRM byte against libipt itself), none of which an Intel
+ * CPU runs:
+ *   0F A6, 0F A7       VIA PadLock
+ *   66 / F2 0F 78      AMD SSE4a EXTRQ / INSERTQ with immediates
+ *   68 with 66h and F2h or F3h   PUSH imm16 (capstone reads 32 bits)
  * A byte missing where the class would be read is doubtful. */
-static int sy_ptb_doubtful_op(const uint8_t *p, size_t n, size_t at, int osz,
-			      int f3)
+static int sy_ptb_doubtful_op(const uint8_t *p, size_t n, size_t at,
+			      unsigned pfx)
 {
 	uint8_t op = p[at], modrm;
 	unsigned reg, mod;
 
 	if (op == 0x9a || op == 0xea)
 		return 1;
+	if (op == 0x68)
+		return (pfx & SY_PTB_P66) && (pfx & (SY_PTB_PF3 | SY_PTB_PF2));
 	if (op != 0xff && op != 0x0f)
 		return 0;
 	if (op == 0x0f) {
 		if (at + 1 >= n)
 			return 1;
 		op = p[++at];
+		if (op == 0xa6 || op == 0xa7)
+			return 1;
+		if (op == 0x78)
+			return !!(pfx & (SY_PTB_P66 | SY_PTB_PF2));
 		if (op != 0x01 && op != 0x22 && op != 0xae && op != 0xc7)
 			return 0;
 	}
@@ -172,7 +193,7 @@ static int sy_ptb_doubtful_op(const uint8_t *p, size_t n, size_t at, int osz,
 	case 0x22:
 		return 1;
 	case 0xae:
-		return f3 && !osz && reg == 4;
+		return (pfx & SY_PTB_PF3) && !(pfx & SY_PTB_P66) && reg == 4;
 	default:	/* 0xc7 */
 		return mod != 3 && reg == 6;
 	}
@@ -211,7 +232,8 @@ static int sy_ptb_measure(struct sy_ptb *b, uint32_t ctxid, int mode,
 	uint64_t addr = ip;
 	size_t n, len;
 	cs_insn *ci;
-	int at, osz, f3;
+	unsigned pfx;
+	int at;
 
 	memset(out, 0, sizeof(*out));
 	out->ip = ip;
@@ -226,8 +248,8 @@ static int sy_ptb_measure(struct sy_ptb *b, uint32_t ctxid, int mode,
 		return 1;
 	if (!b->cs_ok)
 		return 1;
-	at = sy_ptb_opcode_at(buf, n, bits, &osz, &f3);
-	if (at < 0 || sy_ptb_doubtful_op(buf, n, (size_t)at, osz, f3))
+	at = sy_ptb_opcode_at(buf, n, bits, &pfx);
+	if (at < 0 || sy_ptb_doubtful_op(buf, n, (size_t)at, pfx))
 		return 1;
 	ci = bits == 64 ? b->csi64 : b->csi32;
 	len = n;
@@ -247,7 +269,8 @@ static int sy_ptb_measure(struct sy_ptb *b, uint32_t ctxid, int mode,
 
 		/* libipt adds the displacement without truncating it to
 		 * the operand size: where that would differ, doubt */
-		if (bits == 32 && (osz || d > INT32_MAX || d < INT32_MIN))
+		if (bits == 32 && ((pfx & SY_PTB_P66) || d > INT32_MAX ||
+				   d < INT32_MIN))
 			return 1;
 		out->direct = out->iclass != ptic_cond_jump;
 		out->target = br.target;

@@ -7,10 +7,14 @@
  * libipt's length decoder classes them (pt_ild.c: the near and far
  * branches, MOV CR3, PTWRITE), on top of pt_x86.c's branch decoding.  An
  * instruction whose class or size the two could disagree on (far
- * indirect transfers, the 0F 01 system group, MOV to a control register,
- * VMPTRLD, PTWRITE, capstone failing, fewer bytes readable than the
- * instruction needs, 16-bit or unknown modes) is "doubtful": the walk
- * hands the window to the block decoder when it gets there.
+ * indirect transfers, the VMX and return forms of the 0F 01 group, MOV to
+ * a control register, VMPTRLD, PTWRITE, the few encodings capstone
+ * measures otherwise than libipt (pt_blocks.c), capstone failing, fewer
+ * bytes readable than the instruction needs, 16-bit or unknown modes) is
+ * "doubtful": the walk hands the window to the block decoder when it gets
+ * there.  test_pt_blocks holds every other one- and two-byte opcode, with
+ * every ModRM byte and the prefixes libipt reads, to libipt's own size
+ * and class.
  *
  * A run is keyed by its first address, the context ID its code is read
  * in and the execution mode.  It ends after the first instruction that is

@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "fx_classify.h"
+#include "fx_pt.h"
 #include "sy_decode.h"
 
 #include "decode/pt_impl.h"
@@ -61,32 +62,12 @@ static size_t fz_read_mem(void *ctx, uint32_t ctxid, uint64_t addr,
 static void fz_make_head(int bits32)
 {
 	struct pt_encoder *enc;
-	struct pt_config cfg;
-	struct pt_packet p;
 	uint64_t off;
 
-	pt_config_init(&cfg);
-	cfg.begin = fz_head[bits32];
-	cfg.end = fz_head[bits32] + sizeof(fz_head[bits32]);
-	enc = pt_alloc_encoder(&cfg);
-	if (!enc)
-		abort();
-	for (int k = 0; k < 4; k++) {
-		memset(&p, 0, sizeof(p));
-		p.type = k == 0 ? ppt_psb : k == 1 ? ppt_psbend :
-			 k == 2 ? ppt_mode : ppt_tip_pge;
-		if (k == 2) {
-			p.payload.mode.leaf = pt_mol_exec;
-			p.payload.mode.bits.exec = pt_set_exec_mode(
-				bits32 ? ptem_32bit : ptem_64bit);
-		} else if (k == 3) {
-			p.payload.ip.ipc = pt_ipc_sext_48;
-			p.payload.ip.ip = FZ_BASE + 3;	/* _start */
-		}
-		if (pt_enc_next(enc, &p) < 0)
-			abort();
-	}
-	if (pt_enc_get_offset(enc, &off) < 0)
+	/* (at _start) */
+	enc = fx_pt_head(fz_head[bits32], sizeof(fz_head[bits32]),
+			 bits32 ? ptem_32bit : ptem_64bit, FZ_BASE + 3);
+	if (!enc || pt_enc_get_offset(enc, &off) < 0)
 		abort();
 	fz_head_len[bits32] = (size_t)off;
 	pt_free_encoder(enc);

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fx_pt.h"
 #include "fx_truth.h"
 #include "sy_error.h"
 
@@ -361,4 +362,172 @@ Test(pt_blocks, memo_keeps_contexts_apart)
 	}
 	sy_ptb_fini(&b);
 	free(code);
+}
+
+/* --- libipt itself as the oracle -------------------------------------------
+ *
+ * libipt 2.0.5 exports no length decoder, but its instruction decoder
+ * hands out each instruction, with its size and class, before it reads
+ * the trace that says where the next one is: a trace that enables
+ * tracing at 0x1000 in 64-bit mode (PSB, PSBEND, MODE.exec, TIP.PGE) and
+ * an image of @bytes there give libipt's answer for the first
+ * instruction. */
+
+static const uint8_t *o_bytes;
+static size_t o_len;
+
+static int oracle_read(uint8_t *buf, size_t size, const struct pt_asid *asid,
+		       uint64_t ip, void *ctx)
+{
+	(void)asid;
+	(void)ctx;
+	if (ip < 0x1000 || ip - 0x1000 >= o_len)
+		return -pte_nomap;
+	if (size > o_len - (ip - 0x1000))
+		size = o_len - (size_t)(ip - 0x1000);
+	memcpy(buf, o_bytes + (ip - 0x1000), size);
+	return (int)size;
+}
+
+/* libipt's class and size of the instruction @bytes at 0x1000 in @mode:
+ * 0, or libipt's error. */
+static int libipt_insn(const uint8_t *bytes, size_t len, enum pt_exec_mode mode,
+		       struct pt_insn *insn)
+{
+	static uint8_t trace[64];
+	struct pt_config cfg;
+	struct pt_encoder *enc;
+	struct pt_insn_decoder *dec;
+	struct pt_image *image;
+	struct pt_event ev;
+	uint64_t tlen;
+	int st;
+
+	enc = fx_pt_head(trace, sizeof(trace), mode, 0x1000);
+	cr_assert_not_null(enc);
+	cr_assert_eq(pt_enc_get_offset(enc, &tlen), 0);
+	pt_free_encoder(enc);
+	pt_config_init(&cfg);
+	cfg.begin = trace;
+	cfg.end = trace + tlen;
+	o_bytes = bytes;
+	o_len = len;
+	dec = pt_insn_alloc_decoder(&cfg);
+	image = pt_image_alloc(NULL);
+	cr_assert(dec && image);
+	cr_assert_eq(pt_image_set_callback(image, oracle_read, NULL), 0);
+	cr_assert_eq(pt_insn_set_image(dec, image), 0);
+	st = pt_insn_sync_forward(dec);
+	while (st >= 0 && (st & pts_event_pending))
+		st = pt_insn_event(dec, &ev, sizeof(ev));
+	cr_assert_geq(st, 0, "libipt: %s", pt_errstr(pt_errcode(st)));
+	memset(insn, 0, sizeof(*insn));
+	/* (what follows the instruction needs trace there is not: only the
+	 * instruction is asked for, which libipt hands out first) */
+	st = pt_insn_next(dec, insn, sizeof(*insn));
+	pt_insn_free_decoder(dec);
+	pt_image_free(image);
+	return insn->size ? 0 : st;
+}
+
+/* One block cache for many instructions at 0x1000 (bytes_read's),
+ * emptied before each. */
+struct sweep {
+	struct sy_code_cache *code;
+	struct sy_ptb b;
+	unsigned compared, doubtful;
+};
+
+/* @b (@n bytes) in @mode: measured as libipt measures it, or doubtful. */
+static void sweep_one(struct sweep *w, const uint8_t *b, size_t n,
+		      enum pt_exec_mode mode, const char *what, unsigned a,
+		      unsigned c)
+{
+	struct sy_ptb_insn x;
+	struct pt_insn want;
+
+	g_bytes = b;
+	g_len = n;
+	sy_code_cache_clear(w->code);
+	sy_ptb_clear(&w->b);
+	if (sy_ptb_decode(&w->b, 0, mode, 0x1000, &x)) {
+		w->doubtful++;
+		return;
+	}
+	cr_assert_eq(libipt_insn(b, n, mode, &want), 0,
+		     "%d-bit %s %#x, %#x: walked, libipt cannot decode it",
+		     mode == ptem_64bit ? 64 : 32, what, a, c);
+	cr_assert_eq(x.size, want.size,
+		     "%d-bit %s %#x, %#x: size %u, libipt's %u",
+		     mode == ptem_64bit ? 64 : 32, what, a, c, x.size,
+		     want.size);
+	cr_assert_eq(x.iclass, want.iclass,
+		     "%d-bit %s %#x, %#x: class %u, libipt's %u",
+		     mode == ptem_64bit ? 64 : 32, what, a, c, x.iclass,
+		     (unsigned)want.iclass);
+	w->compared++;
+}
+
+/* Every instruction the walk measures (not doubtful) has libipt's own
+ * size and class: every one- and two-byte opcode with every ModRM byte
+ * (then a SIB byte for base rsp and a displacement of zeros), in 64-bit
+ * mode under each prefix libipt's length decoder notes (66h, F3h, F2h,
+ * REX.W, a segment, LOCK, and 66h before and after F3h or F2h), in 32-bit
+ * mode under 66h, F3h and F2h.  A doubtful one is safe (the block decoder
+ * takes the window); one measured otherwise than libipt measures it would
+ * make the fast path walk other instructions than libipt's block decoder.
+ * Found this way, all outside what Intel CPUs run: VIA PadLock (0F A6,
+ * 0F A7), AMD SSE4a with immediates (66 / F2 0F 78) and PUSH imm16 after
+ * 66h and a REP prefix, where capstone and libipt measure other lengths. */
+Test(pt_blocks, measured_as_libipt_measures, .timeout = 600)
+{
+	static const uint8_t pre64[][4] = {
+		{ 0 }, { 1, 0x66 }, { 1, 0xf3 }, { 1, 0xf2 },
+		{ 2, 0xf3, 0x66 }, { 2, 0x66, 0xf3 }, { 2, 0xf2, 0x66 },
+		{ 2, 0x66, 0xf2 }, { 1, 0x48 }, { 2, 0xf3, 0x48 },
+		{ 2, 0x66, 0x48 }, { 2, 0xf2, 0x48 }, { 1, 0x64 },
+		{ 2, 0xf3, 0x64 }, { 1, 0xf0 }, { 3, 0x66, 0xf3, 0x48 },
+	};
+	static const uint8_t pre32[][4] = {
+		{ 0 }, { 1, 0x66 }, { 1, 0xf3 }, { 1, 0xf2 },
+		{ 2, 0x66, 0xf3 }, { 2, 0xf3, 0x66 },
+	};
+	struct sweep w;
+	uint8_t b[16];
+
+	memset(&w, 0, sizeof(w));
+	w.code = malloc(sizeof(*w.code));
+	cr_assert_not_null(w.code);
+	sy_code_cache_init(w.code, bytes_read, NULL);
+	cr_assert_eq(sy_ptb_init(&w.b, w.code), 0);
+	for (int m = 0; m < 2; m++) {
+		enum pt_exec_mode mode = m ? ptem_32bit : ptem_64bit;
+		const uint8_t(*pre)[4] = m ? pre32 : pre64;
+		size_t npre = m ? sizeof(pre32) / sizeof(pre32[0]) :
+				  sizeof(pre64) / sizeof(pre64[0]);
+
+		for (size_t p = 0; p < npre; p++)
+			for (unsigned op = 0; op < 512; op++)
+				for (unsigned k = 0; k < 256; k++) {
+					size_t n = 0;
+
+					for (unsigned i = 0; i < pre[p][0]; i++)
+						b[n++] = pre[p][1 + i];
+					if (op >= 256)
+						b[n++] = 0x0f;
+					b[n++] = (uint8_t)op;
+					b[n++] = (uint8_t)k;
+					b[n++] = 0x24;
+					while (n < 15)
+						b[n++] = 0;
+					sweep_one(&w, b, n, mode, "prefixes",
+						  (unsigned)p,
+						  op << 8 | k);
+				}
+	}
+	sy_ptb_fini(&w.b);
+	free(w.code);
+	cr_log_info("%u measured as libipt does, %u doubtful", w.compared,
+		    w.doubtful);
+	cr_assert_gt(w.compared, 1000000u);
 }

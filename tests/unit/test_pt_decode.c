@@ -1884,30 +1884,12 @@ static size_t t_jmp_mem(void *ctx, uint32_t ctxid, uint64_t addr,
 static size_t t_hand_trace(uint8_t *trace, size_t cap,
 			   const struct pt_packet *tail, size_t n)
 {
-	struct pt_config cfg;
 	struct pt_encoder *enc;
 	struct pt_packet pk;
 	uint64_t len;
 
-	pt_config_init(&cfg);
-	cfg.begin = trace;
-	cfg.end = trace + cap;
-	enc = pt_alloc_encoder(&cfg);
+	enc = fx_pt_head(trace, cap, ptem_64bit, 0x7000);
 	cr_assert_not_null(enc);
-	for (int k = 0; k < 4; k++) {
-		memset(&pk, 0, sizeof(pk));
-		pk.type = k == 0 ? ppt_psb : k == 1 ? ppt_psbend :
-			  k == 2 ? ppt_mode : ppt_tip_pge;
-		if (k == 2) {
-			pk.payload.mode.leaf = pt_mol_exec;
-			pk.payload.mode.bits.exec = pt_set_exec_mode(ptem_64bit);
-		}
-		if (k == 3) {
-			pk.payload.ip.ipc = pt_ipc_sext_48;
-			pk.payload.ip.ip = 0x7000;
-		}
-		cr_assert_gt(pt_enc_next(enc, &pk), 0);
-	}
 	for (size_t i = 0; i < n; i++) {
 		pk = tail[i];
 		cr_assert_gt(pt_enc_next(enc, &pk), 0);
