@@ -33,6 +33,9 @@
 # of taken branches per second.  Instructions and branches are convert's
 # own counts (--stats-json "instructions", "branches": what the windows
 # hold), the same numerators for every row so the rates compare as times.
+# Each input's line also says how many of convert's decode units the fast
+# path handed to libipt's block decoder (--stats-json pt_units): on real
+# programs that was most of them until session 46.
 # Then the peak anonymous RSS and ru_maxrss of convert -j1 / -j2 on the
 # same scenario at full and at half the size (memory must not grow with the
 # input; tests/e2e/t_pt_memory_flat.sh asserts it at smaller sizes).
@@ -119,9 +122,12 @@ scaled() {	# SCN (its binaries under SYMFS)
 		--stats-json "$T/stats.json" "$f" >/dev/null 2>&1
 	INSNS=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["instructions"])' "$T/stats.json")
 	BRANCHES=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["branches"])' "$T/stats.json")
+	# units the fast path handed to libipt's block decoder: a real program
+	# that needs any is decoded at the block decoder's speed there
+	UNITS=$(python3 -c 'import json,sys; u = json.load(open(sys.argv[1]))["pt_units"]; print("%d units, %d handed to the block decoder" % (u["fast"] + u["full"], u["fallbacks"]))' "$T/stats.json")
 	fl=$("$FLOOR" 3 "$f") || { echo "b_pt_real: floor failed on $f" >&2; return 1; }
 	BYTES=$(fld 2 "$fl")
-	echo "$(basename "$1" .scn) x$scale: $(awk -v b="$BYTES" 'BEGIN { printf "%.1f", b / 1e6 }') MB of PT, $INSNS instructions and $BRANCHES taken branches in windows (convert's counts), $(fld 3 "$fl") packets"
+	echo "$(basename "$1" .scn) x$scale: $(awk -v b="$BYTES" 'BEGIN { printf "%.1f", b / 1e6 }') MB of PT, $INSNS instructions and $BRANCHES taken branches in windows (convert's counts), $(fld 3 "$fl") packets; fast path: $UNITS"
 	header
 	row floor-packets "$(fld 1 "$fl")" 0
 	fp=$(fld 1 "$fl")
@@ -214,7 +220,9 @@ corpus_scn() {	# DIR: the one-CPU scenario of DIR's program, ending paused
 	return 1
 }
 
-if [ "${PT_REAL_CORPUS:-1}" = 1 ] && command -v qemu-x86_64 >/dev/null 2>&1 &&
+if [ "${PT_REAL_CORPUS:-1}" != 1 ]; then
+	echo "b_pt_real: corpus left out (PT_REAL_CORPUS=${PT_REAL_CORPUS})"
+elif command -v qemu-x86_64 >/dev/null 2>&1 &&
 	[ -x "$SY_BUILD/tests/truth_check" ]; then
 	mkdir -p "$T/corpus"
 	if TMPDIR=$T/corpus SY_CORPUS_KEEP=1 "$ROOT/tests/corpus/run" \
