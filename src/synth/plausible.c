@@ -1,5 +1,6 @@
 #include "plausible.h"
 
+#include <elf.h>
 #include <inttypes.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -8,6 +9,7 @@
 
 #include "boundary.h"
 #include "jump_table.h"
+#include "sigreturn.h"
 #include "sy_branch.h"
 
 /* Calls followed within one run of joined stretches. */
@@ -259,34 +261,16 @@ static int sy_pl_same_func(const char *a, const char *b)
 	return la == lb && !strncmp(a, b, la);
 }
 
-/* The rt_sigreturn trampoline a signal handler returns to (glibc's
- * __restore_rt, the A64 vDSO's, a freestanding program's own): the
- * syscall number in the first instruction, the syscall right after it.
- * x86-64: mov $15, %rax (48 c7 c0, glibc) or mov $15, %eax (b8), then
- * syscall (0f 05); A64: mov x8 or w8, #139, then svc #0. */
-static int sy_pl_sigreturn(struct sy_pl_ctx *c, uint64_t to)
-{
-	static const uint8_t x86_rax[9] = { 0x48, 0xc7, 0xc0, 0x0f, 0, 0, 0,
-					    0x0f, 0x05 };
-	static const uint8_t x86_eax[7] = { 0xb8, 0x0f, 0, 0, 0, 0x0f, 0x05 };
-	static const uint8_t a64_x8[8] = { 0x68, 0x11, 0x80, 0xd2,
-					   0x01, 0x00, 0x00, 0xd4 };
-	static const uint8_t a64_w8[8] = { 0x68, 0x11, 0x80, 0x52,
-					   0x01, 0x00, 0x00, 0xd4 };
-	uint8_t buf[9];
-
-	if (c->p->arch == SY_TRACE_ETM)
-		return sy_pl_read(c, to, buf, 8) &&
-		       (!memcmp(buf, a64_x8, 8) || !memcmp(buf, a64_w8, 8));
-	return (sy_pl_read(c, to, buf, 9) && !memcmp(buf, x86_rax, 9)) ||
-	       (sy_pl_read(c, to, buf, 7) && !memcmp(buf, x86_eax, 7));
-}
-
 /* Whether a return to @to is a signal handler's return to its
- * trampoline: recognised by the trampoline's code, never by a name. */
+ * trampoline (sigreturn.h; the code near a mapping's end is shorter). */
 static int sy_pl_exempt(struct sy_pl_ctx *c, uint64_t to)
 {
-	return sy_pl_sigreturn(c, to);
+	uint8_t buf[SY_SIGRETURN_MAX];
+
+	for (size_t n = sizeof(buf); n >= 7; n--)
+		if (sy_pl_read(c, to, buf, n))
+			return sy_sigreturn_code(c->p->arch, buf, n);
+	return 0;
 }
 
 /* --- checks ----------------------------------------------------------------- */
@@ -517,17 +501,33 @@ static int sy_pl_places(struct sy_pl_ctx *c, const struct sy_br *b,
 	return 0;
 }
 
-/* ETM: a direct branch goes where its encoding says. */
+#define SY_PL_DIRECT(k) ((k) >= SY_BR_COND && (k) <= SY_BR_CALL)
+
+/* ETM: the trace's taken branch is the code's: a branch at its source,
+ * direct where the trace's is, a direct one going where its encoding says.
+ * A damaged ETE Source Address packet makes OpenCSD take any instruction
+ * for a branch, a damaged Context packet makes it read A64 code as A32
+ * (the campaign's real TRBE capture: a `stur` "branching" past the next
+ * `bl`).  Only in an AArch64 image is the A64 reading the only one. */
 static int sy_pl_direct(struct sy_pl_ctx *c, const struct sy_br *b, char *why,
 			size_t len)
 {
 	struct sy_insn in;
+	struct sy_loc l;
+	int direct = SY_PL_DIRECT(b->kind), none;
 
-	if (c->p->arch != SY_TRACE_ETM ||
-	    (b->kind != SY_BR_COND && b->kind != SY_BR_JUMP &&
-	     b->kind != SY_BR_CALL) ||
-	    !sy_pl_insn(c, b->from, &in) || !in.has_target ||
-	    in.target == b->to)
+	if (c->p->arch != SY_TRACE_ETM || b->kind == SY_BR_NONE ||
+	    b->kind == SY_BR_SYSCALL || !sy_pl_insn(c, b->from, &in))
+		return 0;
+	none = in.kind == SY_BR_NONE || in.kind == SY_BR_SYSCALL;
+	if ((none || SY_PL_DIRECT(in.kind) != direct) &&
+	    sy_pl_locate(c, b->from, &l) && sy_image_machine(l.img) == EM_AARCH64)
+		return SY_PL_WHY("taken %s from %s: %#" PRIx64 " -> %#" PRIx64,
+				 sy_branch_kind_name((enum sy_branch_kind)b->kind),
+				 none ? "no branch instruction" :
+				 direct ? "an indirect branch" : "a direct branch",
+				 b->from, b->to);
+	if (!direct || !in.has_target || in.target == b->to)
 		return 0;
 	return SY_PL_WHY("direct branch elsewhere: %#" PRIx64 " -> %#" PRIx64
 			 ", its encoding says %#" PRIx64,

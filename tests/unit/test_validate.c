@@ -365,6 +365,17 @@ Test(plausible, a64_branch_checks)
 		 * 0x400978 (read-only code), and none gives it */
 		{ 2, 0x4002e0, 0x4002f0, SY_BR_IND_JUMP,
 		  "indirect jump to no entry of its table" },
+		/* a taken branch where the code has none: 0x4002dc is the
+		 * `add` before op_switch's `br x2` (a damaged ETE Source
+		 * Address packet, or A64 code read as A32 after a damaged
+		 * Context packet) */
+		{ 2, 0x4002dc, 0x4002ec, SY_BR_IND_JUMP,
+		  "taken ind-jump from no branch instruction" },
+		/* `br x2` taken as a direct jump, `b.ls` as an indirect one */
+		{ 2, 0x4002e0, 0x4002ec, SY_BR_JUMP,
+		  "taken jump from an indirect branch" },
+		{ 1, 0x4002bc, 0x4002cc, SY_BR_IND_JUMP,
+		  "taken ind-jump from a direct branch" },
 	};
 	struct world w;
 
@@ -744,7 +755,7 @@ Test(plausible, handler_returns_to_the_sigreturn_trampoline)
 		{ 0x401132, 0x401059, SY_BR_RET }, /* into its syscall */
 	};
 	static const struct sy_br a64_ok[] = {
-		{ 0x4001a0, 0x4001a8, SY_BR_RET }, /* to fx_sigreturn */
+		{ 0x400280, 0x4001a8, SY_BR_RET }, /* on_usr1's: fx_sigreturn */
 	};
 	struct world w;
 
