@@ -20,6 +20,7 @@
 struct sy_pdo_key {
 	uint64_t a, b;
 	const char *path;
+	char comm[16];		/* a thread's: the name last written */
 };
 
 struct sy_pdo {
@@ -57,8 +58,10 @@ static uint64_t sy_pdo_key_hash(const void *ctx, size_t i)
 	return sy_pdo_hash(&((const struct sy_pdo *)ctx)->keys[i]);
 }
 
-/* 1: @k was new (now recorded), 0: seen before, <0: no memory. */
-static int sy_pdo_first(struct sy_pdo *o, const struct sy_pdo_key *k)
+/* 1: @k was new (now recorded), 0: seen before, <0: no memory; *@at:
+ * its entry in keys[] (when not NULL). */
+static int sy_pdo_first(struct sy_pdo *o, const struct sy_pdo_key *k,
+			size_t *at)
 {
 	size_t j;
 	uint32_t e;
@@ -69,8 +72,11 @@ static int sy_pdo_first(struct sy_pdo *o, const struct sy_pdo_key *k)
 	     (e = sy_hindex_at(&o->ix, j)); j = sy_hindex_next(&o->ix, j)) {
 		const struct sy_pdo_key *x = &o->keys[e - 1];
 
-		if (x->a == k->a && x->b == k->b && x->path == k->path)
+		if (x->a == k->a && x->b == k->b && x->path == k->path) {
+			if (at)
+				*at = e - 1;
 			return 0;
+		}
 	}
 	if (o->nr_keys == o->cap_keys) {
 		size_t ncap = o->cap_keys ? o->cap_keys * 2 : 256;
@@ -82,6 +88,8 @@ static int sy_pdo_first(struct sy_pdo *o, const struct sy_pdo_key *k)
 		o->cap_keys = ncap;
 	}
 	o->keys[o->nr_keys] = *k;
+	if (at)
+		*at = o->nr_keys;
 	sy_hindex_set(&o->ix, j, o->nr_keys++);
 	return 1;
 }
@@ -230,13 +238,19 @@ static int sy_pdo_err(int err)
 static int sy_pdo_comm(struct sy_pdo *o, const struct sy_pdo_sample *s,
 		       const struct sy_sample *sid)
 {
-	struct sy_pdo_key k = { s->pid, (uint64_t)s->tid << 32 | 1, NULL };
-	int r = sy_pdo_first(o, &k);
+	struct sy_pdo_key k = { s->pid, (uint64_t)s->tid << 32 | 1, NULL, "" };
+	const char *name = s->comm ? s->comm : ":unknown";
+	size_t at;
+	int r = sy_pdo_first(o, &k, &at);
 
-	if (r <= 0)
+	/* again when the process was renamed since (comms.h): perf report
+	 * names each sample by the name its thread had then */
+	if (r < 0 || (!r && !strncmp(o->keys[at].comm, name,
+				     sizeof(k.comm) - 1)))
 		return r;
-	return sy_pw_comm(o->pw, SY_MISC_COMM_EXEC, s->pid, s->tid,
-			  s->comm ? s->comm : ":unknown", &o->attr, sid);
+	strncpy(o->keys[at].comm, name, sizeof(k.comm) - 1);
+	return sy_pw_comm(o->pw, r ? SY_MISC_COMM_EXEC : 0, s->pid, s->tid,
+			  name, &o->attr, sid);
 }
 
 static int sy_pdo_build_id(struct sy_pdo *o, const struct sy_map *m)
@@ -283,8 +297,8 @@ static int sy_pdo_map(struct sy_pdo *o, const struct sy_proc_snap *snap,
 	kernel = (m->flags & (SY_MAP_KERNEL | SY_MAP_MODULE)) ||
 		 (snap && sy_aspace_find(sy_proc_snap_kernel(snap), addr) == m);
 	struct sy_pdo_key k = { kernel ? UINT32_MAX : s->pid, m->start,
-				m->path };
-	r = sy_pdo_first(o, &k);
+				m->path, "" };
+	r = sy_pdo_first(o, &k, NULL);
 	if (r <= 0)
 		return r;
 	if (m->build_id_size && (r = sy_pdo_build_id(o, m)))

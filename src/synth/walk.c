@@ -60,6 +60,15 @@ static void sy_win_items(struct sy_win *w)
 	w->pub.items = w->items.s ? w->items.s : "";
 }
 
+/* When window @p's process is named (comms.h): at its pause, else at its
+ * trace's end, else now. */
+static uint64_t sy_window_time(const struct sy_window *p)
+{
+	if (p->has_pause)
+		return p->pause_time;
+	return p->has_trace_time ? p->trace_end : SY_COMMS_LATEST;
+}
+
 /* Whether the oldest window's batch is validated (with @block, once it
  * is): then its windows are ready. */
 static int sy_head_validated(struct sy_session *s, int block)
@@ -127,7 +136,8 @@ static void sy_emit_ready(struct sy_session *s)
 		if (w->place_err && !s->deliver.fn_ret)
 			s->deliver.fn_ret = w->place_err;
 		p->snap = w->snap;
-		p->comm = sy_comms_get(&s->model.comms, p->pid);
+		p->comm = sy_comms_get(&s->model.comms, p->pid,
+				       sy_window_time(p));
 		if (s->deliver.fn && !s->deliver.fn_ret)
 			s->deliver.fn_ret = sy_emit_window(s, w);
 		sy_win_free(w);
@@ -728,6 +738,14 @@ static int sy_note_replace(struct sy_session *s, const struct sy_record *rec,
 			     ev->sid.time);
 }
 
+/* A side-band record's time (0: it has none). */
+static uint64_t sy_rec_time(const struct sy_event *ev)
+{
+	if (ev->has_sid && (ev->sid.type & SY_SAMPLE_TIME))
+		return ev->sid.time;
+	return 0;
+}
+
 int sy_walk_record(struct sy_session *s, const struct sy_record *rec)
 {
 	struct sy_event ev;
@@ -776,7 +794,17 @@ int sy_walk_record(struct sy_session *s, const struct sy_record *rec)
 		/* the process's name is its leader's (or an exec's): perf
 		 * writes one COMM per thread, with the thread's own name */
 		if ((ev.u.comm.pid == ev.u.comm.tid || ev.u.comm.exec) &&
-		    sy_comms_set(&s->model.comms, ev.u.comm.pid, ev.u.comm.comm))
+		    sy_comms_set(&s->model.comms, ev.u.comm.pid,
+				 sy_rec_time(&ev), ev.u.comm.comm))
+			return -SY_E_NOMEM;
+		if ((err = sy_note_replace(s, rec, &ev)))
+			return err;
+		return sy_proc_table_feed(s->model.procs, rec, &ev);
+	case SY_REC_FORK:
+		/* a new process is named as its parent until it execs */
+		if (ev.u.task.pid != ev.u.task.ppid &&
+		    sy_comms_fork(&s->model.comms, ev.u.task.pid,
+				  ev.u.task.ppid, ev.u.task.time))
 			return -SY_E_NOMEM;
 		/* fall through */
 	default:
