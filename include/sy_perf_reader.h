@@ -85,11 +85,6 @@ struct sy_perf_pmu {
 	const char *name;
 };
 
-struct sy_perf_auxtrace_index {
-	uint64_t offset;	/* file offset of a PERF_RECORD_AUXTRACE header */
-	uint64_t size;		/* its header size */
-};
-
 /* The header features this tool uses.  Strings are NUL-terminated copies
  * owned by the reader; absent features leave NULL / 0. */
 struct sy_perf_features {
@@ -109,8 +104,7 @@ struct sy_perf_features {
 	uint32_t nr_build_ids;
 	const struct sy_perf_pmu *pmus;
 	uint32_t nr_pmus;
-	const struct sy_perf_auxtrace_index *auxtrace_index;
-	uint32_t nr_auxtrace_index;
+	uint32_t nr_auxtrace_index; /* AUXTRACE index entries (not kept) */
 	int auxtrace_index_no_count; /* simpleperf layout, without the u64 nr */
 	struct {
 		uint32_t version, type, level, ratio, mmap_len;

@@ -207,7 +207,7 @@ static int sy_feat_auxtrace(struct sy_feat_state *st, struct sy_fcur *c,
 			    const char *name, struct sy_diag *diag)
 {
 	uint64_t nr;
-	struct sy_perf_auxtrace_index *v;
+	const uint8_t *p;
 
 	/* perf writes u64 nr first (size % 16 == 8); simpleperf writes the
 	 * pairs alone (size % 16 == 0), so the two never collide. */
@@ -221,14 +221,10 @@ static int sy_feat_auxtrace(struct sy_feat_state *st, struct sy_fcur *c,
 	} else {
 		return SY_FBAD("size is not a whole number of entries");
 	}
-	v = sy_arena_alloc(st->arena, (size_t)nr * sizeof(*v) + 1);
-	if (!v)
-		return -SY_E_NOMEM;
-	for (uint64_t i = 0; i < nr; i++) {
-		sy_fc_u64(c, &v[i].offset);
-		sy_fc_u64(c, &v[i].size);
-	}
-	st->f->auxtrace_index = v;
+	/* only the count is kept: the walk finds every AUXTRACE record in
+	 * order, and the entries (16 bytes each, one per payload) made the
+	 * heap grow with the recording */
+	sy_fc_take(c, c->left, &p);
 	st->f->nr_auxtrace_index = (uint32_t)nr;
 	return 0;
 }
