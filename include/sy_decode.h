@@ -271,6 +271,16 @@ struct sy_decoder;
 int sy_decoder_alloc(struct sy_decoder **out, const struct sy_dec_params *p);
 void sy_decoder_free(struct sy_decoder *d);
 
+/* Whether a decoder made with @a decodes every window of @b as one made
+ * with @b would: the same parameters, or PT ones with the same settings
+ * and callbacks (a PT decoder starts each reset afresh: its query
+ * decoder, block and code caches; an ETM decoder keeps what it learnt of
+ * its sources across resets, so it serves its own parameters only).
+ * Threads that decode many queues' windows keep one decoder per such
+ * set, not one per queue (a PT decoder's caches are about 0.7 MB). */
+int sy_decoder_params_same(const struct sy_dec_params *a,
+			   const struct sy_dec_params *b);
+
 /* Starts a new window over @chunks (borrowed until the next reset or free;
  * offsets count across the chunks as if they were one buffer).  Trace
  * before byte @report_from is decoded but not reported: a PT window that

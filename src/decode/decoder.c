@@ -45,6 +45,25 @@ void sy_decoder_free(struct sy_decoder *d)
 	free(d);
 }
 
+int sy_decoder_params_same(const struct sy_dec_params *a,
+			   const struct sy_dec_params *b)
+{
+	const struct sy_pt_params *x = &a->u.pt, *y = &b->u.pt;
+
+	if (a == b)
+		return 1;
+	/* field by field: the padding between them is nobody's */
+	return a->kind == SY_TRACE_PT && b->kind == SY_TRACE_PT &&
+	       a->read_mem == b->read_mem && a->mem_ctx == b->mem_ctx &&
+	       a->ctx_at == b->ctx_at && a->code_at == b->code_at &&
+	       x->family == y->family && x->model == y->model &&
+	       x->stepping == y->stepping && x->mtc_freq == y->mtc_freq &&
+	       x->nom_freq == y->nom_freq &&
+	       x->cpuid_0x15_eax == y->cpuid_0x15_eax &&
+	       x->cpuid_0x15_ebx == y->cpuid_0x15_ebx &&
+	       x->decoder == y->decoder && x->cyc == y->cyc;
+}
+
 int sy_decoder_reset(struct sy_decoder *d, const struct sy_dec_chunk *chunks,
 		     size_t nr_chunks, uint64_t report_from)
 {

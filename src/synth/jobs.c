@@ -174,7 +174,10 @@ static void sy_job_params(struct sy_dec_params *p,
 	p->mem_ctx = m;
 }
 
-/* One decoder per parameter set (a queue's), per thread. */
+/* One decoder per parameter set (a queue's), per thread, and one for
+ * all sets that decode alike (sy_decoder_params_same: every queue of a PT
+ * recording, per CPU or per thread; a decoder per queue per thread was
+ * 0.7 MB times CPUs times threads). */
 static struct sy_decoder *sy_wctx_decoder(struct sy_wctx *c,
 					  const struct sy_dec_params *dp,
 					  int *err)
@@ -182,7 +185,7 @@ static struct sy_decoder *sy_wctx_decoder(struct sy_wctx *c,
 	struct sy_dec_params p;
 
 	for (size_t i = 0; i < c->nr_dec; i++)
-		if (c->dec[i].dp == dp)
+		if (sy_decoder_params_same(c->dec[i].dp, dp))
 			return c->dec[i].d;
 	if (sy_grow((void **)&c->dec, &c->cap_dec, c->nr_dec,
 		    sizeof(*c->dec))) {
@@ -194,6 +197,7 @@ static struct sy_decoder *sy_wctx_decoder(struct sy_wctx *c,
 	if (*err)
 		return NULL;
 	c->dec[c->nr_dec].dp = dp;
+	atomic_fetch_add_explicit(&c->js->decoders, 1, memory_order_relaxed);
 	return c->dec[c->nr_dec++].d;
 }
 

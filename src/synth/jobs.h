@@ -21,6 +21,7 @@
 #ifndef SY_JOBS_H
 #define SY_JOBS_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -181,6 +182,7 @@ struct sy_jobs {
 	uint32_t depth;
 	int items;		/* keep decoder items as text with stretches */
 	struct sy_jobs_extra extra;
+	_Atomic uint64_t decoders;	/* made by the threads, for jobs */
 };
 
 /* Decodes on @threads threads: the collecting thread (it runs queued jobs

@@ -29,6 +29,7 @@ struct run {
 	uint64_t errors[NJOBS], consumed[NJOBS];
 	uint64_t off1_sum[NJOBS];
 	_Atomic int finished[NJOBS];
+	uint64_t decoders;	/* the threads made, for the jobs */
 };
 
 static struct sy_dec_params dp = { .kind = SY_TRACE_PT };
@@ -63,7 +64,7 @@ static const struct sy_jobs_extra extra = { extra_new, extra_free, NULL,
 					    extra_finish, NULL };
 
 /* Job @i: 5 + 37 i bytes of a fixed pseudo-random sequence. */
-static void make_job(struct run *r, size_t i)
+static void make_job(struct run *r, size_t i, const struct sy_dec_params *p)
 {
 	struct sy_job *j = calloc(1, sizeof(*j));
 	size_t n = 5 + 37 * i;
@@ -80,7 +81,7 @@ static void make_job(struct run *r, size_t i)
 	}
 	r->chunk[i].data = r->bytes[i];
 	r->chunk[i].len = n;
-	j->dp = &dp;
+	j->dp = p;
 	j->chunks = &r->chunk[i];
 	j->nr_chunks = 1;
 	j->own_chunks = 0;
@@ -89,7 +90,10 @@ static void make_job(struct run *r, size_t i)
 	r->job[i] = j;
 }
 
-static void run_jobs(struct run *r, unsigned threads)
+/* Runs the NJOBS jobs on @threads threads, job i with parameters
+ * @dps[i] (NULL: all with dp). */
+static void run_jobs_with(struct run *r, unsigned threads,
+			  const struct sy_dec_params *dps)
 {
 	struct sy_jobs js;
 	struct sy_job *j;
@@ -100,7 +104,7 @@ static void run_jobs(struct run *r, unsigned threads)
 	atomic_store(&finish_calls, 0);
 	cr_assert_eq(sy_jobs_init(&js, threads, NULL, 16, 0, 4096, &extra), 0);
 	for (size_t i = 0; i < NJOBS; i++) {
-		make_job(r, i);
+		make_job(r, i, dps ? &dps[i] : &dp);
 		sy_jobs_submit(&js, r->job[i]);
 	}
 	while ((j = sy_jobs_pop(&js, 1))) {
@@ -122,11 +126,17 @@ static void run_jobs(struct run *r, unsigned threads)
 	cr_assert_eq(popped, NJOBS);
 	cr_assert(sy_jobs_idle(&js));
 	sy_jobs_fini(&js);
+	r->decoders = atomic_load(&js.decoders);
 	for (size_t i = 0; i < NJOBS; i++) {
 		sy_job_release(r->job[i]);
 		free(r->job[i]);
 		free(r->bytes[i]);
 	}
+}
+
+static void run_jobs(struct run *r, unsigned threads)
+{
+	run_jobs_with(r, threads, NULL);
 }
 
 Test(jobs, handed_back_in_submission_order_on_one_thread)
@@ -211,7 +221,7 @@ Test(jobs, full_until_collected)
 	cur = &r;
 	cr_assert_eq(sy_jobs_init(&js, 1, NULL, 16, 0, 4096, &extra), 0);
 	for (size_t i = 0; i < NJOBS; i++) {
-		make_job(&r, i);
+		make_job(&r, i, &dp);
 		sy_jobs_submit(&js, r.job[i]);
 		was_full |= sy_jobs_full(&js);
 	}
@@ -225,5 +235,42 @@ Test(jobs, full_until_collected)
 		sy_job_release(r.job[i]);
 		free(r.job[i]);
 		free(r.bytes[i]);
+	}
+}
+
+/* Every queue of a PT recording has its own parameters, alike: a thread
+ * decodes them all with one decoder (each was 0.7 MB, per queue per
+ * thread: a decoder per CPU per thread), and every job decodes as it did
+ * with the one parameter set; PT parameters that differ get a decoder of
+ * their own. */
+Test(jobs, queues_that_decode_alike_share_a_threads_decoder)
+{
+	static struct run base, one, three, mixed;
+	static struct sy_dec_params own[NJOBS], two[NJOBS];
+
+	for (size_t i = 0; i < NJOBS; i++) {
+		own[i] = dp;
+		two[i] = dp;
+		two[i].u.pt.mtc_freq = (uint8_t)(i & 1);
+	}
+	run_jobs(&base, 1);
+	run_jobs_with(&one, 1, own);
+	run_jobs_with(&three, 3, own);
+	run_jobs_with(&mixed, 1, two);
+	cr_assert_eq(base.decoders, 1);
+	cr_assert_eq(one.decoders, 1, "%d queues alike: %llu decoders on one "
+		     "thread", NJOBS, (unsigned long long)one.decoders);
+	cr_assert_leq(three.decoders, 3, "%llu decoders on three threads",
+		      (unsigned long long)three.decoders);
+	cr_assert_eq(mixed.decoders, 2, "two settings: %llu decoders",
+		     (unsigned long long)mixed.decoders);
+	for (size_t i = 0; i < NJOBS; i++) {
+		cr_assert_eq(one.nr_st[i], base.nr_st[i], "job %zu", i);
+		cr_assert_eq(three.nr_st[i], base.nr_st[i], "job %zu", i);
+		cr_assert_eq(one.errors[i], base.errors[i], "job %zu", i);
+		cr_assert_eq(three.errors[i], base.errors[i], "job %zu", i);
+		cr_assert_eq(one.consumed[i], base.consumed[i], "job %zu", i);
+		cr_assert_eq(three.consumed[i], base.consumed[i], "job %zu", i);
+		cr_assert_eq(three.off1_sum[i], base.off1_sum[i], "job %zu", i);
 	}
 }
